@@ -1,0 +1,20 @@
+/**
+ * Core utilities of Kit (`@vendor/kit-core`): string helpers, case
+ * conversion, type guards and a runtime-neutral timer helper. Everything here
+ * is a pure function; nothing patches a global prototype.
+ *
+ * @example Usage
+ * ```ts
+ * import { format, isPlainObject, toUpperSnakeCase } from "@vendor/kit/core";
+ *
+ * format("Hello {0}", "world"); // "Hello world"
+ * toUpperSnakeCase("connectionString"); // "CONNECTION_STRING"
+ * isPlainObject({ a: 1 }); // true
+ * ```
+ *
+ * @module
+ */
+export * from "./strings.ts";
+export * from "./casing.ts";
+export * from "./type_guards.ts";
+export * from "./timers.ts";

@@ -1,0 +1,41 @@
+/**
+ * A timer handle as returned by `setTimeout` or `setInterval` in any runtime:
+ * a number in Deno and browsers, a `Timeout` object in Node.js and Bun.
+ */
+export type TimerHandle = ReturnType<typeof setTimeout>;
+
+interface DenoTimers {
+  unrefTimer(id: number): void;
+}
+
+/**
+ * Lets the process exit while the timer is still pending, so background work
+ * (flush timers, cache clean-up) never keeps a server or CLI alive on its own.
+ * Works in Deno (`Deno.unrefTimer`), Node.js and Bun (`timeout.unref()`); in
+ * browsers, where there is no process to keep alive, it does nothing.
+ *
+ * @param handle What `setTimeout` or `setInterval` returned.
+ * @returns The same handle, for chaining.
+ *
+ * @example Usage
+ * ```ts
+ * import { unrefTimer } from "@vendor/kit/core";
+ *
+ * const timer = unrefTimer(setInterval(() => {}, 60_000));
+ * clearInterval(timer);
+ * ```
+ */
+export function unrefTimer(handle: TimerHandle): TimerHandle {
+  const value = handle as unknown;
+  if (typeof value === "number") {
+    // Deno returns numeric ids; browsers have no Deno global and nothing to do.
+    const deno = (globalThis as { Deno?: DenoTimers }).Deno;
+    deno?.unrefTimer(value);
+  } else if (
+    typeof value === "object" && value !== null &&
+    typeof (value as { unref?: unknown }).unref === "function"
+  ) {
+    (value as { unref(): void }).unref();
+  }
+  return handle;
+}

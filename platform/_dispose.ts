@@ -1,0 +1,42 @@
+// Disposes one value the way `await using` would, falling back to a plain
+// `dispose()` method. Values without any of these are left alone.
+
+const asyncDisposeSymbol: symbol | undefined =
+  (Symbol as { asyncDispose?: symbol }).asyncDispose;
+const disposeSymbol: symbol | undefined =
+  (Symbol as { dispose?: symbol }).dispose;
+
+type Disposer = () => unknown;
+
+function method(
+  value: object,
+  key: PropertyKey | undefined,
+): Disposer | undefined {
+  if (key === undefined) return undefined;
+  const candidate = (value as Record<PropertyKey, unknown>)[key];
+  return typeof candidate === "function" ? candidate as Disposer : undefined;
+}
+
+/** Returns true when `value` has something to dispose. */
+export function isDisposable(value: unknown): boolean {
+  if (
+    (typeof value !== "object" && typeof value !== "function") || value === null
+  ) {
+    return false;
+  }
+  return method(value, asyncDisposeSymbol) !== undefined ||
+    method(value, disposeSymbol) !== undefined ||
+    method(value, "dispose") !== undefined;
+}
+
+/** Calls `[Symbol.asyncDispose]`, `[Symbol.dispose]` or `dispose()`, first found. */
+export async function disposeValue(value: unknown): Promise<void> {
+  if (
+    (typeof value !== "object" && typeof value !== "function") || value === null
+  ) {
+    return;
+  }
+  const disposer = method(value, asyncDisposeSymbol) ??
+    method(value, disposeSymbol) ?? method(value, "dispose");
+  if (disposer !== undefined) await disposer.call(value);
+}

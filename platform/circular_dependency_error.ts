@@ -1,0 +1,37 @@
+/**
+ * Thrown when creating a service needs that same service, directly or
+ * through others. The message names the whole resolution chain, for example
+ * `Circular dependency detected: a -> b -> a`, instead of the
+ * `RangeError: Maximum call stack size exceeded` of spec §7.
+ *
+ * @example Usage
+ * ```ts
+ * import { CircularDependencyError, ServiceLocator } from "@vendor/kit/platform";
+ *
+ * const locator = new ServiceLocator();
+ * locator.register("a", (l) => l.get("b"));
+ * locator.register("b", (l) => l.get("a"));
+ * try {
+ *   locator.get("a");
+ * } catch (error) {
+ *   if (error instanceof CircularDependencyError) {
+ *     console.log(error.chain); // ["a", "b", "a"]
+ *   }
+ * }
+ * ```
+ */
+export class CircularDependencyError extends Error {
+  /** The names in the order they were being created, the repeated one last. */
+  readonly chain: readonly string[];
+
+  /**
+   * Creates the error.
+   *
+   * @param chain The resolution chain, ending with the name seen twice.
+   */
+  constructor(chain: readonly string[]) {
+    super(`Circular dependency detected: ${chain.join(" -> ")}`);
+    this.name = "CircularDependencyError";
+    this.chain = chain;
+  }
+}
