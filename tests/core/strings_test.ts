@@ -1,6 +1,11 @@
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
-import { format, isNullOrEmpty, isNullOrWhiteSpace, truncate } from "../../core/mod.ts";
+import {
+  format,
+  isNullOrEmpty,
+  isNullOrWhiteSpace,
+  truncate,
+} from "../../core/mod.ts";
 
 test("isNullOrEmpty() is true only for null, undefined and the empty string", () => {
   assert.equal(isNullOrEmpty(null), true);
@@ -30,7 +35,10 @@ describe("format()", () => {
     assert.equal(format("{0} {1}", "only"), "only {1}");
   });
   it("converts arguments with String()", () => {
-    assert.equal(format("{0}|{1}|{2}|{3}", 1.5, null, undefined, true), "1.5|null|undefined|true");
+    assert.equal(
+      format("{0}|{1}|{2}|{3}", 1.5, null, undefined, true),
+      "1.5|null|undefined|true",
+    );
   });
   it("returns text without braces unchanged", () => {
     assert.equal(format("plain"), "plain");
