@@ -1,13 +1,17 @@
 /**
- * Configuration package of Kit. Under construction: its public API lands with issue
- * 3, and nothing is exported yet.
+ * Configuration package of Kit (`@vendor/kit-platform-configuration`).
+ * Under construction (issue 3): only the {@linkcode IConfiguration} read
+ * interface is here so far.
  *
  * @example Usage
  * ```ts
- * import * as config from "@vendor/kit/config";
- * console.log(Object.keys(config));
+ * import type { IConfiguration } from "@vendor/kit/config";
+ *
+ * function port(config: IConfiguration): number {
+ *   return config.getValue<number>("app:port", 3000);
+ * }
  * ```
  *
  * @module
  */
-export {};
+export * from "./configuration.ts";
