@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { execPath } from "node:process";
+import { fileURLToPath } from "node:url";
+import { unrefTimer } from "../../core/mod.ts";
+
+test("unrefTimer() returns the same handle, which can still be cleared", () => {
+  let fired = false;
+  const handle = setTimeout(() => {
+    fired = true;
+  }, 5);
+  assert.equal(unrefTimer(handle), handle);
+  clearTimeout(handle);
+  assert.equal(fired, false);
+});
+
+test("unrefTimer() lets the process exit while an interval is pending", () => {
+  const core = fileURLToPath(new URL("../../core/mod.ts", import.meta.url));
+  const script = `
+    import { unrefTimer } from ${JSON.stringify(core)};
+    unrefTimer(setInterval(() => {}, 1000));
+    unrefTimer(setTimeout(() => console.log("timer fired"), 60000));
+    console.log("done");
+  `;
+  // The same runtime that runs this test (deno, node or bun) runs the script.
+  const isDeno = "Deno" in globalThis;
+  const args = isDeno
+    ? ["eval", "--ext=ts", script]
+    : ["--input-type=module", "-e", script];
+  const result = spawnSync(execPath, args, {
+    timeout: 20_000,
+    encoding: "utf8",
+  });
+  assert.equal(result.error, undefined, String(result.error));
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "done");
+});
