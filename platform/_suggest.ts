@@ -34,7 +34,7 @@ export function suggest(
 ): string[] {
   const wanted = name.toLowerCase();
   const scored: { candidate: string; score: number }[] = [];
-  for (const candidate of candidates) {
+  for (const candidate of new Set(candidates)) {
     const other = candidate.toLowerCase();
     let score: number;
     if (other === wanted) score = 0;

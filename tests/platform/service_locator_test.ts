@@ -63,6 +63,15 @@ test("ServiceLocator.get() suggests close names on a second line only", () => {
   });
 });
 
+test("ServiceLocator.get() suggests each close name once, created or not", () => {
+  const locator = new ServiceLocator();
+  locator.register("users", () => ({}));
+  locator.get("users");
+  assert.throws(() => locator.get("usres"), {
+    message: "Service not found: usres\nDid you mean: users?",
+  });
+});
+
 test("ServiceLocator detects a service that needs itself (chain of 1)", () => {
   const locator = new ServiceLocator();
   locator.register("a", (l) => l.get("a"));
