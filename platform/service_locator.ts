@@ -75,14 +75,16 @@ class LocatorState {
  * ```
  */
 export class ServiceLocator {
-  static #default: ServiceLocator = new ServiceLocator();
+  // Created on first use: a static initializer that constructs the class
+  // itself trips the CommonJS/ESM transpilers of the npm build.
+  static #defaultLocator: ServiceLocator | undefined;
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
 
   /** The process-wide locator that the static methods act on. */
   static get default(): ServiceLocator {
-    return ServiceLocator.#default;
+    return ServiceLocator.#defaultLocator ??= new ServiceLocator();
   }
 
   /**
@@ -102,7 +104,7 @@ export class ServiceLocator {
    * ```
    */
   static register<T>(name: string, factory: ServiceFactory<T>): ServiceLocator {
-    return ServiceLocator.#default.register(name, factory);
+    return ServiceLocator.default.register(name, factory);
   }
 
   /**
@@ -123,7 +125,7 @@ export class ServiceLocator {
    * ```
    */
   static registerInstance<T>(name: string, instance: T): ServiceLocator {
-    return ServiceLocator.#default.registerInstance(name, instance);
+    return ServiceLocator.default.registerInstance(name, instance);
   }
 
   /**
@@ -148,7 +150,7 @@ export class ServiceLocator {
    * ```
    */
   static get<T = unknown>(name: string): T {
-    return ServiceLocator.#default.get<T>(name);
+    return ServiceLocator.default.get<T>(name);
   }
 
   /**
@@ -171,7 +173,7 @@ export class ServiceLocator {
    * ```
    */
   static getAsync<T = unknown>(name: string): Promise<T> {
-    return ServiceLocator.#default.getAsync<T>(name);
+    return ServiceLocator.default.getAsync<T>(name);
   }
 
   /**
@@ -188,7 +190,7 @@ export class ServiceLocator {
    * ```
    */
   static has(name: string): boolean {
-    return ServiceLocator.#default.has(name);
+    return ServiceLocator.default.has(name);
   }
 
   /**
@@ -206,7 +208,7 @@ export class ServiceLocator {
    * ```
    */
   static unregister(name: string): boolean {
-    return ServiceLocator.#default.unregister(name);
+    return ServiceLocator.default.unregister(name);
   }
 
   /**
@@ -224,7 +226,7 @@ export class ServiceLocator {
    * ```
    */
   static dispose(): Promise<void> {
-    return ServiceLocator.#default.dispose();
+    return ServiceLocator.default.dispose();
   }
 
   /**
@@ -241,7 +243,7 @@ export class ServiceLocator {
    * ```
    */
   static reset(): void {
-    ServiceLocator.#default = new ServiceLocator();
+    ServiceLocator.#defaultLocator = new ServiceLocator();
   }
 
   /**

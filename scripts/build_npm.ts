@@ -1,11 +1,334 @@
 /**
- * Builds the eight npm packages (issue 9). Not written yet: this placeholder
- * fails with a clear message so nobody mistakes it for a working build.
+ * Builds the eight npm packages of spec §1 from the Deno sources, doing what
+ * dnt did, with the pinned TypeScript compiler:
+ *
+ * - `npm/<package>/esm/` (ES modules), `npm/<package>/script/` (CommonJS) and
+ *   a `.d.ts` beside every output file, one output file per source file;
+ * - imports between Kit's folders (`../core/mod.ts`) become dependencies on the
+ *   sibling package at the same version; bare imports go through the
+ *   `imports` map of deno.json and become `dependencies` with its ranges;
+ * - `package.json` with `main`/`types` for `moduleResolution: node` and
+ *   `exports` with `import`/`require`/`types` conditions, the package's own
+ *   README (its section of the main README) and the LICENSE.
+ *
+ * Every file is transpiled on its own (`transpileModule` and
+ * `transpileDeclaration`): the sources have explicit types everywhere (no
+ * slow types, which `deno publish` enforces), so declarations need no whole
+ * program. Type-checking of the result happens in `scripts/check_packages.ts`
+ * and in the consumer check.
+ *
+ * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
+ * registry of spec §1 rule 3).
+ *
+ * Run: `deno task build:npm`.
  *
  * @module
  */
-console.error(
-  "build:npm is not implemented yet: the npm build lands with issue 9 " +
-    "(scripts/build_npm.ts). Use the Deno sources or JSR meanwhile.",
-);
-Deno.exit(1);
+import ts from "typescript";
+import { dirname, join, relative, resolve } from "node:path";
+import {
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  rm,
+  writeFile,
+} from "node:fs/promises";
+import { type PackageInfo, packageOfFolder, PACKAGES } from "./_packages.ts";
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const OUT = join(ROOT, "npm");
+
+interface DenoJson {
+  version: string;
+  license: string;
+  imports: Record<string, string>;
+}
+
+/** What the build of one package found. */
+export interface BuiltPackage {
+  info: PackageInfo;
+  dir: string;
+  files: number;
+  dependencies: Record<string, string>;
+}
+
+function parseNpmSpecifier(value: string): { name: string; range: string } {
+  const match = /^npm:(@?[^@]+)@(.+)$/.exec(value);
+  if (!match) {
+    throw new Error(
+      `imports map: '${value}' is not an npm: specifier with a range`,
+    );
+  }
+  return { name: match[1], range: match[2] };
+}
+
+async function listSources(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...await listSources(path));
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+      out.push(path);
+    }
+  }
+  return out.sort();
+}
+
+/** Rewrites the module specifiers of one source file for npm. */
+function rewriteSpecifiers(
+  source: string,
+  file: string,
+  info: PackageInfo,
+  config: DenoJson,
+  version: string,
+  dependencies: Record<string, string>,
+): string {
+  const refs = ts.preProcessFile(source, true, true).importedFiles;
+  let result = "";
+  let last = 0;
+  for (const ref of refs) {
+    const specifier = ref.fileName;
+    let replacement = specifier;
+    if (specifier.startsWith("./") || specifier.startsWith("../")) {
+      const target = resolve(dirname(file), specifier);
+      const moduleDir = join(ROOT, info.folder);
+      if (target.startsWith(moduleDir + "/")) {
+        if (!specifier.endsWith(".ts")) {
+          throw new Error(
+            `${
+              relative(ROOT, file)
+            }: relative import '${specifier}' must end in .ts`,
+          );
+        }
+        replacement = specifier.slice(0, -3) + ".js";
+      } else {
+        const rel = relative(ROOT, target).split("/");
+        const sibling = rel.length === 2 && rel[1] === "mod.ts"
+          ? packageOfFolder(rel[0])
+          : undefined;
+        if (sibling === undefined) {
+          throw new Error(
+            `${
+              relative(ROOT, file)
+            }: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
+          );
+        }
+        replacement = sibling.name;
+        dependencies[sibling.name] = version;
+      }
+    } else if (specifier.startsWith("node:")) {
+      // Node built-ins stay as they are.
+    } else if (
+      specifier.startsWith("npm:") || specifier.startsWith("jsr:") ||
+      specifier.includes("://")
+    ) {
+      throw new Error(
+        `${
+          relative(ROOT, file)
+        }: '${specifier}' must go through the imports map of deno.json`,
+      );
+    } else {
+      const key = Object.keys(config.imports).find((name) =>
+        specifier === name || specifier.startsWith(name + "/")
+      );
+      if (key === undefined) {
+        throw new Error(
+          `${
+            relative(ROOT, file)
+          }: '${specifier}' is not in the imports map of deno.json`,
+        );
+      }
+      const { name, range } = parseNpmSpecifier(config.imports[key]);
+      dependencies[name] = range;
+      replacement = name + specifier.slice(key.length);
+    }
+    // ref.pos/end span the specifier text without quotes.
+    const start = source.indexOf(specifier, ref.pos);
+    result += source.slice(last, start) + replacement;
+    last = start + specifier.length;
+  }
+  return result + source.slice(last);
+}
+
+function readmeSection(readme: string, heading: string): string {
+  const lines = readme.split("\n");
+  const start = lines.findIndex((line) => line === `## ${heading}`);
+  if (start === -1) return "";
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (lines[i].startsWith("## ")) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(start + 1, end).join("\n").trim();
+}
+
+const ESM_OPTIONS: ts.CompilerOptions = {
+  module: ts.ModuleKind.ES2022,
+  target: ts.ScriptTarget.ES2022,
+  useDefineForClassFields: true,
+  removeComments: false,
+};
+const CJS_OPTIONS: ts.CompilerOptions = {
+  module: ts.ModuleKind.CommonJS,
+  target: ts.ScriptTarget.ES2022,
+  useDefineForClassFields: true,
+  esModuleInterop: true,
+};
+const DTS_OPTIONS: ts.CompilerOptions = {
+  declaration: true,
+  isolatedDeclarations: true,
+  target: ts.ScriptTarget.ES2022,
+};
+
+async function buildPackage(
+  info: PackageInfo,
+  config: DenoJson,
+  readme: string,
+): Promise<BuiltPackage> {
+  const version = config.version;
+  const dir = join(OUT, info.dir);
+  await rm(dir, { recursive: true, force: true });
+  const dependencies: Record<string, string> = {};
+  const sources = await listSources(join(ROOT, info.folder));
+  for (const file of sources) {
+    const rel = relative(join(ROOT, info.folder), file);
+    const source = rewriteSpecifiers(
+      await readFile(file, "utf8"),
+      file,
+      info,
+      config,
+      version,
+      dependencies,
+    );
+    const base = rel.slice(0, -3);
+    const esm = ts.transpileModule(source, {
+      compilerOptions: ESM_OPTIONS,
+      fileName: rel,
+    });
+    const cjs = ts.transpileModule(source, {
+      compilerOptions: CJS_OPTIONS,
+      fileName: rel,
+    });
+    const dts = ts.transpileDeclaration(source, {
+      compilerOptions: DTS_OPTIONS,
+      fileName: rel,
+      reportDiagnostics: true,
+    });
+    if (dts.diagnostics && dts.diagnostics.length > 0) {
+      const text = ts.formatDiagnostics(dts.diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => "\n",
+      });
+      throw new Error(
+        `${info.folder}/${rel}: declarations need explicit types:\n${text}`,
+      );
+    }
+    for (
+      const [folder, code] of [["esm", esm.outputText], [
+        "script",
+        cjs.outputText,
+      ]] as const
+    ) {
+      const target = join(dir, folder, base + ".js");
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, code);
+      await writeFile(join(dir, folder, base + ".d.ts"), dts.outputText);
+    }
+  }
+  await writeFile(
+    join(dir, "script", "package.json"),
+    JSON.stringify({ type: "commonjs" }, null, 2) + "\n",
+  );
+
+  const sortedDependencies = Object.fromEntries(
+    Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  const registry = Deno.env.get("KIT_NPM_REGISTRY");
+  const manifest = {
+    name: info.name,
+    version,
+    description: info.description,
+    license: config.license,
+    repository: {
+      type: "git",
+      url: "git+https://example.invalid/vendor/kit.git",
+      directory: info.folder,
+    },
+    type: "module",
+    main: "./script/mod.js",
+    module: "./esm/mod.js",
+    types: "./script/mod.d.ts",
+    exports: {
+      ".": {
+        import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
+        require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
+      },
+      "./package.json": "./package.json",
+    },
+    engines: { node: ">=20.19" },
+    sideEffects: false,
+    files: ["esm/", "script/", "README.md", "LICENSE"],
+    dependencies: sortedDependencies,
+    publishConfig: registry
+      ? { registry, access: "restricted" }
+      : { access: "restricted" },
+  };
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify(manifest, null, 2) + "\n",
+  );
+
+  const section = readmeSection(readme, info.readmeHeading);
+  await writeFile(
+    join(dir, "README.md"),
+    `# ${info.name}\n\n${info.description}\n\nPart of Kit (\`@vendor/kit\` on JSR); ` +
+      `see the main README for the whole framework.\n\n` +
+      "```sh\nnpm install " + info.name + "\n```\n\n" +
+      (section ? section + "\n" : ""),
+  );
+  await copyFile(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
+  return { info, dir, files: sources.length, dependencies: sortedDependencies };
+}
+
+/**
+ * Builds every package and returns what was built.
+ *
+ * @returns One entry per package, in dependency order.
+ */
+export async function buildAll(): Promise<BuiltPackage[]> {
+  const config = JSON.parse(
+    await readFile(join(ROOT, "deno.json"), "utf8"),
+  ) as DenoJson;
+  const readme = await readFile(join(ROOT, "README.md"), "utf8");
+  await mkdir(OUT, { recursive: true });
+  const built: BuiltPackage[] = [];
+  for (const info of PACKAGES) {
+    built.push(await buildPackage(info, config, readme));
+  }
+  return built;
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const built = await buildAll();
+  for (const pkg of built) {
+    console.log(
+      `${pkg.info.name}@${
+        JSON.parse(await readFile(join(pkg.dir, "package.json"), "utf8"))
+          .version
+      }: ` +
+        `${pkg.files} source files, dependencies: ${
+          Object.keys(pkg.dependencies).join(", ") || "none"
+        }`,
+    );
+  }
+  console.log(
+    `built ${built.length} packages in ${
+      Math.round(performance.now() - started)
+    } ms into npm/`,
+  );
+}

@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { execPath } from "node:process";
-import { fileURLToPath } from "node:url";
 import { unrefTimer } from "../../core/mod.ts";
+import { moduleUrl } from "../_support/module_url.ts";
 
 test("unrefTimer() returns the same handle, which can still be cleared", () => {
   let fired = false;
@@ -16,7 +16,7 @@ test("unrefTimer() returns the same handle, which can still be cleared", () => {
 });
 
 test("unrefTimer() lets the process exit while an interval is pending", () => {
-  const core = fileURLToPath(new URL("../../core/mod.ts", import.meta.url));
+  const core = moduleUrl("core");
   const script = `
     import { unrefTimer } from ${JSON.stringify(core)};
     unrefTimer(setInterval(() => {}, 1000));

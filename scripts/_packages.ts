@@ -1,0 +1,87 @@
+// The eight npm packages of spec §1 and the source folder of each, in
+// dependency order (a package only depends on packages listed before it).
+
+/** One npm package built from one top-level module folder. */
+export interface PackageInfo {
+  /** The module folder (`core`, `platform`, …). */
+  folder: string;
+  /** The npm package name. */
+  name: string;
+  /** The folder under `npm/`. */
+  dir: string;
+  /** The README heading whose section becomes the package README. */
+  readmeHeading: string;
+  /** One line for package.json. */
+  description: string;
+}
+
+export const PACKAGES: readonly PackageInfo[] = [
+  {
+    folder: "core",
+    name: "@vendor/kit-core",
+    dir: "kit-core",
+    readmeHeading: "Core",
+    description:
+      "Kit core utilities: string helpers, case conversion, type guards.",
+  },
+  {
+    folder: "platform",
+    name: "@vendor/kit-platform",
+    dir: "kit-platform",
+    readmeHeading: "Platform",
+    description: "Kit platform: ServiceLocator, EventAggregator and Signal.",
+  },
+  {
+    folder: "config",
+    name: "@vendor/kit-platform-configuration",
+    dir: "kit-platform-configuration",
+    readmeHeading: "Configuration",
+    description:
+      "Kit configuration: layered JSON files, environment variables, .env and memory sources with schema validation.",
+  },
+  {
+    folder: "http",
+    name: "@vendor/kit-platform-http",
+    dir: "kit-platform-http",
+    readmeHeading: "HTTP",
+    description:
+      "Kit HTTP client with interceptors, auth, timeouts and retries.",
+  },
+  {
+    folder: "logging",
+    name: "@vendor/kit-platform-logging",
+    dir: "kit-platform-logging",
+    readmeHeading: "Logging",
+    description:
+      "Kit logging: LoggerManager with console, rotating file and remote providers.",
+  },
+  {
+    folder: "localization",
+    name: "@vendor/kit-platform-localization",
+    dir: "kit-platform-localization",
+    readmeHeading: "Localization",
+    description:
+      "Kit localization: loaders, value parsers, key resolvers, fallback and a culture-change signal.",
+  },
+  {
+    folder: "caching",
+    name: "@vendor/kit-platform-caching",
+    dir: "kit-platform-caching",
+    readmeHeading: "Caching",
+    description:
+      "Kit caching: memory and Redis stores with refresh-ahead and stale-while-revalidate policies.",
+  },
+  {
+    folder: "analytics",
+    name: "@vendor/kit-platform-analytics",
+    dir: "kit-platform-analytics",
+    readmeHeading: "Analytics",
+    description:
+      "Kit analytics: batching, sampling, consent and automatic tracking.",
+  },
+];
+
+/** The package built from a module folder. */
+export function packageOfFolder(folder: string): PackageInfo | undefined {
+  return PACKAGES.find((info) => info.folder === folder);
+}

@@ -1,0 +1,295 @@
+/**
+ * Runs the same `node:test` files that `deno test` runs, against the built npm
+ * packages, where npm users run them:
+ *
+ * 1. builds the packages (`scripts/build_npm.ts`);
+ * 2. writes `npm/package.json`, a private workspace of the eight packages plus
+ *    the test-only dependencies and Bun, and runs `npm install` there, so
+ *    `@vendor/kit-*` resolve to the built packages exactly as after
+ *    `npm install` in an application;
+ * 3. transpiles `tests/` twice: to ES modules (`npm/tests/esm`, importing the
+ *    packages with `import`) and to CommonJS (`npm/tests/cjs`, loading them
+ *    with `require`), rewriting `../../<module>/mod.ts` to the package name;
+ * 4. runs Node's test runner on both and Bun's on the ES modules.
+ *
+ * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
+ * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
+ * (`node-esm,node-cjs,bun`; all by default).
+ *
+ * @module
+ */
+import ts from "typescript";
+import { spawn } from "node:child_process";
+import { dirname, join, relative, resolve } from "node:path";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import process from "node:process";
+import { buildAll } from "./build_npm.ts";
+import { packageOfFolder, PACKAGES } from "./_packages.ts";
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const NPM = join(ROOT, "npm");
+const BUN_VERSION = "1.4.5";
+
+interface DenoJson {
+  imports: Record<string, string>;
+}
+
+async function listTests(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...await listTests(path));
+    else if (entry.name.endsWith(".ts")) out.push(path);
+  }
+  return out.sort();
+}
+
+function npmName(value: string): { name: string; range: string } {
+  const match = /^npm:(@?[^@]+)@(.+)$/.exec(value);
+  if (!match) {
+    throw new Error(`imports map: '${value}' is not an npm: specifier`);
+  }
+  return { name: match[1], range: match[2] };
+}
+
+function rewrite(
+  source: string,
+  file: string,
+  imports: Record<string, string>,
+  used: Map<string, string>,
+): string {
+  const refs = ts.preProcessFile(source, true, true).importedFiles;
+  let result = "";
+  let last = 0;
+  for (const ref of refs) {
+    const specifier = ref.fileName;
+    let replacement = specifier;
+    if (specifier.startsWith("./") || specifier.startsWith("../")) {
+      const target = resolve(dirname(file), specifier);
+      const rel = relative(ROOT, target).split("/");
+      const sibling = rel.length === 2 && rel[1] === "mod.ts"
+        ? packageOfFolder(rel[0])
+        : undefined;
+      if (sibling !== undefined) replacement = sibling.name;
+      else if (rel[0] === "tests" && specifier.endsWith(".ts")) {
+        replacement = specifier.slice(0, -3) + ".js";
+      } else if (rel[0] !== "tests") {
+        throw new Error(
+          `${
+            relative(ROOT, file)
+          }: '${specifier}' must import Kit through a module's mod.ts`,
+        );
+      }
+    } else if (!specifier.startsWith("node:")) {
+      const key = Object.keys(imports).find((name) =>
+        specifier === name || specifier.startsWith(name + "/")
+      );
+      if (key === undefined) {
+        throw new Error(
+          `${relative(ROOT, file)}: '${specifier}' is not in the imports map`,
+        );
+      }
+      const { name, range } = npmName(imports[key]);
+      used.set(name, range);
+      replacement = name + specifier.slice(key.length);
+    }
+    const start = source.indexOf(specifier, ref.pos);
+    result += source.slice(last, start) + replacement;
+    last = start + specifier.length;
+  }
+  return result + source.slice(last);
+}
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const relay = (
+      chunk: Uint8Array,
+      stream: { write(text: string): unknown },
+    ): void => {
+      const text = new TextDecoder().decode(chunk);
+      output += text;
+      stream.write(text);
+    };
+    child.stdout.on(
+      "data",
+      (chunk: Uint8Array) => relay(chunk, process.stdout),
+    );
+    child.stderr.on(
+      "data",
+      (chunk: Uint8Array) => relay(chunk, process.stderr),
+    );
+    child.on(
+      "close",
+      (code: number | null) => resolvePromise({ code: code ?? 1, output }),
+    );
+  });
+}
+
+interface PassResult {
+  name: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  code: number;
+}
+
+function countNode(
+  output: string,
+): { passed: number; failed: number; skipped: number } {
+  const grab = (label: string): number => {
+    const matches = [
+      ...output.matchAll(new RegExp(`^# ${label} (\\d+)$`, "gm")),
+    ];
+    return matches.length ? Number(matches[matches.length - 1][1]) : 0;
+  };
+  return {
+    passed: grab("pass"),
+    failed: grab("fail") + grab("cancelled"),
+    skipped: grab("skipped") + grab("todo"),
+  };
+}
+
+function countBun(
+  output: string,
+): { passed: number; failed: number; skipped: number } {
+  const grab = (label: string): number => {
+    const match = new RegExp(`^\\s*(\\d+) ${label}$`, "m").exec(output);
+    return match ? Number(match[1]) : 0;
+  };
+  return {
+    passed: grab("pass"),
+    failed: grab("fail"),
+    skipped: grab("skip") + grab("todo"),
+  };
+}
+
+async function main(): Promise<number> {
+  const passes = (process.env.KIT_NPM_PASSES ?? "node-esm,node-cjs,bun").split(
+    ",",
+  );
+  const config = JSON.parse(
+    await readFile(join(ROOT, "deno.json"), "utf8"),
+  ) as DenoJson;
+  await buildAll();
+
+  // Transpile the tests, collecting the npm packages they import.
+  const used = new Map<string, string>();
+  await rm(join(NPM, "tests"), { recursive: true, force: true });
+  const testFiles = await listTests(join(ROOT, "tests"));
+  const esmFiles: string[] = [];
+  const cjsFiles: string[] = [];
+  for (const file of testFiles) {
+    const rel = relative(join(ROOT, "tests"), file).slice(0, -3) + ".js";
+    const source = rewrite(
+      await readFile(file, "utf8"),
+      file,
+      config.imports,
+      used,
+    );
+    const esm = ts.transpileModule(source, {
+      compilerOptions: {
+        module: ts.ModuleKind.ES2022,
+        target: ts.ScriptTarget.ES2022,
+      },
+      fileName: file,
+    }).outputText;
+    // CommonJS has no import.meta: give tests the same URL of their own file.
+    const cjsSource = source.replaceAll(
+      "import.meta.url",
+      'require("node:url").pathToFileURL(__filename).href',
+    );
+    const cjs = ts.transpileModule(cjsSource, {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+      fileName: file,
+    }).outputText;
+    for (
+      const [folder, code, list] of [["esm", esm, esmFiles], [
+        "cjs",
+        cjs,
+        cjsFiles,
+      ]] as const
+    ) {
+      const target = join(NPM, "tests", folder, rel);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, code);
+      if (/_test\.js$/.test(rel)) list.push(target);
+    }
+  }
+  await writeFile(
+    join(NPM, "tests", "esm", "package.json"),
+    JSON.stringify({ type: "module" }) + "\n",
+  );
+  await writeFile(
+    join(NPM, "tests", "cjs", "package.json"),
+    JSON.stringify({ type: "commonjs" }) + "\n",
+  );
+
+  // A workspace of the built packages, installed the way an application would.
+  const workspace = {
+    name: "kit-npm-workspace",
+    private: true,
+    workspaces: PACKAGES.map((info) => info.dir),
+    devDependencies: { ...Object.fromEntries(used), bun: BUN_VERSION },
+  };
+  await writeFile(
+    join(NPM, "package.json"),
+    JSON.stringify(workspace, null, 2) + "\n",
+  );
+  const install = await run("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+  ], NPM);
+  if (install.code !== 0) {
+    console.log("npm install failed: 0 passed, 1 failed");
+    return 1;
+  }
+
+  const results: PassResult[] = [];
+  const nodeArgs = ["--test", "--test-reporter=tap", "--test-concurrency=1"];
+  if (passes.includes("node-esm")) {
+    const { code, output } = await run("node", [...nodeArgs, ...esmFiles], NPM);
+    results.push({ name: "node (import)", code, ...countNode(output) });
+  }
+  if (passes.includes("node-cjs")) {
+    const { code, output } = await run("node", [...nodeArgs, ...cjsFiles], NPM);
+    results.push({ name: "node (require)", code, ...countNode(output) });
+  }
+  if (passes.includes("bun")) {
+    const bun = join(NPM, "node_modules", ".bin", "bun");
+    const { code, output } = await run(bun, [
+      "test",
+      ...esmFiles.map((f) => "./" + relative(NPM, f)),
+    ], NPM);
+    results.push({ name: "bun (import)", code, ...countBun(output) });
+  }
+  let failedPasses = 0;
+  console.log("");
+  for (const result of results) {
+    if (result.code !== 0 && result.failed === 0) result.failed = 1;
+    if (result.passed === 0) result.failed += 1;
+    if (result.failed > 0) failedPasses++;
+    console.log(
+      `${result.name}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`,
+    );
+  }
+  return failedPasses === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();
