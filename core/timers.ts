@@ -1,12 +1,10 @@
+import { unref } from "./_unref_deno.ts";
+
 /**
  * A timer handle as returned by `setTimeout` or `setInterval` in any runtime:
  * a number in Deno and browsers, a `Timeout` object in Node.js and Bun.
  */
 export type TimerHandle = ReturnType<typeof setTimeout>;
-
-interface DenoTimers {
-  unrefTimer(id: number): void;
-}
 
 /**
  * Lets the process exit while the timer is still pending, so background work
@@ -26,16 +24,6 @@ interface DenoTimers {
  * ```
  */
 export function unrefTimer(handle: TimerHandle): TimerHandle {
-  const value = handle as unknown;
-  if (typeof value === "number") {
-    // Deno returns numeric ids; browsers have no Deno global and nothing to do.
-    const deno = (globalThis as { Deno?: DenoTimers }).Deno;
-    deno?.unrefTimer(value);
-  } else if (
-    typeof value === "object" && value !== null &&
-    typeof (value as { unref?: unknown }).unref === "function"
-  ) {
-    (value as { unref(): void }).unref();
-  }
+  unref(handle);
   return handle;
 }

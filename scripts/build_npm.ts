@@ -17,6 +17,11 @@
  * program. Type-checking of the result happens in `scripts/check_packages.ts`
  * and in the consumer check.
  *
+ * Runtime-specific code follows one convention: a module imports
+ * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm output
+ * imports that one instead and leaves the Deno flavour out, so no `Deno`
+ * global ships to npm (`scripts/check_packages.ts` enforces it).
+ *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
  * registry of spec §1 rule 3).
  *
@@ -25,6 +30,7 @@
  * @module
  */
 import ts from "typescript";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import {
   copyFile,
@@ -101,7 +107,14 @@ function rewriteSpecifiers(
             }: relative import '${specifier}' must end in .ts`,
           );
         }
-        replacement = specifier.slice(0, -3) + ".js";
+        // Runtime-specific files: `_x_deno.ts` is the Deno/JSR flavour; when a
+        // `_x_node.ts` stands beside it, npm output imports that one instead.
+        let local = specifier;
+        const deno = /_deno\.ts$/.exec(specifier);
+        if (deno && existsSync(target.replace(/_deno\.ts$/, "_node.ts"))) {
+          local = specifier.replace(/_deno\.ts$/, "_node.ts");
+        }
+        replacement = local.slice(0, -3) + ".js";
       } else {
         const rel = relative(ROOT, target).split("/");
         const sibling = rel.length === 2 && rel[1] === "mod.ts"
@@ -194,6 +207,11 @@ async function buildPackage(
   const dependencies: Record<string, string> = {};
   const sources = await listSources(join(ROOT, info.folder));
   for (const file of sources) {
+    // A Deno flavour with a Node twin does not ship to npm.
+    if (
+      file.endsWith("_deno.ts") &&
+      existsSync(file.replace(/_deno\.ts$/, "_node.ts"))
+    ) continue;
     const rel = relative(join(ROOT, info.folder), file);
     const source = rewriteSpecifiers(
       await readFile(file, "utf8"),
