@@ -1,0 +1,215 @@
+import { checkTemplate, fillTemplate } from "./_template.ts";
+import type { LocalizationLoader } from "./localization_loader.ts";
+import { LocalizationLoadError } from "./localization_load_error.ts";
+
+/**
+ * The shape of HTTP client the {@linkcode HttpLocalizationLoader} can use:
+ * `get` resolves with the parsed JSON body and rejects on a failed response.
+ * Kit's `HttpClient` (`../http/mod.ts`) fits it, and then its base address,
+ * interceptors, timeout and retries apply to translation requests.
+ *
+ * A rejection that carries a numeric `status` (or `response.status`) is
+ * reported with that HTTP status.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LocalizationHttpClient } from "@vendor/kit/localization";
+ *
+ * const client: LocalizationHttpClient = {
+ *   async get<T>(url: string): Promise<T> {
+ *     const response = await fetch(url);
+ *     if (!response.ok) throw Object.assign(new Error(response.statusText), { status: response.status });
+ *     return await response.json() as T;
+ *   },
+ * };
+ * ```
+ */
+export interface LocalizationHttpClient {
+  /**
+   * Fetches `url` and parses the JSON body.
+   *
+   * @param url The address (relative addresses resolve against the client's
+   * base address).
+   * @returns The parsed body.
+   */
+  get<T>(url: string): Promise<T>;
+}
+
+/** A `fetch`-compatible function. */
+export type LocalizationFetch = (
+  input: string,
+  init?: RequestInit,
+) => Promise<Response>;
+
+/** Options of an {@linkcode HttpLocalizationLoader}. */
+export interface HttpLocalizationLoaderOptions {
+  /**
+   * The HTTP client to request with (for example Kit's `HttpClient`); its
+   * retry and timeout settings apply. When absent, `fetch` is used, once per
+   * load, without retries.
+   */
+  client?: LocalizationHttpClient;
+  /** The `fetch` used without a client; defaults to `globalThis.fetch`. */
+  fetch?: LocalizationFetch;
+  /** Extra request headers for `fetch` (`Accept: application/json` is sent). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A {@linkcode LocalizationLoader} that fetches each culture's resource over
+ * HTTP from an address template holding `{culture}`, for example
+ * `/api/localization/{culture}.json` (spec §4.1). The culture is checked to be
+ * a BCP 47 tag before it is put into the address.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   HttpLocalizationLoader,
+ *   LoaderLocalizationProvider,
+ * } from "@vendor/kit/localization";
+ *
+ * const loader = new HttpLocalizationLoader(
+ *   "https://example.com/api/localization/{culture}.json",
+ * );
+ * loader.addressOf("fr-CA"); // "https://example.com/api/localization/fr-CA.json"
+ * const provider = new LoaderLocalizationProvider(loader);
+ * ```
+ */
+export class HttpLocalizationLoader implements LocalizationLoader {
+  readonly #template: string;
+  readonly #client: LocalizationHttpClient | undefined;
+  readonly #fetch: LocalizationFetch;
+  readonly #headers: Record<string, string>;
+
+  /**
+   * Creates the loader.
+   *
+   * @param template The address with the placeholder `{culture}`.
+   * @param options The HTTP client or `fetch` to use, and headers.
+   * @throws {TypeError} When `template` has no `{culture}`.
+   */
+  constructor(template: string, options: HttpLocalizationLoaderOptions = {}) {
+    this.#template = checkTemplate(template, "HttpLocalizationLoader");
+    this.#client = options.client;
+    this.#fetch = options.fetch ??
+      ((input, init) => globalThis.fetch(input, init));
+    this.#headers = { accept: "application/json", ...options.headers };
+  }
+
+  /** The address template. */
+  get template(): string {
+    return this.#template;
+  }
+
+  /**
+   * The address of a culture's resource.
+   *
+   * @param culture A BCP 47 culture name.
+   * @returns The template with `{culture}` replaced.
+   * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpLocalizationLoader } from "@vendor/kit/localization";
+   *
+   * new HttpLocalizationLoader("/i18n/{culture}.json").addressOf("de"); // "/i18n/de.json"
+   * ```
+   */
+  addressOf(culture: string): string {
+    return fillTemplate(this.#template, culture);
+  }
+
+  /**
+   * Fetches and parses the resource of `culture`.
+   *
+   * @param culture A BCP 47 culture name.
+   * @returns The parsed JSON.
+   * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag (no
+   * request is made).
+   * @throws {LocalizationLoadError} When the request fails, the status is not
+   * 2xx (`notFound` for 404) or the body is not JSON; the message names the
+   * culture and the address.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpLocalizationLoader } from "@vendor/kit/localization";
+   *
+   * const loader = new HttpLocalizationLoader("https://example.com/i18n/{culture}.json");
+   * async function loadFrench(): Promise<unknown> {
+   *   return await loader.load("fr-FR");
+   * }
+   * ```
+   */
+  async load(culture: string): Promise<unknown> {
+    const address = this.addressOf(culture);
+    if (this.#client !== undefined) {
+      try {
+        return await this.#client.get<unknown>(address);
+      } catch (error) {
+        const status = statusOf(error);
+        throw new LocalizationLoadError({
+          culture,
+          address,
+          status,
+          notFound: status === 404,
+          reason: status !== undefined
+            ? `HTTP ${status}${messageSuffix(error)}`
+            : messageOf(error),
+          cause: error,
+        });
+      }
+    }
+    let response: Response;
+    try {
+      response = await this.#fetch(address, { headers: this.#headers });
+    } catch (error) {
+      throw new LocalizationLoadError({
+        culture,
+        address,
+        reason: messageOf(error),
+        cause: error,
+      });
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new LocalizationLoadError({
+        culture,
+        address,
+        status: response.status,
+        notFound: response.status === 404,
+        reason: `HTTP ${response.status}${
+          response.statusText ? ` ${response.statusText}` : ""
+        }`,
+      });
+    }
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new LocalizationLoadError({
+        culture,
+        address,
+        reason: `the response is not JSON (${messageOf(error)})`,
+        cause: error,
+      });
+    }
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const direct = (error as { status?: unknown }).status;
+  if (typeof direct === "number") return direct;
+  const nested = (error as { response?: { status?: unknown } }).response
+    ?.status;
+  return typeof nested === "number" ? nested : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function messageSuffix(error: unknown): string {
+  const message = messageOf(error);
+  return message === "" ? "" : ` (${message})`;
+}

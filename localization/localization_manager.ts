@@ -1,0 +1,498 @@
+import type { Signal } from "../platform/mod.ts";
+import { type Source, TranslationCompiler } from "./_compiler.ts";
+import type { Render } from "./_compiler.ts";
+import { cultureChain } from "./_culture_chain.ts";
+import { assertCultureName } from "./culture_name.ts";
+import type { CultureProvider } from "./culture_provider.ts";
+import { FormatLocalizationValueParser } from "./format_localization_value_parser.ts";
+import { IdentityKeyResolver } from "./identity_key_resolver.ts";
+import type { LocalizationKeyResolver } from "./key_resolver.ts";
+import type { LocalizationCache } from "./localization_cache.ts";
+import { LocalizationLoadError } from "./localization_load_error.ts";
+import type {
+  LocalizationProvider,
+  LocalizationResources,
+} from "./localization_provider.ts";
+import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
+import type { LocalizationValueParser } from "./value_parser.ts";
+
+/**
+ * Produces the text shown for a key no culture of the fallback chain has
+ * (spec §7: for example `[key]` or the key itself).
+ *
+ * @param key The key as given to `translate`.
+ * @param culture The current culture.
+ * @returns The text to show.
+ */
+export type MissingTranslationHandler = (
+  key: string,
+  culture: string,
+) => string;
+
+/**
+ * One step of the fallback chain at which a key was missing, reported to
+ * {@linkcode LocalizationManagerOptions.onMissing}.
+ */
+export interface MissingTranslationReport {
+  /** The key as given to `translate`. */
+  readonly key: string;
+  /** The key after the key resolver, as looked up. */
+  readonly resolvedKey: string;
+  /** The current culture, the one `translate` was asked for. */
+  readonly requestedCulture: string;
+  /** The culture of this step, which has no text for the key. */
+  readonly missingCulture: string;
+  /**
+   * The culture that supplied the text in the end, or `undefined` when none
+   * did and the missing-translation handler's result was returned.
+   */
+  readonly answeringCulture: string | undefined;
+}
+
+/** Options of a {@linkcode LocalizationManager}. */
+export interface LocalizationManagerOptions {
+  /**
+   * The culture read last, after the requested culture and its shorter forms
+   * (`fr-CA` → `fr` → `fallbackCulture`). Loaded with every `setCulture`.
+   * Default: none.
+   */
+  fallbackCulture?: string;
+  /**
+   * Called, on each `translate` call, once for every culture of the chain
+   * that lacked the key, also when a later culture supplied the text.
+   * A throwing callback is reported with `console.error` and ignored.
+   */
+  onMissing?: (report: MissingTranslationReport) => void;
+  /**
+   * Called when a reload fails and the cache's last good translations are
+   * served instead.
+   */
+  onLoadError?: (error: unknown, culture: string) => void;
+}
+
+interface Entry {
+  readonly render: Render;
+  readonly answeringCulture: string;
+  readonly missingIn: readonly string[];
+}
+
+// Everything one setCulture put in place; replaced as a whole, so translate
+// never sees half of a change.
+class State {
+  readonly entries = new Map<string, Entry>();
+  readonly compiler: TranslationCompiler;
+
+  constructor(
+    readonly culture: string,
+    readonly chain: readonly string[],
+    readonly sources: readonly Source[],
+    parsers: readonly LocalizationValueParser[],
+  ) {
+    this.compiler = new TranslationCompiler(culture, sources, parsers);
+  }
+}
+
+type Loaded =
+  | { readonly culture: string; readonly texts: LocalizationResources }
+  | { readonly culture: string; readonly error: unknown };
+
+/**
+ * Translates keys for the current culture (spec §2.6).
+ *
+ * - {@linkcode LocalizationManager.prototype.setCulture} loads the culture's
+ *   translations, with those of its fallback chain (`fr-CA` → `fr` →
+ *   `fallbackCulture`), then switches. Until then the previous culture keeps
+ *   serving; `cultureChanged` fires once, after the switch. When calls
+ *   overlap, the last one requested wins whatever order the loads finish in,
+ *   and a culture already loading is not requested twice.
+ * - {@linkcode LocalizationManager.prototype.translate} (alias `t`) is
+ *   synchronous: keys are resolved through a flat map, and each text is
+ *   parsed by the value parsers once per culture, on first use.
+ * - A key no culture of the chain has gives the missing-translation handler's
+ *   result (default `[key]`).
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   CamelCaseKeyResolver,
+ *   DefaultCultureProvider,
+ *   LocalizationManager,
+ *   MapLocalizationProvider,
+ * } from "@vendor/kit/localization";
+ *
+ * const manager = new LocalizationManager(
+ *   new MapLocalizationProvider(
+ *     new Map([
+ *       ["en", new Map([["home.title", "Welcome, {0}"], ["home.help", "Help"]])],
+ *       ["fr", new Map([["home.title", "Bienvenue, {0}"]])],
+ *     ]),
+ *   ),
+ *   new DefaultCultureProvider("en"),
+ *   (key) => `[${key}]`,
+ *   undefined,
+ *   undefined,
+ *   { fallbackCulture: "en" },
+ * );
+ * manager.cultureChanged.add((culture) => console.log("culture:", culture));
+ * await manager.setCulture("fr-CA"); // logs "culture: fr-CA"
+ * manager.t("home.title", "Ada"); // "Bienvenue, Ada" (from fr)
+ * manager.t("home.help"); // "Help" (from en)
+ * manager.setKeyResolver(new CamelCaseKeyResolver());
+ * manager.t("Home.Title", "Ada"); // "Bienvenue, Ada"
+ * manager.t("home.nothing"); // "[home.nothing]"
+ * ```
+ */
+export class LocalizationManager {
+  readonly #provider: LocalizationProvider;
+  readonly #cultureProvider: CultureProvider;
+  readonly #handler: MissingTranslationHandler;
+  readonly #cache: LocalizationCache | undefined;
+  readonly #parsers: readonly LocalizationValueParser[];
+  readonly #fallbackCulture: string | undefined;
+  readonly #onMissing:
+    | ((report: MissingTranslationReport) => void)
+    | undefined;
+  readonly #onLoadError:
+    | ((error: unknown, culture: string) => void)
+    | undefined;
+  readonly #loading = new Map<string, Promise<LocalizationResources>>();
+  #resolver: LocalizationKeyResolver | undefined;
+  #state: State;
+  #ticket = 0;
+
+  /**
+   * Translates `key` for the current culture; the same as
+   * {@linkcode LocalizationManager.prototype.translate}, and bound, so it can
+   * be passed around (`const { t } = manager`).
+   *
+   * @param key The key.
+   * @param args The values of the `{0}`, `{1}`, … markers.
+   * @returns The translated text.
+   */
+  readonly t: (key: string, ...args: unknown[]) => string = (key, ...args) =>
+    this.#translate(key, args);
+
+  /**
+   * Creates the manager. Nothing is loaded until
+   * {@linkcode LocalizationManager.prototype.setCulture} is awaited.
+   *
+   * @param provider Supplies the translations of a culture.
+   * @param cultureProvider Holds the current culture and its
+   * `cultureChanged` signal; its culture is the starting one.
+   * @param missingTranslationHandler The text for a key no culture has;
+   * default `(key) => "[" + key + "]"`.
+   * @param cache Keeps loaded translations across `setCulture` calls; none by
+   * default (each `setCulture` loads).
+   * @param valueParsers Applied to each text in this order; default
+   * `[new FormatLocalizationValueParser(), new RefLocalizationValueParser()]`.
+   * Pass `[]` to use texts as written.
+   * @param options `fallbackCulture`, `onMissing`, `onLoadError`.
+   * @throws {InvalidCultureError} When `fallbackCulture` is not a BCP 47 tag.
+   */
+  constructor(
+    provider: LocalizationProvider,
+    cultureProvider: CultureProvider,
+    missingTranslationHandler: MissingTranslationHandler = (key) => `[${key}]`,
+    cache?: LocalizationCache,
+    valueParsers: readonly LocalizationValueParser[] = [
+      new FormatLocalizationValueParser(),
+      new RefLocalizationValueParser(),
+    ],
+    options: LocalizationManagerOptions = {},
+  ) {
+    this.#provider = provider;
+    this.#cultureProvider = cultureProvider;
+    this.#handler = missingTranslationHandler;
+    this.#cache = cache;
+    this.#parsers = [...valueParsers];
+    this.#fallbackCulture = options.fallbackCulture === undefined
+      ? undefined
+      : assertCultureName(options.fallbackCulture);
+    this.#onMissing = options.onMissing;
+    this.#onLoadError = options.onLoadError;
+    const culture = cultureProvider.culture;
+    this.#state = new State(
+      culture,
+      cultureChain(culture, this.#fallbackCulture),
+      [],
+      this.#parsers,
+    );
+  }
+
+  /** The current culture: the one whose translations are served. */
+  get culture(): string {
+    return this.#state.culture;
+  }
+
+  /** The culture read last in every fallback chain, if any. */
+  get fallbackCulture(): string | undefined {
+    return this.#fallbackCulture;
+  }
+
+  /**
+   * The culture provider's `cultureChanged` signal: handlers get the new
+   * culture, after its translations are in place.
+   */
+  get cultureChanged(): Signal<string> {
+    return this.#cultureProvider.cultureChanged;
+  }
+
+  /**
+   * Loads the translations of `culture` and of its fallback chain, then makes
+   * it current.
+   *
+   * - Atomic: until the loads finish the previous culture keeps serving; on
+   *   failure nothing changes.
+   * - `cultureChanged` fires once, after the switch, when the culture
+   *   differs from the previous one.
+   * - Overlapping calls end on the last one requested: an earlier call that
+   *   finishes later resolves without switching.
+   * - A culture already loading is not requested again; with a cache, a
+   *   fresh entry is not requested at all and an expired one is reloaded
+   *   (its last good translations are kept if the reload fails).
+   * - Cultures of the chain that the provider does not have (a
+   *   `LocalizationLoadError` with `notFound`) are skipped; the call fails
+   *   only when none is found.
+   *
+   * @param culture A BCP 47 culture name such as `fr-CA`.
+   * @returns Resolves once the culture is current (or the call was
+   * superseded).
+   * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag; nothing
+   * is loaded.
+   * @throws {LocalizationLoadError} When a culture of the chain fails to
+   * load, or none is found.
+   * @throws {LocalizationResourceError} When a resource is not an object of
+   * strings.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([["de", new Map([["hi", "Hallo"]])]])),
+   *   new DefaultCultureProvider("en"),
+   * );
+   * await manager.setCulture("de");
+   * manager.culture; // "de"
+   * ```
+   */
+  async setCulture(culture: string): Promise<void> {
+    assertCultureName(culture);
+    const ticket = ++this.#ticket;
+    const chain = cultureChain(culture, this.#fallbackCulture);
+    const loaded = await Promise.all(chain.map((name) => this.#settle(name)));
+    const sources: Source[] = [];
+    let notFound: unknown;
+    for (const result of loaded) {
+      if ("texts" in result) {
+        sources.push({
+          culture: result.culture,
+          texts: result.texts,
+          compiled: new Map(),
+        });
+      } else if (
+        result.error instanceof LocalizationLoadError && result.error.notFound
+      ) {
+        notFound ??= result.error;
+      } else {
+        throw result.error;
+      }
+    }
+    if (sources.length === 0) throw notFound;
+    if (ticket !== this.#ticket) return;
+    this.#state = new State(culture, chain, sources, this.#parsers);
+    this.#cultureProvider.setCulture(culture);
+  }
+
+  /**
+   * Translates `key` for the current culture. Synchronous; looks the key up
+   * along the fallback chain and runs the value parsers (once per key and
+   * culture). A key no culture has gives the missing-translation handler's
+   * result.
+   *
+   * @param key The key (mapped by the key resolver first).
+   * @param args The values of the `{0}`, `{1}`, … markers.
+   * @returns The translated text.
+   * @throws {LocalizationReferenceError} When the text's `{@key}` references
+   * form a cycle.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([["en", new Map([["hi", "Hi {0}"]])]])),
+   *   new DefaultCultureProvider("en"),
+   * );
+   * await manager.setCulture("en");
+   * manager.translate("hi", "Ada"); // "Hi Ada"
+   * ```
+   */
+  translate(key: string, ...args: unknown[]): string {
+    return this.#translate(key, args);
+  }
+
+  /**
+   * Whether a culture of the current fallback chain has `key`.
+   *
+   * @param key The key (mapped by the key resolver first).
+   * @returns `true` when `translate` would not use the missing handler.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([["en", new Map([["hi", "Hi"]])]])),
+   *   new DefaultCultureProvider("en"),
+   * );
+   * await manager.setCulture("en");
+   * manager.has("hi"); // true
+   * ```
+   */
+  has(key: string): boolean {
+    const resolved = this.#resolver === undefined
+      ? key
+      : this.#resolver.resolve(key);
+    return this.#state.compiler.find(resolved) !== -1;
+  }
+
+  /**
+   * Sets how requested keys map to resource keys (default
+   * {@linkcode IdentityKeyResolver}).
+   *
+   * @param resolver For example a {@linkcode CamelCaseKeyResolver}.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   CamelCaseKeyResolver,
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([["en", new Map([["home.pageTitle", "Home"]])]])),
+   *   new DefaultCultureProvider("en"),
+   * );
+   * await manager.setCulture("en");
+   * manager.setKeyResolver(new CamelCaseKeyResolver());
+   * manager.t("Home.Page-Title"); // "Home"
+   * ```
+   */
+  setKeyResolver(resolver: LocalizationKeyResolver): void {
+    this.#resolver = resolver instanceof IdentityKeyResolver
+      ? undefined
+      : resolver;
+  }
+
+  #translate(key: string, args: readonly unknown[]): string {
+    const state = this.#state;
+    const resolved = this.#resolver === undefined
+      ? key
+      : this.#resolver.resolve(key);
+    const entry = state.entries.get(resolved) ?? this.#lookup(state, resolved);
+    if (entry === undefined) return this.#missing(state, key, resolved);
+    if (entry.missingIn.length !== 0 && this.#onMissing !== undefined) {
+      this.#report(
+        state,
+        key,
+        resolved,
+        entry.missingIn,
+        entry.answeringCulture,
+      );
+    }
+    const render = entry.render;
+    return typeof render === "string" ? render : render(args);
+  }
+
+  #lookup(state: State, resolved: string): Entry | undefined {
+    const index = state.compiler.find(resolved);
+    if (index === -1) return undefined;
+    const answeringCulture = state.sources[index].culture;
+    const entry: Entry = {
+      render: state.compiler.compile(index, resolved).render,
+      answeringCulture,
+      missingIn: state.chain.slice(0, state.chain.indexOf(answeringCulture)),
+    };
+    state.entries.set(resolved, entry);
+    return entry;
+  }
+
+  #missing(state: State, key: string, resolved: string): string {
+    if (this.#onMissing !== undefined) {
+      this.#report(state, key, resolved, state.chain, undefined);
+    }
+    return this.#handler(key, state.culture);
+  }
+
+  #report(
+    state: State,
+    key: string,
+    resolvedKey: string,
+    missingIn: readonly string[],
+    answeringCulture: string | undefined,
+  ): void {
+    for (const missingCulture of missingIn) {
+      try {
+        this.#onMissing!({
+          key,
+          resolvedKey,
+          requestedCulture: state.culture,
+          missingCulture,
+          answeringCulture,
+        });
+      } catch (error) {
+        console.error("LocalizationManager: onMissing threw:", error);
+      }
+    }
+  }
+
+  #settle(culture: string): Promise<Loaded> {
+    return this.#load(culture).then(
+      (texts) => ({ culture, texts }),
+      (error: unknown) => ({ culture, error }),
+    );
+  }
+
+  // At most one load per culture at a time; a fresh cache entry is used as
+  // is.
+  #load(culture: string): Promise<LocalizationResources> {
+    const cached = this.#cache?.get(culture);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let loading = this.#loading.get(culture);
+    if (loading === undefined) {
+      loading = this.#loadFromProvider(culture).finally(() => {
+        this.#loading.delete(culture);
+      });
+      this.#loading.set(culture, loading);
+    }
+    return loading;
+  }
+
+  async #loadFromProvider(culture: string): Promise<LocalizationResources> {
+    try {
+      const texts = await this.#provider.load(culture);
+      this.#cache?.set(culture, texts);
+      return texts;
+    } catch (error) {
+      const stale = this.#cache?.getStale(culture);
+      if (stale === undefined) throw error;
+      this.#onLoadError?.(error, culture);
+      return stale;
+    }
+  }
+}
