@@ -1,13 +1,50 @@
 /**
- * Analytics package of Kit. Under construction: its public API lands with issue
- * 8, and nothing is exported yet.
+ * Analytics package of Kit (`@vendor/kit-platform-analytics`):
+ * {@linkcode AnalyticsManager} fans `track`, `page` and `identify` calls out
+ * to providers as one normalized {@linkcode AnalyticsEvent}, after sampling
+ * (stable per user) and consent. {@linkcode CustomAnalyticsProvider} POSTs
+ * JSON batches to your endpoint with retries and a bounded queue;
+ * {@linkcode ExternalAnalyticsProvider} sends GA4 Measurement Protocol
+ * payloads. In browsers the manager can track page views, errors and
+ * performance automatically; on Deno, Node and Bun it can track crashes
+ * without swallowing them.
  *
  * @example Usage
  * ```ts
- * import * as analytics from "@vendor/kit/analytics";
- * console.log(Object.keys(analytics));
+ * import {
+ *   AnalyticsManager,
+ *   CustomAnalyticsProvider,
+ *   ExternalAnalyticsProvider,
+ * } from "@vendor/kit/analytics";
+ *
+ * const analytics = new AnalyticsManager({ samplingRate: 0.1 });
+ * analytics
+ *   .addProvider(new CustomAnalyticsProvider({
+ *     endpoint: "https://analytics.example.com/v1/events",
+ *     apiKey: "<API_KEY>",
+ *     batchSize: 50,
+ *     flushInterval: 30000,
+ *   }))
+ *   .addProvider(new ExternalAnalyticsProvider({
+ *     trackingId: "G-XXXXXXX",
+ *     apiSecret: "<API_SECRET>",
+ *     enableEnhancedEcommerce: true,
+ *     anonymizeIp: true,
+ *   }));
+ * analytics.identify("user-42", { plan: "pro" });
+ * analytics.track("purchase", { currency: "EUR", value: 25, items: [{ id: "SKU-1" }] });
+ * const { delivered, dropped } = await analytics.flush();
+ * console.log(delivered, dropped);
+ * await analytics.dispose();
  * ```
  *
  * @module
  */
-export {};
+export * from "./analytics_event.ts";
+export * from "./analytics_provider.ts";
+export * from "./analytics_errors.ts";
+export * from "./analytics_delivery_options.ts";
+export * from "./sampling.ts";
+export * from "./analytics_manager.ts";
+export * from "./custom_analytics_provider.ts";
+export * from "./external_analytics_provider.ts";

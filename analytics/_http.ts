@@ -1,0 +1,120 @@
+// Internal: one JSON POST with a timeout, classified for the retry policy of
+// the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
+// browsers); nothing here is runtime-specific.
+import { unrefTimer } from "../core/mod.ts";
+
+/** Why a send failed, and whether trying again can help. */
+export interface SendFailureInfo {
+  retriable: boolean;
+  status?: number;
+  /** Delay the server asked for (Retry-After), in milliseconds. */
+  retryAfterMs?: number;
+  reason: string;
+  cause?: unknown;
+}
+
+/** Thrown by {@linkcode postJson} and by provider send functions. */
+export class SendFailure extends Error {
+  readonly info: SendFailureInfo;
+  constructor(info: SendFailureInfo) {
+    super(info.reason, { cause: info.cause });
+    this.name = "SendFailure";
+    this.info = info;
+  }
+}
+
+// Browsers cap the bodies of all in-flight keepalive requests together at
+// 64 KiB; with two requests in flight each stays under half of that.
+const BROWSER_KEEPALIVE_LIMIT = 30_000;
+
+/**
+ * POSTs a JSON body. Resolves on a 2xx answer; throws {@linkcode SendFailure}
+ * otherwise: retriable for network errors, timeouts, 408, 429 and 5xx, not
+ * retriable for every other status.
+ */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(new Error(`request timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  unrefTimer(timer);
+  try {
+    let response: Response;
+    try {
+      const init: RequestInit = {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body,
+        signal: controller.signal,
+      };
+      // In a page that is being unloaded, keepalive lets the request finish.
+      if (
+        "document" in globalThis && body.length < BROWSER_KEEPALIVE_LIMIT
+      ) {
+        init.keepalive = true;
+      }
+      response = await fetch(url, init);
+    } catch (error) {
+      throw new SendFailure({
+        retriable: true,
+        reason: `network error: ${messageOf(error)}`,
+        cause: error,
+      });
+    }
+    if (response.ok) {
+      // Read the body so the connection can be reused (and no resource leaks).
+      await response.arrayBuffer().catch(() => undefined);
+      return;
+    }
+    const text = await response.text().catch(() => "");
+    const status = response.status;
+    const retriable = status === 408 || status === 429 || status >= 500;
+    const snippet = text.trim().slice(0, 200);
+    throw new SendFailure({
+      retriable,
+      status,
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+      reason: `HTTP ${status}${
+        response.statusText ? " " + response.statusText : ""
+      }${snippet ? ": " + snippet : ""}`,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Reads a `Retry-After` header: delay-seconds (`120`) or an HTTP date.
+ *
+ * @returns Milliseconds to wait, or `undefined` when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | null,
+  now: number = Date.now(),
+): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof Error && cause.message !== error.message) {
+      return `${error.message} (${cause.message})`;
+    }
+    return error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,197 @@
+/**
+ * Thrown when an analytics option is outside its allowed range: a
+ * `samplingRate` outside 0..1, a missing `endpoint` or `trackingId`, a batch
+ * size that is not a positive integer.
+ *
+ * @example Usage
+ * ```ts
+ * import { AnalyticsManager, AnalyticsConfigurationError } from "@vendor/kit/analytics";
+ *
+ * try {
+ *   new AnalyticsManager({ samplingRate: 1.5 });
+ * } catch (error) {
+ *   console.log(error instanceof AnalyticsConfigurationError); // true
+ *   console.log((error as Error).message);
+ *   // "samplingRate must be a number from 0 to 1: 1.5"
+ * }
+ * ```
+ */
+export class AnalyticsConfigurationError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What is wrong, naming the option and the value.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "AnalyticsConfigurationError";
+  }
+}
+
+/** The provider operation that failed, as named in {@linkcode AnalyticsProviderError}. */
+export type AnalyticsProviderOperation =
+  | "track"
+  | "page"
+  | "identify"
+  | "flush"
+  | "dispose";
+
+/**
+ * Wraps what one provider threw (or rejected with), so the `onError` hook of
+ * {@linkcode AnalyticsManager} knows which provider and which operation
+ * failed. The other providers are called regardless.
+ *
+ * Message: `Analytics provider <name> failed in <operation>: <cause>`.
+ *
+ * @example Usage
+ * ```ts
+ * import { AnalyticsProviderError } from "@vendor/kit/analytics";
+ *
+ * const error = new AnalyticsProviderError("Broken", "track", new Error("down"));
+ * console.log(error.message); // "Analytics provider Broken failed in track: down"
+ * ```
+ */
+export class AnalyticsProviderError extends Error {
+  /** The provider's name (its `name` property, else its class name). */
+  readonly provider: string;
+  /** The operation that failed. */
+  readonly operation: AnalyticsProviderOperation;
+
+  /**
+   * Creates the error.
+   *
+   * @param provider The provider's name.
+   * @param operation The operation that failed.
+   * @param cause What the provider threw.
+   */
+  constructor(
+    provider: string,
+    operation: AnalyticsProviderOperation,
+    cause: unknown,
+  ) {
+    super(
+      `Analytics provider ${provider} failed in ${operation}: ${
+        describeCause(cause)
+      }`,
+      { cause },
+    );
+    this.name = "AnalyticsProviderError";
+    this.provider = provider;
+    this.operation = operation;
+  }
+}
+
+/**
+ * Reported (through a provider's `onError`) when a batch of events could not
+ * be delivered and was dropped: a status that is not retried (400, 401, 403,
+ * 404, 413, …) or retries exhausted after network errors, 408, 429 or 5xx.
+ *
+ * Message: `Analytics delivery to <endpoint> failed after <n> attempt(s):
+ * <reason>; <k> event(s) dropped`. The endpoint is shown without its query
+ * string, so no secret carried there (GA4's `api_secret`) is ever printed.
+ *
+ * @example Usage
+ * ```ts
+ * import { AnalyticsDeliveryError } from "@vendor/kit/analytics";
+ *
+ * const error = new AnalyticsDeliveryError({
+ *   endpoint: "https://collect.example.com/v1/events",
+ *   attempts: 1,
+ *   events: 50,
+ *   status: 401,
+ *   reason: "HTTP 401 Unauthorized",
+ * });
+ * console.log(error.status); // 401
+ * ```
+ */
+export class AnalyticsDeliveryError extends Error {
+  /** The collection address, without query string. */
+  readonly endpoint: string;
+  /** The HTTP status of the last attempt; absent after a network error. */
+  readonly status?: number;
+  /** How many requests were made for the batch. */
+  readonly attempts: number;
+  /** How many events were dropped with the batch. */
+  readonly events: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param details Where, how often, how many, and why.
+   */
+  constructor(details: AnalyticsDeliveryErrorDetails) {
+    super(
+      `Analytics delivery to ${
+        stripQuery(details.endpoint)
+      } failed after ${details.attempts} attempt(s): ${details.reason}; ${details.events} event(s) dropped`,
+      { cause: details.cause },
+    );
+    this.name = "AnalyticsDeliveryError";
+    this.endpoint = stripQuery(details.endpoint);
+    if (details.status !== undefined) this.status = details.status;
+    this.attempts = details.attempts;
+    this.events = details.events;
+  }
+}
+
+/** What an {@linkcode AnalyticsDeliveryError} is built from. */
+export interface AnalyticsDeliveryErrorDetails {
+  /** The collection address (its query string is removed). */
+  endpoint: string;
+  /** Requests made for the batch. */
+  attempts: number;
+  /** Events dropped with the batch. */
+  events: number;
+  /** HTTP status of the last attempt, if any. */
+  status?: number;
+  /** Short description: `HTTP 401 Unauthorized: <body>` or `network error: <message>`. */
+  reason: string;
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/**
+ * Reported (through a provider's `onError`) when an event arrives while the
+ * provider's queue already holds `maxQueueSize` events; that event is dropped
+ * and counted in the provider's `droppedCount`. Reported once per overflow
+ * episode, not once per dropped event.
+ *
+ * Message: `Analytics queue of <provider> is full (<max> events); new events
+ * are dropped`.
+ *
+ * @example Usage
+ * ```ts
+ * import { AnalyticsQueueFullError } from "@vendor/kit/analytics";
+ *
+ * const error = new AnalyticsQueueFullError("CustomAnalyticsProvider", 10000);
+ * console.log(error.maxQueueSize); // 10000
+ * ```
+ */
+export class AnalyticsQueueFullError extends Error {
+  /** The queue bound that was reached. */
+  readonly maxQueueSize: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param provider The provider's name.
+   * @param maxQueueSize The bound that was reached.
+   */
+  constructor(provider: string, maxQueueSize: number) {
+    super(
+      `Analytics queue of ${provider} is full (${maxQueueSize} events); new events are dropped`,
+    );
+    this.name = "AnalyticsQueueFullError";
+    this.maxQueueSize = maxQueueSize;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  return String(cause);
+}
+
+function stripQuery(endpoint: string): string {
+  const index = endpoint.indexOf("?");
+  return index === -1 ? endpoint : endpoint.slice(0, index);
+}

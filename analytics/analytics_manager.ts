@@ -1,0 +1,741 @@
+import type {
+  AnalyticsCallContext,
+  AnalyticsEvent,
+  AnalyticsEventType,
+  AnalyticsProperties,
+} from "./analytics_event.ts";
+import type {
+  AnalyticsFlushResult,
+  IAnalyticsProvider,
+} from "./analytics_provider.ts";
+import {
+  AnalyticsConfigurationError,
+  AnalyticsProviderError,
+  type AnalyticsProviderOperation,
+} from "./analytics_errors.ts";
+import { isSampledIn, validateSamplingRate } from "./sampling.ts";
+import { randomId } from "./_ids.ts";
+import {
+  browserGlobals,
+  installBrowserErrorTracking,
+  installPageHideHook,
+  installPageTracking,
+  installPerformanceTracking,
+  pageProperties,
+  type PerformanceTracking,
+} from "./_browser_tracking.ts";
+import { installRuntimeErrorTracking } from "./_runtime_errors.ts";
+
+/**
+ * What happens to events while consent is pending: `"hold"` keeps them in
+ * memory (at most `maxHeldEvents`) until `setConsent(true)` releases them;
+ * `"drop"` discards them.
+ */
+export type AnalyticsConsentMode = "hold" | "drop";
+
+/**
+ * Consent state: `"pending"` (required and not given yet), `"granted"`
+ * (events flow, also when consent is not required), `"denied"` (revoked or
+ * refused; events are dropped).
+ */
+export type AnalyticsConsentState = "pending" | "granted" | "denied";
+
+/**
+ * Options of {@linkcode AnalyticsManager.configure} (spec §2.8:
+ * `enableAutoPageTracking`, `enableErrorTracking`,
+ * `enablePerformanceTracking`, `samplingRate`) and the consent, identity
+ * and error settings. Every option may be changed by a later `configure`
+ * call; options left out keep their value.
+ */
+export interface AnalyticsOptions {
+  /**
+   * Browsers: a page view on load and on every history
+   * `pushState`/`replaceState`/`popstate` that changes the URL. No-op on
+   * Deno, Node and Bun. Default `false`.
+   */
+  enableAutoPageTracking?: boolean;
+  /**
+   * Track uncaught errors and unhandled promise rejections as `exception`
+   * events (`description`, `errorName`, `stack`, `source`, `fatal`).
+   * Browsers: the `error` and `unhandledrejection` events. Deno, Node, Bun:
+   * the runtime's uncaught-error and unhandled-rejection hooks, never
+   * swallowing the error (see the README). Default `false`.
+   */
+  enableErrorTracking?: boolean;
+  /**
+   * Browsers: `performance` events from PerformanceObserver (navigation
+   * timing after load; LCP, CLS and INP when the page is hidden or the
+   * manager disposed), each where the browser supports it. No-op elsewhere.
+   * Default `false`.
+   */
+  enablePerformanceTracking?: boolean;
+  /**
+   * Fraction of users whose events are kept, from 0 to 1 (0.1 keeps 10 %).
+   * Decided per id (`userId`, else `anonymousId`) with a stable hash
+   * ({@linkcode isSampledIn}), so a kept user keeps all their events; every
+   * kept event carries the rate as `sampleRate`. Default 1.
+   */
+  samplingRate?: number;
+  /** Hold back events until `setConsent(true)`. Default `false`. */
+  requireConsent?: boolean;
+  /** What pending consent does to events. Default `"hold"`. */
+  consentMode?: AnalyticsConsentMode;
+  /** Events held while consent is pending, at most; later ones are dropped. Default 100. */
+  maxHeldEvents?: number;
+  /**
+   * The anonymous id of this manager's events. Default: a random UUID per
+   * manager; pass a persisted one to recognise returning visitors.
+   */
+  anonymousId?: string;
+  /**
+   * Browsers: flush the providers when the page is hidden or unloaded (the
+   * HTTP providers then send with `keepalive`). Default `true`.
+   */
+  flushOnPageHide?: boolean;
+  /**
+   * Deno, Node, Bun: how long a crash waits for the `exception` event to be
+   * flushed before it proceeds. Default 2000 ms.
+   */
+  errorFlushTimeout?: number;
+  /**
+   * Receives what providers threw or rejected with, wrapped in
+   * {@linkcode AnalyticsProviderError}. Default `console.error`.
+   */
+  onError?: (error: Error) => void;
+}
+
+/** Counters of {@linkcode AnalyticsManager.stats}. */
+export interface AnalyticsStats {
+  /** Events handed to the providers. */
+  dispatched: number;
+  /** Events discarded by sampling. */
+  sampledOut: number;
+  /** Events held right now, waiting for consent. */
+  held: number;
+  /** Events dropped for lack of consent (drop mode, held overflow, revocation). */
+  droppedByConsent: number;
+  /** Provider failures reported to `onError`. */
+  providerErrors: number;
+}
+
+interface ResolvedOptions {
+  enableAutoPageTracking: boolean;
+  enableErrorTracking: boolean;
+  enablePerformanceTracking: boolean;
+  samplingRate: number;
+  requireConsent: boolean;
+  consentMode: AnalyticsConsentMode;
+  maxHeldEvents: number;
+  flushOnPageHide: boolean;
+  errorFlushTimeout: number;
+  onError: (error: Error) => void;
+}
+
+/**
+ * The entry point of analytics: fans each `track`, `page` and `identify`
+ * call out to every provider as one normalized {@linkcode AnalyticsEvent},
+ * after sampling and consent. One failing provider never stops the others;
+ * failures go to `onError`. `track`, `page` and `identify` are synchronous
+ * and never throw for provider failures.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   AnalyticsManager,
+ *   CustomAnalyticsProvider,
+ * } from "@vendor/kit/analytics";
+ *
+ * const analytics = new AnalyticsManager();
+ * analytics.addProvider(
+ *   new CustomAnalyticsProvider({
+ *     endpoint: "https://analytics.example.com/v1/events",
+ *     apiKey: "<API_KEY>",
+ *   }),
+ * );
+ * analytics.configure({
+ *   enableAutoPageTracking: true,
+ *   enableErrorTracking: true,
+ *   enablePerformanceTracking: true,
+ *   samplingRate: 0.1,
+ * });
+ * analytics.identify("user-42", { plan: "pro" });
+ * analytics.track("report_exported", { format: "csv" });
+ * await analytics.dispose();
+ * ```
+ */
+export class AnalyticsManager {
+  #providers: IAnalyticsProvider[] = [];
+  #options: ResolvedOptions = {
+    enableAutoPageTracking: false,
+    enableErrorTracking: false,
+    enablePerformanceTracking: false,
+    samplingRate: 1,
+    requireConsent: false,
+    consentMode: "hold",
+    maxHeldEvents: 100,
+    flushOnPageHide: true,
+    errorFlushTimeout: 2000,
+    onError: (error) => console.error(error),
+  };
+  #anonymousId: string;
+  #userId: string | undefined;
+  #consent: AnalyticsConsentState = "granted";
+  #consentExplicit = false;
+  #held: AnalyticsEvent[] = [];
+  #disposed = false;
+  #stats = {
+    dispatched: 0,
+    sampledOut: 0,
+    droppedByConsent: 0,
+    providerErrors: 0,
+  };
+  #lastSamplingKey: string | undefined;
+  #lastSamplingRate = -1;
+  #lastSamplingDecision = true;
+  #reportingError = false;
+  // Installed automatic tracking; undefined when off.
+  #uninstallPage: (() => void) | undefined;
+  #uninstallErrors: (() => void) | undefined;
+  #performance: PerformanceTracking | undefined;
+  #uninstallPageHide: (() => void) | undefined;
+
+  /**
+   * Creates a manager; the options are applied as by
+   * {@linkcode AnalyticsManager.configure}.
+   *
+   * @param options Initial options.
+   * @throws {AnalyticsConfigurationError} For an invalid option
+   * (`samplingRate must be a number from 0 to 1: <value>`).
+   */
+  constructor(options: AnalyticsOptions = {}) {
+    this.#anonymousId = options.anonymousId ?? randomId();
+    this.configure(options);
+  }
+
+  /** The anonymous id of events without a per-call one. */
+  get anonymousId(): string {
+    return this.#anonymousId;
+  }
+
+  /** The user id set by the last `identify`, if any. */
+  get userId(): string | undefined {
+    return this.#userId;
+  }
+
+  /** The consent state. */
+  get consent(): AnalyticsConsentState {
+    return this.#consent;
+  }
+
+  /** The current sampling rate. */
+  get samplingRate(): number {
+    return this.#options.samplingRate;
+  }
+
+  /** Counters, as a snapshot. */
+  get stats(): AnalyticsStats {
+    return { ...this.#stats, held: this.#held.length };
+  }
+
+  /** The providers, in the order they were added. */
+  get providers(): readonly IAnalyticsProvider[] {
+    return [...this.#providers];
+  }
+
+  /**
+   * Adds a provider; it receives the events tracked from now on (and held
+   * events released later). The manager owns it from now on: `dispose()`
+   * disposes it.
+   *
+   * @param provider The provider.
+   * @returns This manager, for chaining.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager, CustomAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager().addProvider(
+   *   new CustomAnalyticsProvider({ endpoint: "https://analytics.example.com/v1/events" }),
+   * );
+   * await analytics.dispose();
+   * ```
+   */
+  addProvider(provider: IAnalyticsProvider): this {
+    if (!this.#providers.includes(provider)) this.#providers.push(provider);
+    return this;
+  }
+
+  /**
+   * Changes options; those left out keep their value. Turning an automatic
+   * tracking flag on installs its hooks (in browsers, or the runtime error
+   * hooks on servers); turning it off removes them. All options are checked
+   * before any is applied.
+   *
+   * @param options The options to change.
+   * @returns This manager, for chaining.
+   * @throws {AnalyticsConfigurationError} `samplingRate must be a number from
+   * 0 to 1: <value>` for a rate outside 0..1; `maxHeldEvents must be an
+   * integer of at least 0: <value>`; `consentMode must be "hold" or "drop":
+   * <value>`; `errorFlushTimeout must be a number of at least 0: <value>`.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * analytics.configure({ samplingRate: 0.1, requireConsent: true });
+   * await analytics.dispose();
+   * ```
+   */
+  configure(options: AnalyticsOptions): this {
+    const next: ResolvedOptions = { ...this.#options };
+    if (options.samplingRate !== undefined) {
+      next.samplingRate = validateSamplingRate(options.samplingRate);
+    }
+    if (options.maxHeldEvents !== undefined) {
+      const value = options.maxHeldEvents;
+      if (!Number.isInteger(value) || value < 0) {
+        throw new AnalyticsConfigurationError(
+          `maxHeldEvents must be an integer of at least 0: ${String(value)}`,
+        );
+      }
+      next.maxHeldEvents = value;
+    }
+    if (options.consentMode !== undefined) {
+      if (options.consentMode !== "hold" && options.consentMode !== "drop") {
+        throw new AnalyticsConfigurationError(
+          `consentMode must be "hold" or "drop": ${
+            String(options.consentMode)
+          }`,
+        );
+      }
+      next.consentMode = options.consentMode;
+    }
+    if (options.errorFlushTimeout !== undefined) {
+      const value = options.errorFlushTimeout;
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+        throw new AnalyticsConfigurationError(
+          `errorFlushTimeout must be a number of at least 0: ${String(value)}`,
+        );
+      }
+      next.errorFlushTimeout = value;
+    }
+    for (
+      const flag of [
+        "enableAutoPageTracking",
+        "enableErrorTracking",
+        "enablePerformanceTracking",
+        "requireConsent",
+        "flushOnPageHide",
+      ] as const
+    ) {
+      if (options[flag] !== undefined) next[flag] = Boolean(options[flag]);
+    }
+    if (options.onError !== undefined) next.onError = options.onError;
+    if (options.anonymousId !== undefined) {
+      this.#anonymousId = options.anonymousId;
+    }
+    this.#options = next;
+    if (!this.#consentExplicit) {
+      if (next.requireConsent && this.#consent === "granted") {
+        this.#consent = "pending";
+      } else if (!next.requireConsent && this.#consent === "pending") {
+        this.#consent = "granted";
+        this.#releaseHeld();
+      }
+    }
+    if (this.#consent === "pending" && next.consentMode === "drop") {
+      this.#dropHeld();
+    }
+    this.#applyAutomaticTracking();
+    return this;
+  }
+
+  /**
+   * Tracks a named action.
+   *
+   * @param name The event name (`"signed_up"`, `"purchase"`, …).
+   * @param properties Event properties (copied).
+   * @param context Per-call user or anonymous id and timestamp (server code).
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * analytics.track("add_to_cart", {
+   *   currency: "EUR",
+   *   items: [{ id: "SKU-1", price: 12.5, quantity: 1 }],
+   * });
+   * await analytics.dispose();
+   * ```
+   */
+  track(
+    name: string,
+    properties?: AnalyticsProperties,
+    context?: AnalyticsCallContext,
+  ): void {
+    this.#emit("track", name, properties, context);
+  }
+
+  /**
+   * Tracks a page view. In browsers the current `url`, `path`, `search` and
+   * `title` are added to the properties (given properties win), and the name
+   * defaults to the document title, else the path.
+   *
+   * @param name The page name; default the title or path, else `"page"`.
+   * @param properties Page properties (copied).
+   * @param context Per-call ids and timestamp.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * analytics.page("Pricing", { url: "https://example.com/pricing" });
+   * await analytics.dispose();
+   * ```
+   */
+  page(
+    name?: string,
+    properties?: AnalyticsProperties,
+    context?: AnalyticsCallContext,
+  ): void {
+    const merged = { ...pageProperties(), ...properties };
+    const fallback = [merged.title, merged.path].find((value) =>
+      typeof value === "string" && value !== ""
+    ) as string | undefined;
+    this.#emit("page", name ?? fallback ?? "page", merged, context);
+  }
+
+  /**
+   * Says who the user is. Without a per-call context the user id also
+   * becomes the default of later events (and of their sampling decision).
+   *
+   * @param userId The user id.
+   * @param traits User traits (copied), sent as the event's properties.
+   * @param context Per-call anonymous id and timestamp; when given, the
+   * manager's current user is left unchanged.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * analytics.identify("user-42", { plan: "pro" });
+   * console.log(analytics.userId); // "user-42"
+   * await analytics.dispose();
+   * ```
+   */
+  identify(
+    userId: string,
+    traits?: AnalyticsProperties,
+    context?: AnalyticsCallContext,
+  ): void {
+    if (context === undefined && !this.#disposed) this.#userId = userId;
+    this.#emit("identify", "identify", traits, { ...context, userId });
+  }
+
+  /**
+   * Forgets the user (on logout): clears the user id and starts a new
+   * anonymous id.
+   *
+   * @param anonymousId The new anonymous id; default a random UUID.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * analytics.identify("user-42");
+   * analytics.reset();
+   * console.log(analytics.userId); // undefined
+   * await analytics.dispose();
+   * ```
+   */
+  reset(anonymousId: string = randomId()): void {
+    this.#userId = undefined;
+    this.#anonymousId = anonymousId;
+  }
+
+  /**
+   * Grants or revokes consent. Granting releases the held events to the
+   * providers, in order; revoking drops the held events and every later one
+   * until consent is granted again.
+   *
+   * @param granted Whether the user consents.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager({ requireConsent: true });
+   * analytics.track("viewed_banner"); // held
+   * analytics.setConsent(true); // released to the providers
+   * await analytics.dispose();
+   * ```
+   */
+  setConsent(granted: boolean): void {
+    this.#consentExplicit = true;
+    if (granted) {
+      this.#consent = "granted";
+      this.#releaseHeld();
+    } else {
+      this.#consent = "denied";
+      this.#dropHeld();
+    }
+  }
+
+  /**
+   * Flushes every provider in parallel. Held events stay held.
+   *
+   * @returns The delivered and dropped counts summed over the providers that
+   * report them; a provider whose flush fails is reported to `onError`.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * const { delivered, dropped } = await analytics.flush();
+   * console.log(delivered, dropped); // 0 0
+   * ```
+   */
+  async flush(): Promise<AnalyticsFlushResult> {
+    const results = await Promise.all(
+      this.#providers.map((provider) => this.#settle(provider, "flush")),
+    );
+    return sum(results);
+  }
+
+  /**
+   * Removes the automatic tracking hooks (restoring `history`), reports the
+   * last performance vitals, drops held events, then disposes every provider
+   * (each flushes first). Later calls are ignored.
+   *
+   * @returns Resolves when every provider is disposed.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * await analytics.dispose();
+   * ```
+   */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#performance?.finalize();
+    this.#disposed = true;
+    this.#uninstallAutomaticTracking();
+    this.#dropHeld();
+    const providers = this.#providers;
+    this.#providers = [];
+    await Promise.all(
+      providers.map((provider) => this.#settle(provider, "dispose")),
+    );
+  }
+
+  /**
+   * Same as {@linkcode dispose}, for `await using`.
+   *
+   * @returns Resolves when every provider is disposed.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  #emit(
+    type: AnalyticsEventType,
+    name: string,
+    properties: AnalyticsProperties | undefined,
+    context: AnalyticsCallContext | undefined,
+  ): void {
+    if (this.#disposed) return;
+    const userId = context?.userId ?? this.#userId;
+    const anonymousId = context?.anonymousId ?? this.#anonymousId;
+    const rate = this.#options.samplingRate;
+    if (rate < 1 && !this.#sampled(userId ?? anonymousId, rate)) {
+      this.#stats.sampledOut++;
+      return;
+    }
+    const event: AnalyticsEvent = userId === undefined
+      ? {
+        type,
+        name,
+        properties: { ...properties },
+        timestamp: context?.timestamp ?? Date.now(),
+        anonymousId,
+        sampleRate: rate,
+        messageId: randomId(),
+      }
+      : {
+        type,
+        name,
+        properties: { ...properties },
+        timestamp: context?.timestamp ?? Date.now(),
+        anonymousId,
+        userId,
+        sampleRate: rate,
+        messageId: randomId(),
+      };
+    if (this.#consent === "granted") {
+      this.#dispatch(event);
+    } else if (
+      this.#consent === "pending" && this.#options.consentMode === "hold" &&
+      this.#held.length < this.#options.maxHeldEvents
+    ) {
+      this.#held.push(event);
+    } else {
+      this.#stats.droppedByConsent++;
+    }
+  }
+
+  #sampled(key: string, rate: number): boolean {
+    if (key === this.#lastSamplingKey && rate === this.#lastSamplingRate) {
+      return this.#lastSamplingDecision;
+    }
+    const decision = isSampledIn(key, rate);
+    this.#lastSamplingKey = key;
+    this.#lastSamplingRate = rate;
+    this.#lastSamplingDecision = decision;
+    return decision;
+  }
+
+  #dispatch(event: AnalyticsEvent): void {
+    this.#stats.dispatched++;
+    const operation = event.type;
+    for (const provider of this.#providers) {
+      try {
+        const result = provider[operation](event);
+        if (result !== undefined && typeof result.then === "function") {
+          result.then(
+            undefined,
+            (error: unknown) => this.#report(provider, operation, error),
+          );
+        }
+      } catch (error) {
+        this.#report(provider, operation, error);
+      }
+    }
+  }
+
+  async #settle(
+    provider: IAnalyticsProvider,
+    operation: "flush" | "dispose",
+  ): Promise<AnalyticsFlushResult | void> {
+    try {
+      return await provider[operation]();
+    } catch (error) {
+      this.#report(provider, operation, error);
+    }
+  }
+
+  #report(
+    provider: IAnalyticsProvider,
+    operation: AnalyticsProviderOperation,
+    error: unknown,
+  ): void {
+    this.#stats.providerErrors++;
+    const name = provider.name ??
+      (provider as { constructor?: { name?: string } }).constructor?.name ??
+      "provider";
+    try {
+      this.#options.onError(new AnalyticsProviderError(name, operation, error));
+    } catch {
+      // A throwing error hook must not break tracking.
+    }
+  }
+
+  #releaseHeld(): void {
+    const held = this.#held;
+    this.#held = [];
+    for (const event of held) this.#dispatch(event);
+  }
+
+  #dropHeld(): void {
+    this.#stats.droppedByConsent += this.#held.length;
+    this.#held = [];
+  }
+
+  // Automatic tracking -------------------------------------------------------
+
+  #applyAutomaticTracking(): void {
+    if (this.#disposed) return;
+    const o = this.#options;
+    const browser = browserGlobals() !== undefined;
+    if (browser && o.enableAutoPageTracking) {
+      this.#uninstallPage ??= installPageTracking((properties) =>
+        this.page(undefined, properties)
+      );
+    } else {
+      this.#uninstallPage?.();
+      this.#uninstallPage = undefined;
+    }
+    if (o.enableErrorTracking) {
+      this.#uninstallErrors ??= browser
+        ? installBrowserErrorTracking((properties) =>
+          this.#trackError(properties)
+        )
+        : installRuntimeErrorTracking({
+          report: (properties) => this.#trackError(properties),
+          flush: () => this.flush(),
+          flushTimeout: o.errorFlushTimeout,
+        });
+    } else {
+      this.#uninstallErrors?.();
+      this.#uninstallErrors = undefined;
+    }
+    if (browser && o.enablePerformanceTracking) {
+      this.#performance ??= installPerformanceTracking((properties) =>
+        this.track("performance", properties)
+      );
+    } else if (this.#performance !== undefined) {
+      this.#performance.finalize();
+      this.#performance.uninstall();
+      this.#performance = undefined;
+    }
+    if (browser && o.flushOnPageHide) {
+      this.#uninstallPageHide ??= installPageHideHook(() => {
+        this.#performance?.finalize();
+        void this.flush();
+      });
+    } else {
+      this.#uninstallPageHide?.();
+      this.#uninstallPageHide = undefined;
+    }
+  }
+
+  #uninstallAutomaticTracking(): void {
+    this.#uninstallPage?.();
+    this.#uninstallPage = undefined;
+    this.#uninstallErrors?.();
+    this.#uninstallErrors = undefined;
+    this.#performance?.uninstall();
+    this.#performance = undefined;
+    this.#uninstallPageHide?.();
+    this.#uninstallPageHide = undefined;
+  }
+
+  #trackError(properties: AnalyticsProperties): void {
+    // An error raised while tracking an error must not loop.
+    if (this.#reportingError) return;
+    this.#reportingError = true;
+    try {
+      this.track("exception", properties);
+    } finally {
+      this.#reportingError = false;
+    }
+  }
+}
+
+function sum(results: (AnalyticsFlushResult | void)[]): AnalyticsFlushResult {
+  let delivered = 0;
+  let dropped = 0;
+  for (const result of results) {
+    if (result === undefined || result === null) continue;
+    delivered += Number(result.delivered) || 0;
+    dropped += Number(result.dropped) || 0;
+  }
+  return { delivered, dropped };
+}

@@ -1,0 +1,105 @@
+// Shared helpers of the analytics tests: a collecting endpoint on a real
+// loopback server, bounded waits, and an in-memory provider.
+import {
+  type RecordedRequest,
+  sendJson,
+  startTestServer,
+  type TestServer,
+} from "../_support/http_server.ts";
+import type {
+  AnalyticsEvent,
+  AnalyticsFlushResult,
+  IAnalyticsProvider,
+} from "../../analytics/mod.ts";
+
+export type { RecordedRequest, TestServer };
+
+/** A server answering 200 `{}` to everything. */
+export function startCollector(): Promise<TestServer> {
+  return startTestServer((_request, response) => sendJson(response, 200, {}));
+}
+
+/** The events of every `{ events: [...] }` request received so far. */
+export function receivedEvents(server: TestServer): AnalyticsEvent[] {
+  return server.requests.flatMap((request) =>
+    request.method === "POST"
+      ? (JSON.parse(request.body) as { events: AnalyticsEvent[] }).events
+      : []
+  );
+}
+
+/** Waits until `condition()` holds, polling; fails after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await delay(10);
+  }
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A promise with its resolver, for gating a server handler. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** Tells whether a promise has settled yet, without waiting for it. */
+export async function isSettled(promise: Promise<unknown>): Promise<boolean> {
+  const marker = Symbol("pending");
+  const winner = await Promise.race([
+    promise.then(() => true, () => true),
+    delay(0).then(() => marker),
+  ]);
+  return winner !== marker;
+}
+
+/** A provider that records what it receives. */
+export class MemoryProvider implements IAnalyticsProvider {
+  readonly name: string;
+  readonly events: AnalyticsEvent[] = [];
+  flushes = 0;
+  disposed = false;
+  constructor(name = "memory") {
+    this.name = name;
+  }
+  track(event: AnalyticsEvent): void {
+    this.events.push(event);
+  }
+  page(event: AnalyticsEvent): void {
+    this.events.push(event);
+  }
+  identify(event: AnalyticsEvent): void {
+    this.events.push(event);
+  }
+  flush(): Promise<AnalyticsFlushResult> {
+    this.flushes++;
+    return Promise.resolve({ delivered: 0, dropped: 0 });
+  }
+  dispose(): Promise<void> {
+    this.disposed = true;
+    return Promise.resolve();
+  }
+}
+
+/** Collects errors given to an `onError` hook. */
+export function errorSink(): { errors: Error[]; onError: (e: Error) => void } {
+  const errors: Error[] = [];
+  return { errors, onError: (error) => errors.push(error) };
+}
+
+export function eventsOf(request: RecordedRequest): AnalyticsEvent[] {
+  return (JSON.parse(request.body) as { events: AnalyticsEvent[] }).events;
+}

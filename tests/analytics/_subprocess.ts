@@ -1,0 +1,120 @@
+// Helpers of the analytics tests that need other processes: a JavaScript
+// bundle of analytics/mod.ts (for the browser page and for Node.js, which
+// cannot load the TypeScript sources), the Deno and Node executables, and a
+// child runner with a hard time limit.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+
+export const analyticsModulePath: string = fileURLToPath(
+  new URL("../../analytics/mod.ts", import.meta.url),
+);
+
+function works(command: string): boolean {
+  try {
+    return spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The Deno executable: this process when running under Deno, else `deno` on PATH. */
+export const denoExecutable: string | undefined =
+  (globalThis as { Deno?: unknown }).Deno !== undefined
+    ? process.execPath
+    : works("deno")
+    ? "deno"
+    : undefined;
+
+/** The Node.js executable, if installed. */
+export const nodeExecutable: string | undefined = works("node")
+  ? "node"
+  : undefined;
+
+export interface ChildResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  elapsedMs: number;
+  timedOut: boolean;
+}
+
+/** Runs a command; kills it after `timeoutMs`. */
+export function runChild(
+  command: string,
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<ChildResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout!.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr!.on("data", (chunk) => (stderr += String(chunk)));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        elapsedMs: Date.now() - started,
+        timedOut,
+      });
+    });
+  });
+}
+
+/** A temporary directory, removed by the returned function. */
+export async function tempDir(): Promise<
+  { path: string; remove: () => Promise<void> }
+> {
+  const path = await mkdtemp(join(tmpdir(), "kit-analytics-"));
+  return {
+    path,
+    remove: () => rm(path, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Bundles analytics/mod.ts for browsers with `deno bundle` into `dir`.
+ *
+ * @returns The bundle's path.
+ */
+export async function bundleAnalytics(dir: string): Promise<string> {
+  if (denoExecutable === undefined) {
+    throw new Error("deno is needed to bundle analytics/mod.ts");
+  }
+  const output = join(dir, "analytics.js");
+  const result = await runChild(denoExecutable, [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "browser",
+    "--output",
+    output,
+    analyticsModulePath,
+  ], 120_000);
+  if (result.code !== 0) {
+    throw new Error(`deno bundle failed (${result.code}): ${result.stderr}`);
+  }
+  await stat(output);
+  return output;
+}
