@@ -1,0 +1,171 @@
+// Logging benchmarks (issue 4). Run: deno bench -A bench/logging_bench.ts
+//
+// Group "disabled call": a call below the configured level against an empty
+// function taking the same arguments (the floor). Goal: Kit within 2x.
+//
+// Group "100k JSON entries to a file": 100,000 entries with four properties,
+// timed until the last byte is written to the file, not only enqueued:
+// - Kit: FileLogProvider (JSON Lines, default rotation settings) through a
+//   LoggerManager; `await manager.flush()` resolves when every byte is
+//   written (dispose, which adds an fsync, runs outside the timed part);
+// - pino (baseline): `pino.destination({ sync: false })`, then `end()` and the
+//   destination's `close` event, which comes after its last write;
+// - LogTape directly: its fastest file sink, `getStreamFileSink` with the JSON
+//   Lines formatter, then `dispose()`, which waits for the stream to finish.
+// Goal: Kit's throughput at least 0.8x pino's (time at most 1.25x).
+import pino from "pino";
+import {
+  configure as configureLogTape,
+  dispose as disposeLogTape,
+  getLogger as getLogTapeLogger,
+  jsonLinesFormatter,
+  reset as resetLogTape,
+} from "@logtape/logtape";
+import { getStreamFileSink } from "@logtape/file";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  FileLogProvider,
+  LoggerManager,
+  type LogProperties,
+} from "../logging/mod.ts";
+
+const ENTRIES = 100_000;
+const dir = mkdtempSync(join(tmpdir(), "kit-logging-bench-"));
+let run = 0;
+const nextFile = (name: string): string => join(dir, `${name}-${run++}.log`);
+globalThis.addEventListener(
+  "unload",
+  () => rmSync(dir, { recursive: true, force: true }),
+);
+
+// --- disabled call ---------------------------------------------------------
+const floor = (_message: string, _properties?: LogProperties): void => {};
+const disabled = new LoggerManager().configure({
+  level: "info",
+  providers: [new FileLogProvider({ filename: nextFile("never") })],
+}).getLogger("bench");
+const pinoDisabled = pino(
+  { level: "info" },
+  pino.destination({ dest: nextFile("pino-never"), sync: false }),
+);
+
+Deno.bench({
+  name: "empty function (floor)",
+  group: "disabled call",
+  baseline: true,
+  fn() {
+    floor("cache miss", { key: "user:42" });
+  },
+});
+Deno.bench({
+  name: "Kit logger.debug below level",
+  group: "disabled call",
+  fn() {
+    disabled.debug("cache miss", { key: "user:42" });
+  },
+});
+Deno.bench({
+  name: "pino logger.debug below level",
+  group: "disabled call",
+  fn() {
+    pinoDisabled.debug({ key: "user:42" }, "cache miss");
+  },
+});
+
+// --- 100k JSON entries to a file ---------------------------------------------
+const FILE_GROUP = "100k JSON entries to a file";
+
+Deno.bench({
+  name: "pino (destination sync: false)",
+  group: FILE_GROUP,
+  baseline: true,
+  n: 10,
+  warmup: 2,
+  async fn(b) {
+    const file = nextFile("pino");
+    b.start();
+    const destination = pino.destination({ dest: file, sync: false });
+    const logger = pino({ base: undefined }, destination).child({
+      category: "bench",
+    });
+    for (let i = 0; i < ENTRIES; i++) {
+      logger.info({
+        userId: i,
+        path: "/api/items",
+        status: 200,
+        durationMs: 12.5,
+      }, "request handled");
+    }
+    await new Promise<void>((resolve) => {
+      destination.once("close", () => resolve());
+      destination.end();
+    });
+    b.end();
+    rmSync(file, { force: true });
+  },
+});
+
+Deno.bench({
+  name: "Kit FileLogProvider",
+  group: FILE_GROUP,
+  n: 10,
+  warmup: 2,
+  async fn(b) {
+    const file = nextFile("kit");
+    b.start();
+    const manager = new LoggerManager().configure({
+      level: "info",
+      providers: [new FileLogProvider({ filename: file, format: "json" })],
+    });
+    const logger = manager.getLogger("bench");
+    for (let i = 0; i < ENTRIES; i++) {
+      logger.info("request handled", {
+        userId: i,
+        path: "/api/items",
+        status: 200,
+        durationMs: 12.5,
+      });
+    }
+    await manager.flush();
+    b.end();
+    await manager.dispose();
+    rmSync(file, { force: true });
+    for (let k = 1; k < 5; k++) rmSync(`${file}.${k}`, { force: true });
+  },
+});
+
+Deno.bench({
+  name: "LogTape getStreamFileSink",
+  group: FILE_GROUP,
+  n: 10,
+  warmup: 2,
+  async fn(b) {
+    const file = nextFile("logtape");
+    b.start();
+    await configureLogTape({
+      sinks: {
+        file: getStreamFileSink(file, { formatter: jsonLinesFormatter }),
+      },
+      loggers: [
+        { category: ["bench"], sinks: ["file"], lowestLevel: "info" },
+        { category: ["logtape", "meta"], sinks: [] },
+      ],
+      reset: true,
+    });
+    const logger = getLogTapeLogger(["bench"]);
+    for (let i = 0; i < ENTRIES; i++) {
+      logger.info("request handled", {
+        userId: i,
+        path: "/api/items",
+        status: 200,
+        durationMs: 12.5,
+      });
+    }
+    await disposeLogTape();
+    b.end();
+    await resetLogTape();
+    rmSync(file, { force: true });
+  },
+});

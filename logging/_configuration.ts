@@ -1,0 +1,226 @@
+// LoggerManager.fromConfiguration: turns the `logging` section of a
+// configuration (spec §2.1, §2.3) into manager options.
+import type { IConfiguration } from "../config/mod.ts";
+import type { ILogProvider } from "./log_provider.ts";
+import { type LogLevel, parseLogLevel } from "./log_level.ts";
+import { LoggingConfigurationError } from "./logging_configuration_error.ts";
+import {
+  describeValue,
+  LogProviderOptionError,
+} from "./log_provider_option_error.ts";
+import { checkOptions, type Rules } from "./_options.ts";
+import { CONSOLE_RULES, FILE_RULES, REMOTE_RULES } from "./_rules.ts";
+import { ConsoleLogProvider } from "./console_log_provider.ts";
+import {
+  FileLogProvider,
+  type FileLogProviderOptions,
+} from "./file_log_provider.ts";
+import {
+  RemoteLogProvider,
+  type RemoteLogProviderOptions,
+} from "./remote_log_provider.ts";
+
+const PROVIDERS = "logging:providers";
+const TYPES = ["console", "file", "remote"] as const;
+type ProviderType = typeof TYPES[number];
+
+interface Kind {
+  name: string;
+  rules: Rules;
+  required: readonly string[];
+  // Options filled from other keys when the entry leaves them out.
+  fill: readonly { option: string; keys: readonly string[] }[];
+  create(options: Record<string, unknown>): ILogProvider;
+}
+
+const KINDS: Record<ProviderType, Kind> = {
+  console: {
+    name: "ConsoleLogProvider",
+    rules: CONSOLE_RULES,
+    required: [],
+    fill: [],
+    create: (options) => new ConsoleLogProvider(options),
+  },
+  file: {
+    name: "FileLogProvider",
+    rules: FILE_RULES,
+    required: ["filename"],
+    fill: [{ option: "filename", keys: ["logging:filePath", "LOG_FILE_PATH"] }],
+    create: (options) =>
+      new FileLogProvider(options as unknown as FileLogProviderOptions),
+  },
+  remote: {
+    name: "RemoteLogProvider",
+    rules: REMOTE_RULES,
+    required: ["endpoint"],
+    fill: [
+      {
+        option: "endpoint",
+        keys: ["logging:remoteEndpoint", "LOG_REMOTE_ENDPOINT"],
+      },
+      { option: "apiKey", keys: ["logging:apiKey", "LOGGING_API_KEY"] },
+    ],
+    create: (options) =>
+      new RemoteLogProvider(options as unknown as RemoteLogProviderOptions),
+  },
+};
+
+function read(config: IConfiguration, keys: readonly string[]): unknown {
+  for (const key of keys) {
+    if (config.hasValue(key)) {
+      const value = config.getValue<unknown>(key, undefined);
+      if (value !== undefined && value !== null && value !== "") return value;
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Arrays arrive as arrays from JSON files, as objects with index keys
+// ("0", "1", …) from flat sources, or as a JSON string from one variable.
+function toList(value: unknown): unknown[] | undefined {
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (Array.isArray(value)) return value;
+  if (isRecord(value)) {
+    const keys = Object.keys(value);
+    if (keys.every((key) => /^(0|[1-9][0-9]*)$/.test(key))) {
+      return keys.sort((a, b) => Number(a) - Number(b)).map((key) =>
+        value[key]
+      );
+    }
+  }
+  return undefined;
+}
+
+/** Reads the level and builds the providers; throws LoggingConfigurationError. */
+export function optionsFromConfiguration(
+  config: IConfiguration,
+): { level: LogLevel; providers: ILogProvider[] } {
+  const rawLevel = read(config, ["logging:level", "LOG_LEVEL"]);
+  let level: LogLevel;
+  try {
+    level = rawLevel === undefined ? 1 : parseLogLevel(rawLevel as string);
+  } catch (error) {
+    throw new LoggingConfigurationError(
+      "logging:level",
+      `logging:level must be one of debug, info, warning, error${
+        describeValue(rawLevel)
+      }`,
+      undefined,
+      undefined,
+      { cause: error },
+    );
+  }
+
+  const raw = config.hasValue(PROVIDERS)
+    ? config.getValue<unknown>(PROVIDERS, undefined)
+    : undefined;
+  const list = raw === undefined ? [{ type: "console" }] : toList(raw);
+  if (list === undefined) {
+    throw new LoggingConfigurationError(
+      PROVIDERS,
+      `${PROVIDERS} must be a list of { type, options }${describeValue(raw)}`,
+    );
+  }
+  if (list.length === 0) {
+    throw new LoggingConfigurationError(
+      PROVIDERS,
+      `${PROVIDERS} must list at least one provider`,
+    );
+  }
+
+  const providers: ILogProvider[] = [];
+  list.forEach((item, index) => {
+    const path = `${PROVIDERS}[${index}]`;
+    const fail = (
+      option: string | undefined,
+      detail: string,
+      cause?: unknown,
+    ): never => {
+      throw new LoggingConfigurationError(
+        PROVIDERS,
+        detail,
+        index,
+        option,
+        cause === undefined ? undefined : { cause },
+      );
+    };
+    if (!isRecord(item)) {
+      return fail(
+        undefined,
+        `${path} must be an object with a type${describeValue(item)}`,
+      );
+    }
+    for (const key of Object.keys(item)) {
+      if (key !== "type" && key !== "options") {
+        fail(
+          key,
+          `${path}.${key} is not allowed (an entry has only type and options)`,
+        );
+      }
+    }
+    const type = typeof item.type === "string"
+      ? item.type.trim().toLowerCase()
+      : item.type;
+    if (!TYPES.includes(type as ProviderType)) {
+      return fail(
+        "type",
+        `${path}.type must be one of ${TYPES.join(", ")}${
+          describeValue(item.type)
+        }`,
+      );
+    }
+    const kind = KINDS[type as ProviderType];
+    let options = item.options;
+    if (options === undefined || options === null) options = {};
+    if (!isRecord(options)) {
+      return fail(
+        "options",
+        `${path}.options must be an object${describeValue(options)}`,
+      );
+    }
+    const filled: Record<string, unknown> = { ...options };
+    for (const { option, keys } of kind.fill) {
+      if (filled[option] === undefined) {
+        const value = read(config, keys);
+        if (value !== undefined) filled[option] = value;
+      }
+    }
+    try {
+      const checked = checkOptions(
+        kind.name,
+        kind.rules,
+        filled,
+        kind.required,
+        true,
+      );
+      providers.push(kind.create(checked));
+    } catch (error) {
+      if (error instanceof LogProviderOptionError) {
+        const hint = error.problem === "is required"
+          ? ` (or set ${
+            kind.fill.find((f) => f.option === error.option)?.keys.join(" / ")
+          })`
+          : "";
+        return fail(
+          error.option,
+          `${path}.options.${error.option} ${error.problem}${
+            describeValue(error.value)
+          }${hint}`,
+          error,
+        );
+      }
+      throw error;
+    }
+  });
+  return { level, providers };
+}

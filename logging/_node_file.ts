@@ -1,0 +1,185 @@
+// Runtime adapter of FileLogProvider: the only file of the logging package
+// that touches the file system. It is loaded with a dynamic import the first
+// time a FileLogProvider writes, so a browser bundle of logging/mod.ts never
+// pulls `node:` modules. `node:fs` works alike in Deno, Node.js and Bun.
+//
+// Why not @logtape/file's getRotatingFileSink: measured against Kit's
+// requirements (LogTape 2.4 / @logtape/file 2.3) it keeps `maxFiles + 1` files
+// (`app.log` plus `app.log.1` … `app.log.<maxFiles>`); it checks the size per
+// flushed buffer, not per entry, so files end up several times `maxSize`
+// (8 KiB buffers against a 1000-byte limit gave 8.3 KB files); a single large
+// entry rotates an empty file away; it cannot flush without being disposed
+// (so LoggerManager.flush() could not reach the last byte); it fsyncs on every
+// buffer flush, which is far below pino's throughput; and it does not create
+// the folder. FileLogProvider therefore does the rotation itself, per entry,
+// on top of these few file operations.
+import {
+  close,
+  closeSync,
+  fstat,
+  fsync,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  unlink,
+  write,
+} from "node:fs";
+import { basename, dirname } from "node:path";
+import { Buffer } from "node:buffer";
+
+/** An open log file that knows its size and how to rotate. */
+export interface LogFile {
+  /** Bytes in the current file. */
+  readonly size: number;
+  /** UTF-8 length of a text. */
+  byteLength(text: string): number;
+  /** Appends text; resolves when every byte is handed to the OS. */
+  write(text: string): Promise<void>;
+  /** `app.log` → `app.log.1` → … → `app.log.<maxFiles-1>`, then a new file. */
+  rotate(): Promise<void>;
+  /** Closes the file; with `sync`, asks the OS to store it first. */
+  close(sync: boolean): Promise<void>;
+}
+
+function call<T>(
+  run: (done: (error: Error | null, value?: T) => void) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    run((error, value) => (error ? reject(error) : resolve(value as T)));
+  });
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "ENOENT";
+}
+
+async function ignoreMissing(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+/**
+ * Opens (creating the folder and the file) a log file for appending, and
+ * deletes rotated files numbered `maxFiles` or more left by an earlier run
+ * with a larger `maxFiles`, so the count limit holds from the start.
+ */
+export async function openLogFile(
+  path: string,
+  maxFiles: number,
+): Promise<LogFile> {
+  const folder = dirname(path);
+  await call<string | undefined>((done) =>
+    mkdir(folder, { recursive: true }, done)
+  );
+  const base = basename(path) + ".";
+  const names = await call<string[]>((done) => readdir(folder, done));
+  let highest = 0;
+  for (const name of names) {
+    if (!name.startsWith(base)) continue;
+    const suffix = name.slice(base.length);
+    if (!/^[1-9][0-9]*$/.test(suffix)) continue;
+    const index = Number(suffix);
+    if (index >= maxFiles) {
+      await ignoreMissing(call((done) => unlink(`${path}.${suffix}`, done)));
+    } else if (index > highest) highest = index;
+  }
+  const [fd, size] = await openAppend(path);
+  return new NodeLogFile(path, maxFiles, fd, size, highest);
+}
+
+async function openAppend(path: string): Promise<[number, number]> {
+  const fd = await call<number>((done) => open(path, "a", done));
+  try {
+    const stats = await call<{ size: number }>((done) => fstat(fd, done));
+    return [fd, stats.size];
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+class NodeLogFile implements LogFile {
+  readonly #path: string;
+  readonly #maxFiles: number;
+  #fd: number;
+  #size: number;
+  // Highest rotated index on disk, so a rotation renames only what exists
+  // instead of probing every index up to maxFiles.
+  #highest: number;
+
+  constructor(
+    path: string,
+    maxFiles: number,
+    fd: number,
+    size: number,
+    highest: number,
+  ) {
+    this.#path = path;
+    this.#maxFiles = maxFiles;
+    this.#fd = fd;
+    this.#size = size;
+    this.#highest = highest;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  byteLength(text: string): number {
+    return Buffer.byteLength(text, "utf8");
+  }
+
+  async write(text: string): Promise<void> {
+    const bytes = Buffer.from(text, "utf8");
+    let offset = 0;
+    while (offset < bytes.length) {
+      const written = await call<number>((done) =>
+        write(this.#fd, bytes, offset, bytes.length - offset, null, done)
+      );
+      offset += written;
+      this.#size += written;
+    }
+  }
+
+  async rotate(): Promise<void> {
+    const path = this.#path;
+    await call((done) => close(this.#fd, done));
+    this.#fd = -1;
+    if (this.#maxFiles <= 1) {
+      await ignoreMissing(call((done) => unlink(path, done)));
+    } else {
+      const last = this.#maxFiles - 1;
+      if (this.#highest >= last) {
+        await ignoreMissing(call((done) => unlink(`${path}.${last}`, done)));
+      }
+      for (let i = Math.min(this.#highest, last - 1); i >= 1; i--) {
+        await ignoreMissing(
+          call((done) => rename(`${path}.${i}`, `${path}.${i + 1}`, done)),
+        );
+      }
+      await ignoreMissing(call((done) => rename(path, `${path}.1`, done)));
+      this.#highest = Math.min(this.#highest + 1, last);
+    }
+    const [fd, size] = await openAppend(path);
+    this.#fd = fd;
+    this.#size = size;
+  }
+
+  async close(sync: boolean): Promise<void> {
+    const fd = this.#fd;
+    if (fd < 0) return;
+    this.#fd = -1;
+    if (sync) {
+      try {
+        await call((done) => fsync(fd, done));
+      } catch {
+        // Best effort: some file systems do not support fsync.
+      }
+    }
+    await call((done) => close(fd, done));
+  }
+}

@@ -1,0 +1,123 @@
+// The "simple" text format of the console and file providers, built on
+// LogTape's text formatters: LogTape renders the timestamp, the level, the
+// category and the message, neutralises control characters and terminal
+// escape sequences in the message and category (log forging), and colours
+// the line with its ANSI formatter. Kit adds the properties (masked, as JSON),
+// the request id and the error stack.
+//
+//   2025-01-02T03:04:05.678Z INFO [orders] Order placed {"orderId":42}
+//
+// Nothing of LogTape leaves this file: providers get a (entry) => string.
+import {
+  getAnsiColorFormatter,
+  getTextFormatter,
+  type LogRecord,
+  type TextFormatter,
+} from "@logtape/logtape";
+import type { LogEntry } from "./log_entry.ts";
+import { isoTimestamp, LEVEL_NAMES, safeStringify } from "./_format.ts";
+import {
+  type Redactor,
+  type SerializedError,
+  serializeError,
+} from "./_redactor.ts";
+
+function isSerializedError(value: unknown): value is SerializedError {
+  return typeof value === "object" && value !== null &&
+    typeof (value as SerializedError).name === "string" &&
+    typeof (value as SerializedError).message === "string";
+}
+
+interface KitRecord extends LogRecord {
+  readonly kit: { suffix: string; stack: string };
+}
+
+/** Options of the simple formatter. */
+export interface TextFormatOptions {
+  colorize: boolean;
+  timestamp: boolean;
+  redactor: Redactor;
+}
+
+const DIM = "\x1b[2m";
+const RED = "\x1b[31m";
+const RESET = "\x1b[0m";
+
+/** Returns a function that formats an entry as one "simple" line. */
+export function textFormatter(
+  options: TextFormatOptions,
+): (entry: LogEntry) => string {
+  const { colorize, redactor } = options;
+  const common = {
+    timestamp: options.timestamp
+      ? (ms: number): string => isoTimestamp(ms)
+      : ("none" as const),
+    level: "FULL" as const,
+    // Escape line breaks too: one entry stays one line.
+    sanitize: { newlines: "escape", sgr: "escape" } as const,
+    format(
+      values: {
+        timestamp: string | null;
+        level: string;
+        category: string;
+        message: string;
+        record: LogRecord;
+      },
+    ): string {
+      const { suffix, stack } = (values.record as KitRecord).kit;
+      const head = values.timestamp === null ? "" : values.timestamp + " ";
+      const colouredSuffix = colorize && suffix !== ""
+        ? DIM + suffix + RESET
+        : suffix;
+      const colouredStack = colorize && stack !== ""
+        ? RED + stack + RESET
+        : stack;
+      return `${head}${values.level} [${values.category}] ${values.message}` +
+        colouredSuffix + colouredStack;
+    },
+  };
+  const formatter: TextFormatter = colorize
+    ? getAnsiColorFormatter({ ...common, categoryStyle: null })
+    : getTextFormatter(common);
+  return (entry: LogEntry): string => {
+    let suffix = "";
+    for (const _ in entry.properties) {
+      suffix = " " + safeStringify(redactor.prepare(entry.properties));
+      break;
+    }
+    if (entry.requestId !== undefined) {
+      suffix += " requestId=" + JSON.stringify(String(entry.requestId));
+    }
+    let stack = "";
+    if (entry.error !== undefined) {
+      // The stack starts with "Name: message"; without one, write that line.
+      // Causes follow, each introduced by "Caused by:".
+      let error: SerializedError | undefined = serializeError(entry.error);
+      let prefix = "";
+      while (error !== undefined) {
+        stack += "\n    " + prefix +
+          (error.stack ?? `${error.name}: ${error.message}`).replace(
+            /\n/g,
+            "\n    ",
+          );
+        const cause: unknown = error.cause;
+        error = isSerializedError(cause) ? cause : undefined;
+        if (error === undefined && cause !== undefined) {
+          stack += "\n    Caused by: " + safeStringify(cause);
+        }
+        prefix = "Caused by: ";
+      }
+    }
+    const message = String(entry.message);
+    const record: KitRecord = {
+      category: [entry.category],
+      level: LEVEL_NAMES[entry.level] ?? "info",
+      message: [message],
+      rawMessage: message,
+      timestamp: entry.timestamp.getTime(),
+      properties: {},
+      kit: { suffix, stack },
+    };
+    return formatter(record).replace(/\r?\n$/, "");
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Thrown by a provider constructor when an option is missing, unknown or of
+ * the wrong kind. The message names the provider and the option:
+ * `FileLogProvider: option 'maxFileSize' must be a positive integer (got -1)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { FileLogProvider, LogProviderOptionError } from "@vendor/kit/logging";
+ *
+ * try {
+ *   new FileLogProvider({ filename: "logs/app.log", maxFiles: 0 });
+ * } catch (error) {
+ *   if (error instanceof LogProviderOptionError) console.log(error.option); // "maxFiles"
+ * }
+ * ```
+ */
+export class LogProviderOptionError extends TypeError {
+  /** The provider class, for example `FileLogProvider`. */
+  readonly provider: string;
+  /** The option at fault. */
+  readonly option: string;
+  /** What is wrong with it, for example `must be a positive integer`. */
+  readonly problem: string;
+  /** The value that was given. */
+  readonly value: unknown;
+
+  /**
+   * Creates the error.
+   *
+   * @param provider The provider class name.
+   * @param option The option name.
+   * @param problem What is wrong, without the option name.
+   * @param value The value given.
+   */
+  constructor(
+    provider: string,
+    option: string,
+    problem: string,
+    value: unknown,
+  ) {
+    super(`${provider}: option '${option}' ${problem}${describeValue(value)}`);
+    this.name = "LogProviderOptionError";
+    this.provider = provider;
+    this.option = option;
+    this.problem = problem;
+    this.value = value;
+  }
+}
+
+/** ` (got <value>)` for messages; nothing for a missing value. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "";
+  let text: string;
+  try {
+    text = typeof value === "string"
+      ? JSON.stringify(value)
+      : typeof value === "function"
+      ? "a function"
+      : typeof value === "object" && value !== null
+      ? JSON.stringify(value) ?? String(value)
+      : String(value);
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 80) text = text.slice(0, 77) + "...";
+  return ` (got ${text})`;
+}

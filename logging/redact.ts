@@ -1,0 +1,71 @@
+import { DEFAULT_KEYS, MASK, Redactor } from "./_redactor.ts";
+import type { LogProperties } from "./log_entry.ts";
+
+/**
+ * The property keys every built-in provider masks: `password`, `secret`,
+ * `apiKey`, `token`, `authorization`, `connectionString`. A key matches when,
+ * lower-cased and without `_`, `-`, `.` and blanks, it contains one of them,
+ * so `dbPassword`, `X-Api-Key`, `accessToken` and `DB_CONNECTION_STRING` are
+ * masked too. Providers take `redactKeys` to add more.
+ *
+ * @example Usage
+ * ```ts
+ * import { DEFAULT_REDACTED_KEYS } from "@vendor/kit/logging";
+ *
+ * console.log(DEFAULT_REDACTED_KEYS.includes("password")); // true
+ * ```
+ */
+export const DEFAULT_REDACTED_KEYS: readonly string[] = DEFAULT_KEYS;
+
+/**
+ * What a masked value is written as: `***`.
+ *
+ * @example Usage
+ * ```ts
+ * import { REDACTED_VALUE } from "@vendor/kit/logging";
+ *
+ * console.log(REDACTED_VALUE); // "***"
+ * ```
+ */
+export const REDACTED_VALUE: "***" = MASK as "***";
+
+/** Options of {@linkcode redactProperties}. */
+export interface RedactOptions {
+  /**
+   * Keys to mask besides {@linkcode DEFAULT_REDACTED_KEYS}. A string matches
+   * the way the defaults do (case-insensitive, contained, ignoring `_`, `-`,
+   * `.` and blanks); a RegExp is tested against the key as written.
+   */
+  keys?: readonly (string | RegExp)[];
+}
+
+/**
+ * Returns the properties with every secret value replaced by `***`, following
+ * nested plain objects and arrays (8 levels deep). `Error` values become
+ * `{ name, message, stack }` and bigints strings, so the result is ready for
+ * `JSON.stringify`. The input is never changed; when nothing had to be masked
+ * or converted it is returned as it is.
+ *
+ * The built-in providers do this themselves; call it from a custom
+ * {@linkcode ILogProvider} before writing properties anywhere.
+ *
+ * @param properties The properties of a log entry.
+ * @param options Extra keys to mask.
+ * @returns Properties safe to write.
+ *
+ * @example Usage
+ * ```ts
+ * import { redactProperties } from "@vendor/kit/logging";
+ *
+ * redactProperties({ user: "ann", password: "hunter2" });
+ * // { user: "ann", password: "***" }
+ * redactProperties({ pin: "1234" }, { keys: ["pin"] });
+ * // { pin: "***" }
+ * ```
+ */
+export function redactProperties(
+  properties: Readonly<LogProperties>,
+  options: RedactOptions = {},
+): LogProperties {
+  return new Redactor(options.keys).prepare(properties);
+}

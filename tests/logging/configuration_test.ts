@@ -1,0 +1,242 @@
+// LoggerManager.fromConfiguration against a small IConfiguration object (see
+// _helpers.ts): the real ConfigurationManager of issue 3 implements the same
+// read interface.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  ConsoleLogProvider,
+  FileLogProvider,
+  LoggerManager,
+  LoggingConfigurationError,
+  LogLevel,
+  RemoteLogProvider,
+} from "../../logging/mod.ts";
+import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { memoryConfig, tempDir } from "./_helpers.ts";
+
+function failure(run: () => unknown): LoggingConfigurationError {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof LoggingConfigurationError, String(error));
+    return error;
+  }
+  assert.fail("expected a LoggingConfigurationError");
+}
+
+test("LoggerManager.fromConfiguration() reads logging:level and builds each provider type", async () => {
+  const manager = new LoggerManager().fromConfiguration(memoryConfig({
+    "logging:level": "warning",
+    "logging:providers": [
+      { type: "console", options: { colorize: false, format: "simple" } },
+      { type: "file", options: { filename: "unused/app.log", maxFiles: 2 } },
+      {
+        type: "remote",
+        options: { endpoint: "http://127.0.0.1:9/logs", batchSize: 10 },
+      },
+    ],
+  }));
+  assert.equal(manager.level, LogLevel.Warning);
+  const [console, file, remote] = manager.providers;
+  assert.ok(console instanceof ConsoleLogProvider);
+  assert.ok(file instanceof FileLogProvider);
+  assert.equal(file.filename, "unused/app.log");
+  assert.ok(remote instanceof RemoteLogProvider);
+  await manager.dispose(); // nothing was logged: no file, no request
+});
+
+test("LoggerManager.fromConfiguration() fills filename, endpoint and apiKey from logging:filePath, logging:remoteEndpoint, logging:apiKey", async () => {
+  const { dir, cleanup } = await tempDir();
+  const server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  try {
+    const filePath = join(dir, "logs", "app.log");
+    const manager = new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:level": "info",
+      "logging:providers": [{ type: "file", options: {} }, { type: "remote" }],
+      "logging:filePath": filePath,
+      "logging:remoteEndpoint": `${server.url}/ingest`,
+      "logging:apiKey": "from-config",
+    }));
+    manager.getLogger("startup").info("configured", { step: 2 });
+    await manager.dispose();
+    const line = JSON.parse((await readFile(filePath, "utf8")).trim());
+    assert.equal(line.message, "configured");
+    assert.equal(server.requests.length, 1);
+    assert.equal(server.requests[0].url, "/ingest");
+    assert.equal(server.requests[0].headers["x-api-key"], "from-config");
+  } finally {
+    await server.close();
+    await cleanup();
+  }
+});
+
+test("LoggerManager.fromConfiguration() prefers options given in the provider entry", () => {
+  const manager = new LoggerManager().fromConfiguration(memoryConfig({
+    "logging:providers": [{ type: "file", options: { filename: "own.log" } }],
+    "logging:filePath": "shared.log",
+  }));
+  assert.equal((manager.providers[0] as FileLogProvider).filename, "own.log");
+});
+
+test("LoggerManager.fromConfiguration() converts numbers and booleans given as strings", async () => {
+  const manager = new LoggerManager().fromConfiguration(memoryConfig({
+    "logging:level": "Debug",
+    "logging:providers": {
+      "0": {
+        type: "console",
+        options: { colorize: "false", timestamp: "true" },
+      },
+      "1": {
+        type: "file",
+        options: { filename: "x.log", maxFileSize: "10485760", maxFiles: "5" },
+      },
+    },
+  }));
+  assert.equal(manager.level, LogLevel.Debug);
+  assert.equal(manager.providers.length, 2);
+  await manager.dispose();
+});
+
+test("LoggerManager.fromConfiguration() defaults to level info and one console provider", async () => {
+  const manager = new LoggerManager().fromConfiguration(memoryConfig({}));
+  assert.equal(manager.level, LogLevel.Info);
+  assert.equal(manager.providers.length, 1);
+  assert.ok(manager.providers[0] instanceof ConsoleLogProvider);
+  await manager.dispose();
+});
+
+test("LoggerManager.fromConfiguration() names the provider index for an unknown type", () => {
+  const error = failure(() =>
+    new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:providers": [{ type: "console" }, { type: "console" }, {
+        type: "syslog",
+      }],
+    }))
+  );
+  assert.equal(
+    error.message,
+    `Invalid logging configuration: logging:providers[2].type must be one of console, file, remote (got "syslog")`,
+  );
+  assert.equal(error.key, "logging:providers");
+  assert.equal(error.providerIndex, 2);
+  assert.equal(error.option, "type");
+});
+
+test("LoggerManager.fromConfiguration() names the provider index and option for a bad option", () => {
+  const error = failure(() =>
+    new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:providers": [
+        { type: "console" },
+        { type: "file", options: { filename: "a.log", maxFileSize: "big" } },
+      ],
+    }))
+  );
+  assert.equal(
+    error.message,
+    `Invalid logging configuration: logging:providers[1].options.maxFileSize must be a positive integer (got "big")`,
+  );
+  assert.equal(error.providerIndex, 1);
+  assert.equal(error.option, "maxFileSize");
+
+  const unknown = failure(() =>
+    new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:providers": [{
+        type: "remote",
+        options: { endpoint: "https://x.test", batchsize: 5 },
+      }],
+    }))
+  );
+  assert.match(
+    unknown.message,
+    /logging:providers\[0\]\.options\.batchsize is not an option \(allowed: endpoint, apiKey, batchSize/,
+  );
+  assert.equal(unknown.option, "batchsize");
+});
+
+test("LoggerManager.fromConfiguration() reports a missing filename or endpoint with the keys that can supply it", () => {
+  const file = failure(() =>
+    new LoggerManager().fromConfiguration(
+      memoryConfig({ "logging:providers": [{ type: "file" }] }),
+    )
+  );
+  assert.equal(
+    file.message,
+    "Invalid logging configuration: logging:providers[0].options.filename is required (or set logging:filePath / LOG_FILE_PATH)",
+  );
+  const remote = failure(() =>
+    new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:providers": [{ type: "console" }, {
+        type: "remote",
+        options: { batchSize: 5 },
+      }],
+    }))
+  );
+  assert.equal(remote.providerIndex, 1);
+  assert.equal(remote.option, "endpoint");
+});
+
+test("LoggerManager.fromConfiguration() rejects a bad level, an empty or malformed provider list", () => {
+  const level = failure(() =>
+    new LoggerManager().fromConfiguration(
+      memoryConfig({ "logging:level": "verbose" }),
+    )
+  );
+  assert.equal(
+    level.message,
+    `Invalid logging configuration: logging:level must be one of debug, info, warning, error (got "verbose")`,
+  );
+  assert.equal(level.key, "logging:level");
+  const empty = failure(() =>
+    new LoggerManager().fromConfiguration(
+      memoryConfig({ "logging:providers": [] }),
+    )
+  );
+  assert.equal(
+    empty.message,
+    "Invalid logging configuration: logging:providers must list at least one provider",
+  );
+  const notObject = failure(() =>
+    new LoggerManager().fromConfiguration(
+      memoryConfig({ "logging:providers": ["console"] }),
+    )
+  );
+  assert.equal(notObject.providerIndex, 0);
+  const extraKey = failure(() =>
+    new LoggerManager().fromConfiguration(memoryConfig({
+      "logging:providers": [{ type: "console", level: "debug" }],
+    }))
+  );
+  assert.equal(extraKey.option, "level");
+});
+
+test("LoggerManager.fromConfiguration() leaves the manager unchanged when the configuration is invalid", () => {
+  const manager = new LoggerManager().configure({
+    level: "error",
+    providers: [],
+  });
+  assert.throws(() =>
+    manager.fromConfiguration(
+      memoryConfig({ "logging:providers": [{ type: "nope" }] }),
+    )
+  );
+  assert.equal(manager.level, LogLevel.Error);
+});
+
+test("LoggerManager.fromConfiguration() as a static configures the default manager", async () => {
+  LoggerManager.reset();
+  try {
+    const manager = LoggerManager.fromConfiguration(memoryConfig({
+      "logging:level": "error",
+      "logging:providers": [{ type: "console", options: { format: "json" } }],
+    }));
+    assert.equal(manager, LoggerManager.default);
+    assert.equal(LoggerManager.default.level, LogLevel.Error);
+  } finally {
+    await LoggerManager.dispose();
+    LoggerManager.reset();
+  }
+});

@@ -1,0 +1,197 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  ConsoleLogProvider,
+  DEFAULT_REDACTED_KEYS,
+  FileLogProvider,
+  type ILogProvider,
+  LoggerManager,
+  REDACTED_VALUE,
+  redactProperties,
+  RemoteLogProvider,
+} from "../../logging/mod.ts";
+import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { captureConsole, tempDir } from "./_helpers.ts";
+
+// Every secret value is unique, so finding any of them in the output means a leak.
+const SECRETS = {
+  password: "S1-pass",
+  secret: "S2-secret",
+  apiKey: "S3-apikey",
+  token: "S4-token",
+  authorization: "Bearer S5-auth",
+  connectionString: "postgres://u:S6-conn@db/app",
+  PASSWORD: "S7-upper",
+  dbPassword: "S8-contained",
+  "X-Api-Key": "S9-header",
+  DB_CONNECTION_STRING: "S10-env",
+  nested: { accessToken: "S11-nested", list: [{ client_secret: "S12-array" }] },
+  pin: "S13-extra",
+  sessionCookie: "S14-regexp",
+};
+const VISIBLE = { user: "ann", orderId: 42 };
+const LEAKS = [
+  "S1-pass",
+  "S2-secret",
+  "S3-apikey",
+  "S4-token",
+  "S5-auth",
+  "S6-conn",
+  "S7-upper",
+  "S8-contained",
+  "S9-header",
+  "S10-env",
+  "S11-nested",
+  "S12-array",
+  "S13-extra",
+  "S14-regexp",
+];
+const EXTRA = ["pin", /cookie/i];
+
+function log(providers: ILogProvider[]): LoggerManager {
+  const manager = new LoggerManager().configure({ level: "debug", providers });
+  manager.getLogger("auth")
+    .with({ authorization: "Bearer S5-auth" })
+    .warning("Login", { ...VISIBLE, ...SECRETS });
+  return manager;
+}
+
+function assertRedacted(output: string): void {
+  for (const leak of LEAKS) {
+    assert.ok(!output.includes(leak), `${leak} leaked: ${output}`);
+  }
+  assert.ok(output.includes('"user":"ann"'));
+  assert.ok(output.includes('"orderId":42'));
+  assert.ok(output.includes('"password":"***"'));
+  assert.ok(output.includes('"accessToken":"***"'));
+  assert.ok(output.includes('"client_secret":"***"'));
+}
+
+test("ConsoleLogProvider writes secret properties as *** (simple and json)", async () => {
+  const output = captureConsole();
+  const manager = log([
+    new ConsoleLogProvider({
+      console: output,
+      format: "simple",
+      redactKeys: EXTRA,
+    }),
+    new ConsoleLogProvider({
+      console: output,
+      format: "json",
+      redactKeys: EXTRA,
+    }),
+  ]);
+  await manager.dispose();
+  assert.equal(output.calls.length, 2);
+  for (const call of output.calls) assertRedacted(call.text);
+});
+
+test("FileLogProvider writes secret properties as *** (json and simple)", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const json = join(dir, "app.log");
+    const simple = join(dir, "app.txt");
+    const manager = log([
+      new FileLogProvider({ filename: json, redactKeys: EXTRA }),
+      new FileLogProvider({
+        filename: simple,
+        format: "simple",
+        redactKeys: EXTRA,
+      }),
+    ]);
+    await manager.dispose();
+    assertRedacted(await readFile(json, "utf8"));
+    assertRedacted(await readFile(simple, "utf8"));
+  } finally {
+    await cleanup();
+  }
+});
+
+test("RemoteLogProvider sends secret properties as ***", async () => {
+  const server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  try {
+    const manager = log([
+      new RemoteLogProvider({
+        endpoint: `${server.url}/logs`,
+        apiKey: "header-key",
+        redactKeys: EXTRA,
+      }),
+    ]);
+    await manager.dispose();
+    assert.equal(server.requests.length, 1);
+    assertRedacted(server.requests[0].body);
+  } finally {
+    await server.close();
+  }
+});
+
+test("Built-in providers mask the default keys even without redactKeys", async () => {
+  const output = captureConsole();
+  const manager = new LoggerManager().configure({
+    providers: [new ConsoleLogProvider({ console: output, format: "json" })],
+  });
+  manager.getLogger("x").info("m", { pin: "1234", token: "t-1" });
+  await manager.dispose();
+  const { properties } = JSON.parse(output.calls[0].text);
+  assert.deepEqual(
+    properties,
+    { pin: "1234", token: "***" },
+    "pin is only masked when added",
+  );
+});
+
+test("redactProperties() masks matching keys case-insensitively, deeply, without changing the input", () => {
+  const input = {
+    Password: "p",
+    profile: { apiKey: "k", name: "n" },
+    tags: ["a"],
+    ok: 1,
+  };
+  const output = redactProperties(input);
+  assert.deepEqual(output, {
+    Password: "***",
+    profile: { apiKey: "***", name: "n" },
+    tags: ["a"],
+    ok: 1,
+  });
+  assert.equal(input.Password, "p");
+  assert.equal(input.profile.apiKey, "k");
+  assert.equal(
+    output.tags,
+    input.tags,
+    "untouched parts are shared, not copied",
+  );
+});
+
+test("redactProperties() returns the same object when nothing is secret", () => {
+  const input = { user: "ann", nested: { count: 2 } };
+  assert.equal(redactProperties(input), input);
+});
+
+test("redactProperties() takes extra keys and regular expressions", () => {
+  assert.deepEqual(
+    redactProperties({ pin: 1, ssn: 2, other: 3 }, { keys: ["PIN", /^ssn$/] }),
+    { pin: REDACTED_VALUE, ssn: REDACTED_VALUE, other: 3 },
+  );
+});
+
+test("redactProperties() turns errors and bigints into JSON-safe values", () => {
+  const output = redactProperties({ failure: new Error("x"), big: 10n });
+  assert.equal((output.failure as { message: string }).message, "x");
+  assert.equal(output.big, "10");
+});
+
+test("DEFAULT_REDACTED_KEYS lists the spec's secret keys", () => {
+  assert.deepEqual([...DEFAULT_REDACTED_KEYS], [
+    "password",
+    "secret",
+    "apiKey",
+    "token",
+    "authorization",
+    "connectionString",
+  ]);
+});
