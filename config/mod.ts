@@ -1,17 +1,61 @@
 /**
- * Configuration package of Kit (`@vendor/kit-platform-configuration`).
- * Under construction (issue 3): only the {@linkcode IConfiguration} read
- * interface is here so far.
+ * The configuration package of Kit (`@vendor/kit-platform-configuration`):
+ * layered configuration from JSON files, environment variables, `.env`
+ * files, memory and JSON over HTTP, like .NET's configuration system.
+ *
+ * - {@linkcode ConfigurationManager}: `addJsonFile`, `addProvider`,
+ *   `addEnvironmentVariables`, `addStandardVariables`, `loadConfiguration`,
+ *   `hasValue`, `getValue`, `getSection`, `bind`, `explain`, `getSource`,
+ *   `diagnose`, `reload` and the `changed` signal.
+ * - Providers: {@linkcode JsonFileProvider}, {@linkcode EnvironmentVariableProvider},
+ *   {@linkcode StandardVariableProvider}, {@linkcode MemoryProvider} (always
+ *   wins), {@linkcode DotEnvProvider}, {@linkcode JsonUrlProvider}.
+ * - {@linkcode createConfiguration}: the standard stack, loaded and validated.
+ * - {@linkcode appConfigSchema} / {@linkcode AppConfig}: the spec's schema.
+ * - {@linkcode validateConfiguration}: the startup rules of spec §4.3.
+ *
+ * Keys are colon paths (`database:connectionString`), case-insensitive per
+ * segment. Environment variables follow `<PREFIX>_<SECTION>__<PROPERTY>`
+ * (`APP_DATABASE__CONNECTION_STRING` → `database:connectionString`). Values
+ * of secret keys (password, secret, apiKey, token, connectionString…) print
+ * as `***` everywhere the configuration is shown.
  *
  * @example Usage
  * ```ts
- * import type { IConfiguration } from "@vendor/kit/config";
+ * import {
+ *   ConfigurationManager,
+ *   MemoryProvider,
+ * } from "@vendor/kit/config";
  *
- * function port(config: IConfiguration): number {
- *   return config.getValue<number>("app:port", 3000);
- * }
+ * const config = new ConfigurationManager();
+ * await config.addJsonFile("appsettings.json", { optional: true });
+ * config.addEnvironmentVariables("APP");
+ * config.addProvider(new MemoryProvider(new Map([["feature:beta", "true"]])));
+ * await config.loadConfiguration();
+ *
+ * config.getValue<string>("feature:beta"); // "true"
+ * config.getValue<number>("api:timeout", 5000);
+ * console.log(config.toString()); // key = value (source), secrets masked
  * ```
  *
  * @module
  */
 export * from "./configuration.ts";
+export * from "./configuration_provider.ts";
+export * from "./configuration_schema.ts";
+export * from "./configuration_manager.ts";
+export * from "./create_configuration.ts";
+export * from "./json_file_provider.ts";
+export * from "./environment_variable_provider.ts";
+export * from "./standard_variable_provider.ts";
+export * from "./memory_provider.ts";
+export * from "./dot_env_provider.ts";
+export * from "./json_url_provider.ts";
+export * from "./app_config_schema.ts";
+export * from "./validate_configuration.ts";
+export * from "./secret_keys.ts";
+export * from "./configuration_value_not_found_error.ts";
+export * from "./configuration_validation_error.ts";
+export * from "./configuration_source_error.ts";
+export * from "./unsafe_configuration_key_error.ts";
+export type { Signal, SignalHandler, SignalOptions } from "../platform/mod.ts";

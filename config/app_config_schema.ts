@@ -1,0 +1,159 @@
+import * as v from "valibot";
+import type { ConfigurationSchema } from "./configuration_schema.ts";
+
+/** One entry of `logging.providers` in {@linkcode AppConfig}. */
+export interface AppConfigLogProvider {
+  /** Which provider: `console`, `file` or `remote`. */
+  type: "console" | "file" | "remote";
+  /** The provider's options (spec §2.4); default `{}`. */
+  options: Record<string, unknown>;
+}
+
+/**
+ * The typed application configuration of spec §2.1, as
+ * {@linkcode appConfigSchema} produces it (defaults applied, so
+ * `api.timeout` is always a number). The file checks at compile time that
+ * this type and the schema's inferred output are the same.
+ */
+export interface AppConfig {
+  /** The relational database. */
+  database: {
+    /** Required. A secret: printed as `***`. */
+    connectionString: string;
+    /** Milliseconds, 1000–60000, default 30000. */
+    timeout: number;
+    /** Connections, 1–100, default 10. */
+    poolSize: number;
+    /** Log the queries. */
+    enableLogging?: boolean | undefined;
+  };
+  /** The backend API the HTTP client talks to. */
+  api: {
+    /** Required; a URL. */
+    baseUrl: string;
+    /** Milliseconds, 1000–60000, default 5000. */
+    timeout: number;
+    /** 0–10, default 3. */
+    retryAttempts: number;
+    /** Cache API answers. */
+    enableCaching?: boolean | undefined;
+  };
+  /** Logging set-up (spec §2.4). */
+  logging: {
+    /** Default `info`. */
+    level: "debug" | "info" | "warning" | "error";
+    /** At least one provider. */
+    providers: AppConfigLogProvider[];
+  };
+  /** Feature switches. */
+  features?: {
+    /** Turn analytics on. */
+    enableAnalytics?: boolean | undefined;
+    /** Turn localization on. */
+    enableInternationalization?: boolean | undefined;
+    /** Bytes. */
+    maxFileUploadSize?: number | undefined;
+  } | undefined;
+}
+
+const schema = v.object({
+  database: v.object({
+    connectionString: v.string(),
+    timeout: v.optional(
+      v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
+      30000,
+    ),
+    poolSize: v.optional(
+      v.pipe(v.number(), v.minValue(1), v.maxValue(100)),
+      10,
+    ),
+    enableLogging: v.optional(v.boolean()),
+  }),
+  api: v.object({
+    baseUrl: v.pipe(v.string(), v.url()),
+    timeout: v.optional(
+      v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
+      5000,
+    ),
+    retryAttempts: v.optional(
+      v.pipe(v.number(), v.minValue(0), v.maxValue(10)),
+      3,
+    ),
+    enableCaching: v.optional(v.boolean()),
+  }),
+  logging: v.object({
+    level: v.optional(
+      v.picklist(["debug", "info", "warning", "error"] as const),
+      "info",
+    ),
+    providers: v.pipe(
+      v.array(
+        v.object({
+          type: v.picklist(["console", "file", "remote"] as const),
+          options: v.optional(
+            v.record(v.string(), v.unknown()),
+            (): Record<string, unknown> => ({}),
+          ),
+        }),
+      ),
+      v.minLength(1),
+    ),
+  }),
+  features: v.optional(
+    v.object({
+      enableAnalytics: v.optional(v.boolean()),
+      enableInternationalization: v.optional(v.boolean()),
+      maxFileUploadSize: v.optional(v.number()),
+    }),
+  ),
+});
+
+// Compile-time proof that AppConfig is exactly what the schema infers.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type _AppConfigMatchesSchema = Assert<
+  Same<v.InferOutput<typeof schema>, AppConfig>
+>;
+
+/**
+ * The application configuration of spec §2.1 as a valibot schema, with its
+ * bounds, defaults and required objects:
+ *
+ * - `database` (required): `connectionString` string, required;
+ *   `timeout` 1000–60000, default 30000; `poolSize` 1–100, default 10;
+ *   `enableLogging` boolean.
+ * - `api` (required): `baseUrl` a URL, required; `timeout` 1000–60000,
+ *   default 5000; `retryAttempts` 0–10, default 3; `enableCaching` boolean.
+ * - `logging` (required): `level` one of `debug`, `info`, `warning`,
+ *   `error`, default `info`; `providers` at least one `{ type, options }`,
+ *   `type` one of `console`, `file`, `remote`, `options` default `{}`.
+ * - `features` (optional): `enableAnalytics`, `enableInternationalization`
+ *   booleans, `maxFileUploadSize` number.
+ *
+ * Pass it to `config.bind()` or to `createConfiguration({ schema })`; string
+ * values from the environment are coerced by the types above. It is a
+ * valibot object schema at run time (its public type is the library-neutral
+ * {@linkcode ConfigurationSchema}); to extend it, build a new valibot schema
+ * and pass that instead.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   type AppConfig,
+ *   appConfigSchema,
+ *   ConfigurationManager,
+ *   MemoryProvider,
+ * } from "@vendor/kit/config";
+ *
+ * const config = new ConfigurationManager();
+ * config.addProvider(new MemoryProvider({
+ *   "database:connectionString": "postgres://db/app",
+ *   "api:baseUrl": "https://api.example.com",
+ *   "logging:providers:0:type": "console",
+ * }));
+ * await config.loadConfiguration();
+ * const app: AppConfig = config.bind(appConfigSchema);
+ * app.api.timeout; // 5000
+ * ```
+ */
+export const appConfigSchema: ConfigurationSchema<unknown, AppConfig> = schema;

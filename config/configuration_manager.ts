@@ -1,0 +1,1024 @@
+import { isPromiseLike, unrefTimer } from "../core/mod.ts";
+import { Signal } from "../platform/mod.ts";
+import type { IConfiguration } from "./configuration.ts";
+import type {
+  ConfigurationDiagnostic,
+  ConfigurationDiagnosticContext,
+  ConfigurationEntry,
+  ConfigurationProvider,
+} from "./configuration_provider.ts";
+import { ConfigurationValidationError } from "./configuration_validation_error.ts";
+import type {
+  ConfigurationSchema,
+  InferConfiguration,
+} from "./configuration_schema.ts";
+import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
+import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
+import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
+import {
+  StandardVariableProvider,
+  standardVariables,
+} from "./standard_variable_provider.ts";
+import {
+  type JsonFileOptions,
+  JsonFileProvider,
+} from "./json_file_provider.ts";
+import { appConfigSchema } from "./app_config_schema.ts";
+import {
+  buildLayer,
+  cloneJson,
+  emptyRoot,
+  fromPlain,
+  type IndexEntry,
+  type LeafInfo,
+  mergeNodes,
+  sameLeaf,
+  type Snapshot,
+  snapshot,
+} from "./_tree.ts";
+import { schemaKnows, UnsafeJsonError, validateAgainst } from "./_schema.ts";
+import { createSecretMatcher, MASK, maskTree } from "./_secrets.ts";
+import { readEnvironment } from "./_environment.ts";
+
+/** Options of {@linkcode ConfigurationManager}. */
+export interface ConfigurationManagerOptions {
+  /**
+   * The application root that relative file paths of `addJsonFile` resolve
+   * against. Default: the `KIT_CONFIG_PATH` environment variable when set,
+   * else the working directory.
+   */
+  basePath?: string;
+  /**
+   * A valibot schema the configuration must satisfy. When given, every
+   * `loadConfiguration()` and `reload()` coerces and validates the merged
+   * values (throwing {@linkcode ConfigurationValidationError} with every
+   * failure), `getValue` returns the typed values, and the schema's
+   * defaults apply (their source is `schema default`). Keys the schema does
+   * not describe are kept as the sources supplied them.
+   */
+  schema?: ConfigurationSchema;
+  /**
+   * More words (or patterns tested against each key segment) that mark a
+   * key as secret, added to {@linkcode defaultSecretKeys}.
+   */
+  secretKeys?: readonly (string | RegExp)[];
+  /**
+   * The environment name (`development`, `production`…), used by
+   * `diagnose()` to report a missing `appsettings.<environment>.json`.
+   */
+  environment?: string;
+  /**
+   * Milliseconds a watched file must stay quiet before the configuration
+   * reloads (debounce). Default `100`.
+   */
+  reloadDelay?: number;
+}
+
+/**
+ * One change of an effective value, carried by
+ * {@linkcode ConfigurationManager.prototype.changed}. Values of secret keys
+ * appear as `***`; read the new value with `getValue`.
+ *
+ * A reload that failed is reported as a single entry with `error` set, an
+ * empty `key`, both values `undefined` and `source` naming the source that
+ * failed; the previous configuration stays in force.
+ */
+export interface ConfigurationChange {
+  /** The key (spelled as the winning source spells it); `""` for a failure. */
+  readonly key: string;
+  /** The value before, `undefined` when the key is new. */
+  readonly oldValue: unknown;
+  /** The value after, `undefined` when the key was removed. */
+  readonly newValue: unknown;
+  /** The source of the new value (of the old one when removed). */
+  readonly source: string;
+  /** Set when the reload failed. */
+  readonly error?: Error;
+}
+
+/** One effective value as {@linkcode ConfigurationManager.prototype.explain} lists it. */
+export interface ExplainedValue {
+  /** The key, spelled as the winning source spells it. */
+  readonly key: string;
+  /** The value (`***` for a secret key). */
+  readonly value: unknown;
+  /**
+   * The source that won: a file path as given (`appsettings.production.json`),
+   * `env APP_DATABASE__TIMEOUT`, `memory`, `schema default`…
+   */
+  readonly source: string;
+}
+
+interface Registration {
+  readonly provider: ConfigurationProvider;
+  readonly order: number;
+  sync: boolean;
+  entries: readonly ConfigurationEntry[] | undefined;
+  pending: Promise<void> | undefined;
+  watching: boolean;
+  stopWatching: (() => void | Promise<void>) | undefined;
+}
+
+const SCHEMA_DEFAULT = "schema default";
+const MAX_ALIASES = 1024;
+const MAX_EARLY_READS = 50;
+// PREFIX_SECTION__PROPERTY: a prefix, one underscore, then a `__` level.
+const LOOKS_HIERARCHICAL =
+  /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
+
+function emptySnapshot(): Snapshot {
+  return snapshot(emptyRoot());
+}
+
+/**
+ * Layered configuration from JSON files, environment variables, `.env`
+ * files, memory and JSON over HTTP (spec §2.2, §4.2), like .NET's
+ * `ConfigurationManager`.
+ *
+ * - Keys are colon paths (`database:connectionString`), looked up ignoring
+ *   letter case per segment; `getSection`, `explain()` and `toJSON()` show the
+ *   spelling of the source that won.
+ * - Later sources override earlier ones, key by key: nested objects merge per
+ *   key, arrays are replaced whole. {@linkcode MemoryProvider} sources always
+ *   win.
+ * - Values are read from a flattened index built when the configuration
+ *   loads, so `getValue` costs one `Map.get`.
+ * - Nothing is readable before `await loadConfiguration()`.
+ *
+ * @example Usage
+ * ```ts
+ * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+ *
+ * const config = new ConfigurationManager();
+ * await config.addJsonFile("appsettings.json", { optional: true });
+ * config.addEnvironmentVariables("APP");
+ * config.addProvider(new MemoryProvider(new Map([["feature:beta", "true"]])));
+ * await config.loadConfiguration();
+ *
+ * config.getValue<string>("feature:beta"); // "true"
+ * config.getValue<number>("api:timeout", 5000); // 5000 unless a source sets it
+ * config.explain(); // [{ key: "feature:beta", value: "true", source: "memory" }]
+ * ```
+ */
+export class ConfigurationManager implements IConfiguration {
+  /**
+   * Dispatched after a reload (or a repeated `loadConfiguration()`) that
+   * changed effective values, with one entry per changed key; and after a
+   * reload that failed, with one entry carrying the `error`.
+   */
+  readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
+
+  #options: ConfigurationManagerOptions;
+  #isSecret: (key: string) => boolean;
+  #registrations: Registration[] = [];
+  #nextOrder = 0;
+  #index: Map<string, IndexEntry> = new Map();
+  #aliases = 0;
+  #raw: Snapshot = emptySnapshot();
+  #effective: Snapshot = this.#raw;
+  #loaded = false;
+  #earlyReads = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  /**
+   * Creates an empty manager.
+   *
+   * @param options Application root, schema, extra secret words,
+   * environment name, reload delay.
+   */
+  constructor(options: ConfigurationManagerOptions = {}) {
+    this.#options = { ...options };
+    this.#isSecret = createSecretMatcher(options.secretKeys);
+  }
+
+  /** `true` once a `loadConfiguration()` has finished successfully. */
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  /** The environment name given in the options, if any. */
+  get environment(): string | undefined {
+    return this.#options.environment;
+  }
+
+  /**
+   * Adds a JSON file (spec §2.2) and reads it at once, so a missing or
+   * malformed file fails here.
+   *
+   * @param path Absolute, or relative to the application root
+   * (`basePath`, else `KIT_CONFIG_PATH`, else the working directory).
+   * @param options `optional` skips a missing file; `watch` reloads on change.
+   * @returns A promise that settles once the file is read.
+   * @throws {ConfigurationSourceError} when a required file is missing, or the
+   * file is not valid JSON (naming its absolute path, line and column) or not
+   * an object.
+   * @throws {UnsafeConfigurationKeyError} when it uses a `__proto__`,
+   * `prototype` or `constructor` key.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * await config.addJsonFile("appsettings.json", { optional: true, watch: false });
+   * await config.loadConfiguration();
+   * ```
+   */
+  async addJsonFile(
+    path: string,
+    options: JsonFileOptions = {},
+  ): Promise<void> {
+    await this.addProvider(
+      new JsonFileProvider(path, {
+        basePath: this.#options.basePath,
+        ...options,
+      }),
+    );
+  }
+
+  /**
+   * Adds a source. The provider is read at once: a provider that reads
+   * asynchronously (files, URLs) makes this return a promise, which must be
+   * awaited; a synchronous one (environment, memory) is read again by
+   * `loadConfiguration()`, so it sees the latest values.
+   *
+   * @param provider Any {@linkcode ConfigurationProvider}.
+   * @returns A promise for asynchronous providers, else nothing.
+   * @throws {ConfigurationSourceError} or {@linkcode UnsafeConfigurationKeyError}
+   * when the source cannot be read or supplies an unsafe key (the promise
+   * rejects for asynchronous providers). A provider that fails is not added.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider(new Map([["app:name", "demo"]])));
+   * await config.loadConfiguration();
+   * ```
+   */
+  addProvider(provider: ConfigurationProvider): void | Promise<void> {
+    if (
+      provider === null || typeof provider !== "object" ||
+      typeof provider.load !== "function"
+    ) {
+      throw new TypeError(
+        "ConfigurationManager.addProvider: a provider needs a load() method",
+      );
+    }
+    const registration: Registration = {
+      provider,
+      order: this.#nextOrder++,
+      sync: true,
+      entries: undefined,
+      pending: undefined,
+      watching: false,
+      stopWatching: undefined,
+    };
+    this.#registrations.push(registration);
+    let result: ReturnType<ConfigurationProvider["load"]>;
+    try {
+      result = provider.load();
+      if (!isPromiseLike(result)) buildLayer(result, provider.name);
+    } catch (error) {
+      this.#unregister(registration);
+      throw error;
+    }
+    if (!isPromiseLike(result)) {
+      registration.entries = result;
+      return;
+    }
+    registration.sync = false;
+    const pending = Promise.resolve(result).then(
+      (entries) => {
+        buildLayer(entries, provider.name);
+        registration.entries = entries;
+        registration.pending = undefined;
+      },
+    ).catch((error: unknown) => {
+      this.#unregister(registration);
+      throw error;
+    });
+    registration.pending = pending;
+    return pending;
+  }
+
+  /**
+   * Adds the environment variables (spec §2.3):
+   * `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` → `section:sub:property`.
+   *
+   * @param prefix Only variables starting with `<prefix>_` are read. Omit to
+   * read every variable with the same mapping.
+   * @returns This manager.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addEnvironmentVariables("APP"); // APP_API__BASE_URL → api:baseUrl
+   * await config.loadConfiguration();
+   * ```
+   */
+  addEnvironmentVariables(prefix?: string): this {
+    this.addProvider(new EnvironmentVariableProvider(prefix));
+    return this;
+  }
+
+  /**
+   * Adds the standard variables of spec §2.3 (`DB_CONNECTION_STRING`,
+   * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}).
+   *
+   * @returns This manager.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addStandardVariables(); // LOG_LEVEL → logging:level
+   * await config.loadConfiguration();
+   * ```
+   */
+  addStandardVariables(): this {
+    this.addProvider(new StandardVariableProvider());
+    return this;
+  }
+
+  /**
+   * Loads the sources and builds the effective configuration: synchronous
+   * sources are read again, files already read when added are used as they
+   * are, then everything merges in precedence order and, with a schema, is
+   * validated. Watched files start being watched. Calling it again re-merges
+   * (and dispatches `changed` if values changed).
+   *
+   * @returns A promise that settles when the configuration is readable.
+   * @throws {ConfigurationSourceError} when a source cannot be read.
+   * @throws {ConfigurationValidationError} when a schema is set and the values
+   * do not satisfy it (every failure listed).
+   * @throws {UnsafeConfigurationKeyError} for `__proto__`, `prototype`,
+   * `constructor` segments.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addEnvironmentVariables("APP");
+   * await config.loadConfiguration();
+   * ```
+   */
+  async loadConfiguration(): Promise<void> {
+    await this.#enqueue(async () => {
+      const changes = await this.#load(false);
+      if (changes.length > 0) this.changed.dispatch(changes);
+    });
+  }
+
+  /**
+   * Re-reads every source and swaps in the new configuration in one step.
+   * When anything fails, the last good configuration stays and the failure
+   * is dispatched through `changed` (an entry with `error`) as well as
+   * thrown.
+   *
+   * @returns The changes (also dispatched through `changed` when any).
+   * @throws {ConfigurationSourceError} or {@linkcode ConfigurationValidationError}
+   * when a source fails or the values no longer validate.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addEnvironmentVariables("APP");
+   * await config.loadConfiguration();
+   * const changes = await config.reload();
+   * ```
+   */
+  reload(): Promise<readonly ConfigurationChange[]> {
+    return this.#enqueue(async () => {
+      try {
+        const changes = await this.#load(true);
+        if (changes.length > 0) this.changed.dispatch(changes);
+        return changes;
+      } catch (error) {
+        this.changed.dispatch([this.#failure(error)]);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Tells whether a key has a value (a leaf, or a subtree below it).
+   *
+   * @param key A colon path, any letter case.
+   * @returns `true` when an effective value exists.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "database:timeout": "5000" }));
+   * await config.loadConfiguration();
+   * config.hasValue("Database:Timeout"); // true
+   * config.hasValue("database"); // true
+   * ```
+   */
+  hasValue(key: string): boolean {
+    return (this.#index.get(key) ?? this.#find(key)) !== undefined;
+  }
+
+  /**
+   * Reads a value: a leaf as its source holds it (strings from the
+   * environment and memory, unless a schema is set), or a subtree as a deep
+   * copy.
+   *
+   * @typeParam T The expected type (not checked; use a schema for that).
+   * @param key A colon path, any letter case.
+   * @param defaultValue Returned when the key has no value.
+   * @returns The value, or the default.
+   * @throws {ConfigurationValueNotFoundError} `Configuration value not found:
+   * <key>` when the key has no value and no default was passed.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "database:timeout": "5000" }));
+   * await config.loadConfiguration();
+   * config.getValue<string>("database:timeout"); // "5000"
+   * config.getValue<number>("database:poolSize", 10); // 10
+   * ```
+   */
+  getValue<T = unknown>(key: string, defaultValue?: T): T {
+    const entry = this.#index.get(key) ?? this.#find(key);
+    if (entry !== undefined) {
+      return (entry.tree ? cloneJson(entry.value) : entry.value) as T;
+    }
+    if (arguments.length > 1) return defaultValue as T;
+    throw new ConfigurationValueNotFoundError(key);
+  }
+
+  /**
+   * Returns a deep copy of a subtree, spelled as the winning sources spell
+   * it (`""` gives the whole configuration).
+   *
+   * @typeParam T The expected shape.
+   * @param key A colon path, any letter case.
+   * @param defaultValue Returned when the key has no value.
+   * @returns The copy, or the default.
+   * @throws {ConfigurationValueNotFoundError} when the key has no value and no
+   * default was passed.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "cache:redis:host": "localhost" }));
+   * await config.loadConfiguration();
+   * config.getSection("cache"); // { redis: { host: "localhost" } }
+   * ```
+   */
+  getSection<T = Record<string, unknown>>(key: string, defaultValue?: T): T {
+    if (key === "") return cloneJson(this.#effective.tree) as T;
+    const entry = this.#index.get(key) ?? this.#find(key);
+    if (entry !== undefined) return cloneJson(entry.value) as T;
+    if (arguments.length > 1) return defaultValue as T;
+    throw new ConfigurationValueNotFoundError(key);
+  }
+
+  /**
+   * Coerces and validates the configuration (or one section) against a
+   * valibot schema and returns the typed result with the schema's defaults.
+   * Strings become what the schema expects: `"5000"` → 5000,
+   * `"true"`/`"false"`/`"1"`/`"0"` → booleans, `" 42 "` → 42, `"1e3"` →
+   * 1000, JSON text → arrays and objects; `""` counts as not set for
+   * numbers, booleans, arrays and objects. Object keys match the schema
+   * ignoring letter case.
+   *
+   * @typeParam S The schema's type.
+   * @param schema A valibot schema, such as {@linkcode appConfigSchema}.
+   * @param section A colon path to bind instead of the whole configuration.
+   * @returns The typed, defaulted value.
+   * @throws {ConfigurationValidationError} with one line per failure, each
+   * naming the key and the source that supplied the bad value, for example
+   * `api:timeout: must be at most 60000 (from env APP_API__TIMEOUT)`.
+   *
+   * @example Usage
+   * ```ts
+   * import * as v from "valibot";
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "cache:redis:port": "6379" }));
+   * await config.loadConfiguration();
+   * const redis = config.bind(
+   *   v.object({ port: v.number(), host: v.optional(v.string(), "localhost") }),
+   *   "cache:redis",
+   * );
+   * redis.port; // 6379
+   * ```
+   */
+  bind<S extends ConfigurationSchema>(
+    schema: S,
+    section?: string,
+  ): InferConfiguration<S> {
+    const raw = this.#raw;
+    let input: unknown = raw.tree;
+    if (section !== undefined && section !== "") {
+      const entry = raw.index.get(section.toLowerCase());
+      input = entry === undefined ? undefined : cloneJson(entry.value);
+    }
+    return this.#validate(schema, input, raw, section ?? "")
+      .output as InferConfiguration<S>;
+  }
+
+  /**
+   * Lists every effective value with the source that won, like .NET's
+   * configuration debug view. Secret values are `***`.
+   *
+   * @returns One entry per leaf (and per empty array or object), in source
+   * order.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "auth:jwtSecret": "s3cret" }));
+   * await config.loadConfiguration();
+   * config.explain(); // [{ key: "auth:jwtSecret", value: "***", source: "memory" }]
+   * ```
+   */
+  explain(): ExplainedValue[] {
+    return this.#effective.leaves.map((leaf) => ({
+      key: leaf.key,
+      value: this.#isSecret(leaf.key) ? MASK : cloneJson(leaf.value),
+      source: leaf.source,
+    }));
+  }
+
+  /**
+   * Names the source whose value won for a key.
+   *
+   * @param key A colon path, any letter case.
+   * @returns The source label (`appsettings.json`, `env APP_API__TIMEOUT`,
+   * `memory`…); for a subtree, the highest-precedence source that supplied
+   * part of it; `undefined` when the key has no value.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "feature:beta": "true" }));
+   * await config.loadConfiguration();
+   * config.getSource("feature:beta"); // "memory"
+   * ```
+   */
+  getSource(key: string): string | undefined {
+    return (this.#index.get(key) ?? this.#find(key))?.source;
+  }
+
+  /**
+   * Looks for the usual reasons a value is missing or an environment
+   * variable is ignored (spec §7): prefixed variables that map to no known
+   * key, single underscores where `__` would match a known key
+   * (`APP_DATABASE_CONNECTION_STRING` → `APP_DATABASE__CONNECTION_STRING`),
+   * a missing override file for the chosen environment, optional files that
+   * were skipped, variables that look like configuration with no environment
+   * source added, and keys read before `loadConfiguration()` finished. Known
+   * keys are those of the schema (or {@linkcode appConfigSchema} when none
+   * is set), of the other sources, and of the standard variables.
+   *
+   * @returns The findings; empty when nothing looks wrong.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addEnvironmentVariables("APP");
+   * await config.loadConfiguration();
+   * for (const finding of config.diagnose()) console.warn(finding.message);
+   * ```
+   */
+  diagnose(): ConfigurationDiagnostic[] {
+    const findings: ConfigurationDiagnostic[] = [];
+    const known = this.#knownKeys();
+    const schema = this.#options.schema ?? appConfigSchema;
+    const context: ConfigurationDiagnosticContext = {
+      environment: this.#options.environment,
+      isKnownKey: (key: string): boolean =>
+        known.has(key.toLowerCase()) || schemaKnows(schema, key.split(":")),
+    };
+    for (const registration of this.#registrations) {
+      const provider = registration.provider;
+      if (typeof provider.diagnose === "function") {
+        findings.push(...provider.diagnose(context));
+      }
+    }
+    findings.push(...this.#diagnoseMissingEnvironmentSources());
+    for (const key of this.#earlyReads) {
+      findings.push({
+        code: "read-before-load",
+        key,
+        message:
+          `"${key}" was read before loadConfiguration() finished; await config.loadConfiguration() before reading values`,
+      });
+    }
+    return findings;
+  }
+
+  /**
+   * Stops watching files and cancels a pending reload; waits for a reload
+   * already running. The values stay readable.
+   *
+   * @returns A promise that settles when nothing runs any more.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * await config.loadConfiguration();
+   * await config.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const stopping: (void | Promise<void>)[] = [];
+    for (const registration of this.#registrations) {
+      stopping.push(registration.stopWatching?.());
+      registration.stopWatching = undefined;
+    }
+    await Promise.all(stopping);
+    await this.#queue;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  /**
+   * Same as {@linkcode ConfigurationManager.prototype.close}, for
+   * `await using`.
+   *
+   * @returns A promise that settles when nothing runs any more.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /**
+   * The effective configuration as plain data, secret values replaced by
+   * `***`, so `JSON.stringify(config)` is safe to log.
+   *
+   * @returns A masked deep copy.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "cache:redis:password": "pw" }));
+   * await config.loadConfiguration();
+   * JSON.stringify(config); // {"cache":{"redis":{"password":"***"}}}
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return maskTree(this.#effective.tree, "", this.#isSecret) as Record<
+      string,
+      unknown
+    >;
+  }
+
+  /**
+   * The debug view: one line `key = value (source)` per effective value,
+   * secret values as `***`.
+   *
+   * @returns The text.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "feature:beta": "true" }));
+   * await config.loadConfiguration();
+   * String(config); // 'feature:beta = "true" (memory)'
+   * ```
+   */
+  toString(): string {
+    const lines = this.explain().map(({ key, value, source }) =>
+      `${key} = ${value === MASK ? MASK : JSON.stringify(value)} (${source})`
+    );
+    return lines.length === 0 ? "(no configuration values)" : lines.join("\n");
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #find(key: string): IndexEntry | undefined {
+    const lower = key.toLowerCase();
+    const entry = lower === key ? undefined : this.#index.get(lower);
+    if (entry !== undefined) {
+      if (this.#aliases < MAX_ALIASES) {
+        this.#index.set(key, entry);
+        this.#aliases++;
+      }
+      return entry;
+    }
+    if (!this.#loaded && this.#earlyReads.size < MAX_EARLY_READS) {
+      this.#earlyReads.add(key);
+    }
+    return undefined;
+  }
+
+  #unregister(registration: Registration): void {
+    const position = this.#registrations.indexOf(registration);
+    if (position >= 0) this.#registrations.splice(position, 1);
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.then(() => {}, () => {});
+    return run;
+  }
+
+  async #load(full: boolean): Promise<ConfigurationChange[]> {
+    const registrations = [...this.#registrations];
+    const loaded = await Promise.all(
+      registrations.map(async (registration) => {
+        if (!full && registration.pending !== undefined) {
+          await registration.pending;
+          return registration.entries!;
+        }
+        if (!full && !registration.sync && registration.entries !== undefined) {
+          return registration.entries;
+        }
+        return await registration.provider.load();
+      }),
+    );
+    const ordered = registrations
+      .map((registration, i) => ({ registration, entries: loaded[i] }))
+      .sort((a, b) =>
+        (a.registration.provider.priority ?? 0) -
+          (b.registration.provider.priority ?? 0) ||
+        a.registration.order - b.registration.order
+      );
+    let root = emptyRoot();
+    for (const { registration, entries } of ordered) {
+      root = mergeNodes(root, buildLayer(entries, registration.provider.name));
+    }
+    const raw = snapshot(root);
+    const schema = this.#options.schema;
+    const effective = schema === undefined
+      ? raw
+      : this.#applySchema(schema, raw);
+
+    // Commit: everything above succeeded, swap in one step.
+    registrations.forEach((registration, i) => {
+      registration.entries = loaded[i];
+    });
+    const previous = this.#loaded ? this.#effective.leaves : undefined;
+    this.#raw = raw;
+    this.#effective = effective;
+    this.#index = effective.index;
+    this.#aliases = 0;
+    this.#loaded = true;
+    await this.#startWatching();
+    return previous === undefined ? [] : this.#diff(previous, effective.leaves);
+  }
+
+  #applySchema(schema: ConfigurationSchema, raw: Snapshot): Snapshot {
+    const { coerced, output } = this.#validate(schema, raw.tree, raw, "");
+    const combined = overlay(coerced, output) as Record<string, unknown>;
+    return snapshot(
+      fromPlain(
+        combined,
+        (key) => sourceIn(raw, key) ?? SCHEMA_DEFAULT,
+      ),
+    );
+  }
+
+  #validate(
+    schema: ConfigurationSchema,
+    input: unknown,
+    raw: Snapshot,
+    section: string,
+  ): { coerced: unknown; output: unknown } {
+    try {
+      return validateAgainst(schema, input, {
+        isSecret: this.#isSecret,
+        sourceOf: (key) => sourceIn(raw, key),
+      }, section);
+    } catch (error) {
+      if (error instanceof UnsafeJsonError) {
+        throw new UnsafeConfigurationKeyError(
+          error.segment,
+          "JSON text inside a configuration value",
+        );
+      }
+      throw error;
+    }
+  }
+
+  #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
+    const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
+    const changes: ConfigurationChange[] = [];
+    const mask = (key: string, value: unknown): unknown =>
+      value !== undefined && this.#isSecret(key) ? MASK : cloneJson(value);
+    for (const leaf of after) {
+      const lower = leaf.key.toLowerCase();
+      const previous = old.get(lower);
+      old.delete(lower);
+      if (previous !== undefined && sameLeaf(previous.value, leaf.value)) {
+        continue;
+      }
+      changes.push({
+        key: leaf.key,
+        oldValue: mask(leaf.key, previous?.value),
+        newValue: mask(leaf.key, leaf.value),
+        source: leaf.source,
+      });
+    }
+    for (const previous of old.values()) {
+      changes.push({
+        key: previous.key,
+        oldValue: mask(previous.key, previous.value),
+        newValue: undefined,
+        source: previous.source,
+      });
+    }
+    return changes;
+  }
+
+  #failure(error: unknown): ConfigurationChange {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    const source = (failure as { source?: unknown }).source;
+    return {
+      key: "",
+      oldValue: undefined,
+      newValue: undefined,
+      source: typeof source === "string"
+        ? source
+        : failure instanceof ConfigurationValidationError
+        ? "schema"
+        : "configuration",
+      error: failure,
+    };
+  }
+
+  async #startWatching(): Promise<void> {
+    for (const registration of this.#registrations) {
+      const provider = registration.provider;
+      if (registration.watching || typeof provider.watch !== "function") {
+        continue;
+      }
+      registration.watching = true;
+      try {
+        const stop = await provider.watch(() => this.#scheduleReload());
+        if (this.#closed) await stop?.();
+        else registration.stopWatching = stop;
+      } catch {
+        // A source that cannot be watched is still read by reload().
+      }
+    }
+  }
+
+  #scheduleReload(): void {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = unrefTimer(
+      setTimeout(() => {
+        this.#timer = undefined;
+        if (this.#closed) return;
+        this.#enqueue(async () => {
+          try {
+            const changes = await this.#load(true);
+            if (changes.length > 0) this.changed.dispatch(changes);
+          } catch (error) {
+            this.changed.dispatch([this.#failure(error)]);
+          }
+        });
+      }, this.#options.reloadDelay ?? 100),
+    );
+  }
+
+  #knownKeys(): Set<string> {
+    const known = new Set<string>();
+    for (const key of Object.values(standardVariables)) {
+      const segments = key.split(":");
+      for (let i = 1; i <= segments.length; i++) {
+        known.add(segments.slice(0, i).join(":").toLowerCase());
+      }
+    }
+    let root = emptyRoot();
+    for (const registration of this.#registrations) {
+      const provider = registration.provider;
+      if (
+        provider instanceof EnvironmentVariableProvider ||
+        registration.entries === undefined
+      ) continue;
+      try {
+        root = mergeNodes(
+          root,
+          buildLayer(registration.entries, provider.name),
+        );
+      } catch {
+        // Reported by loadConfiguration; nothing to add here.
+      }
+    }
+    for (const key of snapshot(root).index.keys()) known.add(key.toLowerCase());
+    return known;
+  }
+
+  #diagnoseMissingEnvironmentSources(): ConfigurationDiagnostic[] {
+    const providers = this.#registrations.map((r) => r.provider);
+    const findings: ConfigurationDiagnostic[] = [];
+    const { variables } = readEnvironment();
+    const names = Object.keys(variables);
+    if (!providers.some((p) => p instanceof EnvironmentVariableProvider)) {
+      const byPrefix = new Map<string, string[]>();
+      for (const name of names) {
+        if (!LOOKS_HIERARCHICAL.test(name)) continue;
+        const prefix = name.slice(0, name.indexOf("_"));
+        const group = byPrefix.get(prefix) ?? [];
+        group.push(name);
+        byPrefix.set(prefix, group);
+      }
+      for (const [prefix, group] of byPrefix) {
+        const shown = group.slice(0, 3).join(", ");
+        findings.push({
+          code: "no-environment-source",
+          variable: group[0],
+          message: `${group.length} environment variable${
+            group.length === 1 ? "" : "s"
+          } with the prefix ${prefix} look like configuration (${shown}${
+            group.length > 3 ? ", …" : ""
+          }) but no environment source was added; call config.addEnvironmentVariables("${prefix}")`,
+        });
+      }
+    }
+    if (!providers.some((p) => p instanceof StandardVariableProvider)) {
+      const set = names.filter((name) =>
+        Object.hasOwn(standardVariables, name)
+      );
+      if (set.length > 0) {
+        findings.push({
+          code: "no-environment-source",
+          variable: set[0],
+          message: `Standard variable${set.length === 1 ? "" : "s"} ${
+            set.slice(0, 3).join(", ")
+          }${set.length > 3 ? ", …" : ""} ${
+            set.length === 1 ? "is" : "are"
+          } set but ignored; call config.addStandardVariables()`,
+        });
+      }
+    }
+    return findings;
+  }
+}
+
+// The source of a key in the merged (pre-schema) configuration: its own, or
+// that of the string it was parsed from (JSON text in an environment value).
+function sourceIn(raw: Snapshot, key: string): string | undefined {
+  const lower = key.toLowerCase();
+  const own = raw.index.get(lower);
+  if (own !== undefined) return own.source;
+  let cut = lower.lastIndexOf(":");
+  while (cut > 0) {
+    const ancestor = raw.index.get(lower.slice(0, cut));
+    if (ancestor !== undefined) {
+      return ancestor.tree ? undefined : ancestor.source;
+    }
+    cut = lower.lastIndexOf(":", cut - 1);
+  }
+  return undefined;
+}
+
+// `top` over `base`: objects merge per key, anything else in `top` wins.
+function overlay(base: unknown, top: unknown): unknown {
+  if (
+    top === null || typeof top !== "object" || Array.isArray(top) ||
+    base === null || typeof base !== "object" || Array.isArray(base)
+  ) {
+    return top === undefined ? base : top;
+  }
+  const result: Record<string, unknown> = {
+    ...(base as Record<string, unknown>),
+  };
+  for (const [key, value] of Object.entries(top)) {
+    result[key] = overlay(result[key], value);
+  }
+  return result;
+}

@@ -1,0 +1,170 @@
+import { toCamelCase } from "../core/mod.ts";
+import type {
+  ConfigurationDiagnostic,
+  ConfigurationDiagnosticContext,
+  ConfigurationEntry,
+  ConfigurationProvider,
+} from "./configuration_provider.ts";
+import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
+import { readEnvironment } from "./_environment.ts";
+import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
+import { standardVariables } from "./standard_variable_provider.ts";
+
+/**
+ * Environment variables as a configuration source (spec §2.2, §2.3).
+ *
+ * A variable `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` maps to the key
+ * `section:sub:property`: `__` is one level, and each segment goes from
+ * UPPER_SNAKE to camelCase (`APP_DATABASE__CONNECTION_STRING` →
+ * `database:connectionString`). The prefix is matched ignoring letter case;
+ * `"APP"` and `"APP_"` mean the same. Without a prefix every variable is
+ * read with the same mapping. Numeric segments build arrays
+ * (`APP_LOGGING__PROVIDERS__0__TYPE`). Values are strings; a schema coerces
+ * them (see `bind`).
+ *
+ * The environment is read through a small runtime adapter: Deno, Node.js and
+ * Bun through `process.env`; in a browser there are no variables.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   ConfigurationManager,
+ *   EnvironmentVariableProvider,
+ * } from "@vendor/kit/config";
+ *
+ * const config = new ConfigurationManager();
+ * config.addProvider(new EnvironmentVariableProvider("APP"));
+ * await config.loadConfiguration();
+ * config.getValue("database:timeout", "30000"); // APP_DATABASE__TIMEOUT
+ * ```
+ */
+export class EnvironmentVariableProvider implements ConfigurationProvider {
+  /** `env` or `env <PREFIX>_*`. */
+  readonly name: string;
+  #prefix: string;
+  #error: string | undefined;
+
+  /**
+   * Creates the provider.
+   *
+   * @param prefix Only variables starting with `<prefix>_` are read, the
+   * prefix removed. Omit it to read every variable.
+   */
+  constructor(prefix?: string) {
+    this.#prefix = normalizePrefix(prefix);
+    this.name = this.#prefix === "" ? "env" : `env ${this.#prefix}*`;
+  }
+
+  /** The prefix, upper-cased, without the trailing `_` (`""` when none). */
+  get prefix(): string {
+    return this.#prefix.slice(0, -1);
+  }
+
+  /**
+   * Reads the environment.
+   *
+   * @returns One entry per mapped variable, its source `env <NAME>`.
+   * @throws {UnsafeConfigurationKeyError} for a variable naming `__proto__`.
+   */
+  load(): ConfigurationEntry[] {
+    const { variables, error } = readEnvironment();
+    this.#error = error;
+    const entries: ConfigurationEntry[] = [];
+    for (const name of Object.keys(variables)) {
+      const rest = stripPrefix(name, this.#prefix);
+      if (rest === undefined) continue;
+      if (rest.toLowerCase().includes("__proto__")) {
+        throw new UnsafeConfigurationKeyError(rest, `env ${name}`);
+      }
+      const key = variableToKey(rest);
+      if (key === undefined) continue;
+      entries.push({ key, value: variables[name], source: `env ${name}` });
+    }
+    return entries;
+  }
+
+  /**
+   * Finds prefixed variables that map to no known key, and names written
+   * with `_` where `__` would match one.
+   *
+   * @param context Tells which keys are known.
+   * @returns The findings.
+   */
+  diagnose(context: ConfigurationDiagnosticContext): ConfigurationDiagnostic[] {
+    if (this.#error !== undefined) {
+      return [{
+        code: "environment-unavailable",
+        message:
+          `Environment variables could not be read (${this.#error}); in Deno run with --allow-env`,
+      }];
+    }
+    const findings: ConfigurationDiagnostic[] = [];
+    const { variables } = readEnvironment();
+    for (const name of Object.keys(variables)) {
+      if (Object.hasOwn(standardVariables, name)) continue;
+      const rest = stripPrefix(name, this.#prefix);
+      if (rest === undefined) continue;
+      const key = variableToKey(rest);
+      if (key !== undefined && context.isKnownKey(key)) continue;
+      const suggestion = suggestSplit(rest, context);
+      if (suggestion !== undefined) {
+        const variable = this.#prefix + suggestion.variable;
+        findings.push({
+          code: "single-underscore",
+          variable: name,
+          key: suggestion.key,
+          suggestion: variable,
+          message:
+            `${name} maps to "${key}", which no source or schema knows; did you mean ${variable} (${suggestion.key})? A double underscore marks each level`,
+        });
+      } else if (this.#prefix !== "") {
+        findings.push({
+          code: "unknown-variable",
+          variable: name,
+          key,
+          message: key === undefined
+            ? `${name} carries the prefix ${this.prefix} but maps to no valid key`
+            : `${name} carries the prefix ${this.prefix} but maps to "${key}", which no source or schema knows`,
+        });
+      }
+    }
+    return findings;
+  }
+}
+
+// Tries every way of grouping the words of `rest` into levels and returns the
+// first (fewest levels first) that maps to a known key.
+function suggestSplit(
+  rest: string,
+  context: ConfigurationDiagnosticContext,
+): { variable: string; key: string } | undefined {
+  const words = rest.split("_").filter((word) => word !== "");
+  if (words.length < 2 || words.length > 12) return undefined;
+  const gaps = words.length - 1;
+  const masks: number[] = [];
+  for (let mask = 1; mask < 1 << gaps; mask++) masks.push(mask);
+  masks.sort((a, b) => popCount(a) - popCount(b) || a - b);
+  for (const mask of masks) {
+    const groups: string[][] = [[words[0]]];
+    for (let i = 1; i < words.length; i++) {
+      if (mask & (1 << (i - 1))) groups.push([words[i]]);
+      else groups[groups.length - 1].push(words[i]);
+    }
+    const segments = groups.map((group) => toCamelCase(group.join("_")));
+    if (segments.some((segment) => segment === "")) continue;
+    const key = segments.join(":");
+    if (context.isKnownKey(key)) {
+      return {
+        key,
+        variable: groups.map((group) => group.join("_")).join("__"),
+      };
+    }
+  }
+  return undefined;
+}
+
+function popCount(value: number): number {
+  let count = 0;
+  for (let v = value; v !== 0; v &= v - 1) count++;
+  return count;
+}

@@ -1,0 +1,109 @@
+import type {
+  ConfigurationEntry,
+  ConfigurationProvider,
+} from "./configuration_provider.ts";
+import { readEnvironment } from "./_environment.ts";
+
+/**
+ * The standard variables of spec §2.3 and the keys they map to. They keep
+ * their conventional names (no prefix, no `__`).
+ *
+ * | Variable | Key |
+ * |---|---|
+ * | `DB_CONNECTION_STRING` | `database:connectionString` |
+ * | `DB_TIMEOUT` | `database:timeout` |
+ * | `DB_POOL_SIZE` | `database:poolSize` |
+ * | `API_BASE_URL` | `api:baseUrl` |
+ * | `API_TIMEOUT` | `api:timeout` |
+ * | `API_RETRY_ATTEMPTS` | `api:retryAttempts` |
+ * | `LOG_LEVEL` | `logging:level` |
+ * | `LOG_FILE_PATH` | `logging:filePath` |
+ * | `LOG_REMOTE_ENDPOINT` | `logging:remoteEndpoint` |
+ * | `LOGGING_API_KEY` | `logging:apiKey` |
+ * | `REDIS_HOST` | `cache:redis:host` |
+ * | `REDIS_PORT` | `cache:redis:port` |
+ * | `REDIS_PASSWORD` | `cache:redis:password` |
+ * | `JWT_SECRET` | `auth:jwtSecret` |
+ * | `AUTH_TOKEN_EXPIRY` | `auth:tokenExpiry` |
+ * | `FEATURE_ANALYTICS` | `features:enableAnalytics` |
+ * | `FEATURE_INTERNATIONALIZATION` | `features:enableInternationalization` |
+ * | `FEATURE_CACHING` | `features:enableCaching` |
+ * | `GOOGLE_ANALYTICS_ID` | `analytics:trackingId` |
+ * | `ANALYTICS_API_KEY` | `analytics:apiKey` |
+ * | `OPENAI_API_KEY` | `openai:apiKey` |
+ * | `APP_ENV` | `app:environment` |
+ * | `RUNTIME_ENV` | `app:runtimeEnvironment` |
+ *
+ * @example Usage
+ * ```ts
+ * import { standardVariables } from "@vendor/kit/config";
+ *
+ * standardVariables.DB_TIMEOUT; // "database:timeout"
+ * ```
+ */
+export const standardVariables: Readonly<Record<string, string>> = Object
+  .freeze({
+    DB_CONNECTION_STRING: "database:connectionString",
+    DB_TIMEOUT: "database:timeout",
+    DB_POOL_SIZE: "database:poolSize",
+    API_BASE_URL: "api:baseUrl",
+    API_TIMEOUT: "api:timeout",
+    API_RETRY_ATTEMPTS: "api:retryAttempts",
+    LOG_LEVEL: "logging:level",
+    LOG_FILE_PATH: "logging:filePath",
+    LOG_REMOTE_ENDPOINT: "logging:remoteEndpoint",
+    LOGGING_API_KEY: "logging:apiKey",
+    REDIS_HOST: "cache:redis:host",
+    REDIS_PORT: "cache:redis:port",
+    REDIS_PASSWORD: "cache:redis:password",
+    JWT_SECRET: "auth:jwtSecret",
+    AUTH_TOKEN_EXPIRY: "auth:tokenExpiry",
+    FEATURE_ANALYTICS: "features:enableAnalytics",
+    FEATURE_INTERNATIONALIZATION: "features:enableInternationalization",
+    FEATURE_CACHING: "features:enableCaching",
+    GOOGLE_ANALYTICS_ID: "analytics:trackingId",
+    ANALYTICS_API_KEY: "analytics:apiKey",
+    OPENAI_API_KEY: "openai:apiKey",
+    APP_ENV: "app:environment",
+    RUNTIME_ENV: "app:runtimeEnvironment",
+  });
+
+/**
+ * The standard variables of spec §2.3 (see {@linkcode standardVariables}) as
+ * a configuration source; `addStandardVariables()` adds one. Each value's
+ * source is `env <NAME>`.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   ConfigurationManager,
+ *   StandardVariableProvider,
+ * } from "@vendor/kit/config";
+ *
+ * const config = new ConfigurationManager();
+ * config.addProvider(new StandardVariableProvider());
+ * await config.loadConfiguration();
+ * config.getValue("logging:level", "info"); // LOG_LEVEL when set
+ * ```
+ */
+export class StandardVariableProvider implements ConfigurationProvider {
+  /** Always `env (standard variables)`. */
+  readonly name: string = "env (standard variables)";
+
+  /**
+   * Reads the standard variables that are set.
+   *
+   * @returns One entry per variable set, its source `env <NAME>`.
+   */
+  load(): ConfigurationEntry[] {
+    const { variables } = readEnvironment();
+    const entries: ConfigurationEntry[] = [];
+    for (const [name, key] of Object.entries(standardVariables)) {
+      const value = variables[name];
+      if (value !== undefined) {
+        entries.push({ key, value, source: `env ${name}` });
+      }
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,57 @@
+// A browser bundle of config/mod.ts must not pull node: modules or npm
+// packages that need them: runtime-specific code is reached only through
+// dynamic imports. This walks the static import graph from config/mod.ts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+const ENTRY = new URL("../../config/mod.ts", import.meta.url);
+const BROWSER_SAFE_PACKAGES = new Set(["valibot"]);
+const STATIC_IMPORT =
+  /^\s*(?:import|export)\s+(?:type\s+)?(?:[^;"']*?\sfrom\s+)?["']([^"']+)["']/gm;
+
+async function staticGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  const pending = [ENTRY.href];
+  while (pending.length > 0) {
+    const href = pending.pop()!;
+    if (graph.has(href)) continue;
+    const source = await readFile(fileURLToPath(href), "utf8");
+    const specifiers: string[] = [];
+    for (const match of source.matchAll(STATIC_IMPORT)) {
+      const statement = match[0];
+      // `import type` and `export type` vanish from a bundle.
+      if (/^\s*(?:import|export)\s+type\s/.test(statement)) continue;
+      specifiers.push(match[1]);
+      if (match[1].startsWith(".")) {
+        pending.push(new URL(match[1], href).href);
+      }
+    }
+    graph.set(href, specifiers);
+  }
+  return graph;
+}
+
+test(
+  "config/mod.ts statically imports no node: module and no Node-only package",
+  {
+    skip: existsSync(fileURLToPath(ENTRY))
+      ? false
+      : "runs only against the source tree",
+  },
+  async () => {
+    const graph = await staticGraph();
+    assert.ok(graph.size > 10, "the walk found the package's files");
+    for (const [file, specifiers] of graph) {
+      for (const specifier of specifiers) {
+        if (specifier.startsWith(".")) continue;
+        assert.ok(
+          BROWSER_SAFE_PACKAGES.has(specifier),
+          `${file} statically imports ${specifier}`,
+        );
+      }
+    }
+  },
+);
