@@ -1,13 +1,38 @@
 /**
- * HTTP package of Kit. Under construction: its public API lands with issue
- * 5, and nothing is exported yet.
+ * HTTP client of Kit (`@vendor/kit-platform-http`, spec §2.5): a JSON client
+ * built on `ky` with interceptors, per-attempt and total timeouts, retries
+ * with exponential backoff that honour `Retry-After`, bearer-token
+ * authentication with single-flight refresh, and request ids with typed
+ * errors.
  *
  * @example Usage
  * ```ts
- * import * as http from "@vendor/kit/http";
- * console.log(Object.keys(http));
+ * import {
+ *   AuthInterceptor,
+ *   ErrorInterceptor,
+ *   HttpClient,
+ *   StorageTokenSource,
+ * } from "@vendor/kit/http";
+ *
+ * const tokens = new StorageTokenSource();
+ * const client = new HttpClient("https://api.example.com", {
+ *   timeout: 10_000,
+ *   retryAttempts: 3,
+ *   retryDelay: 1_000,
+ * });
+ * client.addInterceptor(new ErrorInterceptor());
+ * client.addInterceptor(new AuthInterceptor({ getToken: () => tokens.getToken() }));
+ *
+ * const users = await client.get<{ id: number }[]>("/users");
  * ```
  *
  * @module
  */
-export {};
+export * from "./http_client.ts";
+export * from "./http_interceptor.ts";
+export * from "./http_error.ts";
+export * from "./timeout_error.ts";
+export * from "./error_interceptor.ts";
+export * from "./auth_interceptor.ts";
+export * from "./storage_token_source.ts";
+export * from "./memory_storage.ts";

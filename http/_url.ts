@@ -1,0 +1,94 @@
+// Address helpers of HttpClient: the base address, query strings.
+
+/** A query-string value; `null` and `undefined` entries are left out. */
+type QueryValue = string | number | boolean | null | undefined;
+
+/** The `query` option of a call. */
+export type Query =
+  | Record<string, QueryValue | readonly QueryValue[]>
+  | URLSearchParams
+  | string;
+
+/** Appends a query string to an address. */
+export function withQuery(url: string, query: Query): string {
+  let text: string;
+  if (typeof query === "string") {
+    text = query.charCodeAt(0) === 63 /* ? */ ? query.slice(1) : query;
+  } else if (query instanceof URLSearchParams) {
+    text = query.toString();
+  } else {
+    const params = new URLSearchParams();
+    for (const key of Object.keys(query)) {
+      const value = query[key];
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          if (item !== null && item !== undefined) {
+            params.append(key, String(item));
+          }
+        }
+      } else if (value !== null && value !== undefined) {
+        params.append(key, String(value));
+      }
+    }
+    text = params.toString();
+  }
+  if (text === "") return url;
+  return url + (url.includes("?") ? "&" : "?") + text;
+}
+
+function pageAddress(): string | undefined {
+  try {
+    const location = (globalThis as { location?: { href?: unknown } })
+      .location;
+    return typeof location?.href === "string" ? location.href : undefined;
+  } catch {
+    // Deno throws when `location` is read without --location.
+    return undefined;
+  }
+}
+
+/** Validates the base address; returns it with a trailing slash. */
+export function resolveBase(baseUrl: string): string | undefined {
+  const invalid = (why: string): TypeError =>
+    new TypeError(
+      `Invalid base URL: ${JSON.stringify(baseUrl)}; ${why}`,
+    );
+  if (typeof baseUrl !== "string" || baseUrl.trim() === "") {
+    throw invalid(
+      'expected an absolute http(s) URL or a path starting with "/"',
+    );
+  }
+  let url: URL;
+  if (baseUrl.startsWith("/")) {
+    const page = pageAddress();
+    try {
+      url = new URL(baseUrl, page ?? "http://relative.invalid");
+    } catch {
+      throw invalid("it is not a valid path");
+    }
+    if (page === undefined) {
+      checkParts(url, invalid);
+      return undefined;
+    }
+  } else {
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw invalid(
+        'expected an absolute http(s) URL or a path starting with "/"',
+      );
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw invalid(`the scheme must be http or https, not ${url.protocol}`);
+    }
+  }
+  checkParts(url, invalid);
+  const href = url.href;
+  return href.endsWith("/") ? href : href + "/";
+}
+
+function checkParts(url: URL, invalid: (why: string) => TypeError): void {
+  if (url.search !== "" || url.hash !== "") {
+    throw invalid("it must not have a query or a fragment");
+  }
+}

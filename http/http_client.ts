@@ -1,0 +1,861 @@
+import ky from "ky";
+import { Attempt } from "./_attempt.ts";
+import { CallContext } from "./_call_context.ts";
+import {
+  backoffDelay,
+  discard,
+  IDEMPOTENT_METHODS,
+  RETRY_STATUSES,
+  retryAfterDelay,
+  sleep,
+} from "./_retry.ts";
+import { HttpError } from "./http_error.ts";
+import type { HttpInterceptor } from "./http_interceptor.ts";
+import { TimeoutError } from "./timeout_error.ts";
+import { resolveBase, withQuery } from "./_url.ts";
+import { count, MAX_TIMER, milliseconds } from "./_validate.ts";
+
+/** Options of {@linkcode HttpClient} (spec §2.5). */
+export interface HttpClientOptions {
+  /**
+   * Limit for one attempt in milliseconds: from sending the request until the
+   * response body is read (for the JSON methods) or the response headers
+   * arrive (for {@linkcode HttpClient.request}). `0` turns it off.
+   * Default 10000.
+   */
+  timeout?: number;
+  /** Extra attempts after the first for retryable failures. Default 3. */
+  retryAttempts?: number;
+  /**
+   * Base delay between attempts in milliseconds; retry `n` waits
+   * `retryDelay * 2^(n-1)` (with jitter, capped at `maxRetryDelay`).
+   * Default 1000.
+   */
+  retryDelay?: number;
+  /**
+   * Headers sent with every request. The client starts with
+   * `Accept: application/json` and `Content-Type: application/json` (the
+   * latter only on requests with a JSON or text body); these override them.
+   */
+  headers?: HeadersInit;
+  /**
+   * Limit for a whole call in milliseconds: every attempt, the waits between
+   * them and reading the body. `0` (the default) turns it off.
+   */
+  totalTimeout?: number;
+  /** Upper bound of one backoff delay in milliseconds. Default 30000. */
+  maxRetryDelay?: number;
+  /**
+   * Longest `Retry-After` wait the client honours, in milliseconds. A
+   * response asking for a longer wait is not retried: it is returned (the
+   * JSON methods throw its {@linkcode HttpError}). Default 60000.
+   */
+  maxRetryAfter?: number;
+  /**
+   * Fraction (0 to 1) by which a backoff delay is randomly shortened, so that
+   * clients that failed together do not retry together. Default 0.2.
+   */
+  retryJitter?: number;
+  /** Called before each retry wait; for logging and metrics. */
+  onRetry?: (event: HttpRetryEvent) => void;
+  /** The `fetch` to send requests with. Default `globalThis.fetch`. */
+  fetch?: (input: Request, init?: RequestInit) => Promise<Response>;
+}
+
+/** A query-string value; `null` and `undefined` entries are left out. */
+export type HttpQueryValue = string | number | boolean | null | undefined;
+
+/** Options of one call. */
+export interface HttpRequestOptions {
+  /** Headers for this call; they override the client's headers. */
+  headers?: HeadersInit;
+  /** Query string: an object (arrays repeat the key), params or text. */
+  query?:
+    | Record<string, HttpQueryValue | readonly HttpQueryValue[]>
+    | URLSearchParams
+    | string;
+  /** A value sent as JSON (`JSON.stringify`). Not together with `body`. */
+  json?: unknown;
+  /** A raw body (text, form data, bytes, blob, stream). */
+  body?: BodyInit | null;
+  /**
+   * Cancels the call: it rejects with the signal's reason and is never
+   * retried.
+   */
+  signal?: AbortSignal;
+  /** Per-attempt timeout for this call, in milliseconds (`0` = none). */
+  timeout?: number;
+  /** Retry attempts for this call, overriding the client's. */
+  retryAttempts?: number;
+  /**
+   * Marks the call as safe to repeat, so that a POST or PATCH is retried
+   * like GET, HEAD, PUT, DELETE and OPTIONS are (for example with an
+   * idempotency key).
+   */
+  idempotent?: boolean;
+}
+
+/** What {@linkcode HttpClientOptions.onRetry} receives. */
+export interface HttpRetryEvent {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Address of the call. */
+  url: string;
+  /** Number of the retry about to happen: 1 for the first. */
+  retry: number;
+  /** Milliseconds the client waits before it. */
+  delay: number;
+  /** Status of the failed attempt, when it got a response. */
+  status?: number;
+  /** The failure of the attempt, when it got no response. */
+  error?: unknown;
+}
+
+const DEFAULT_TIMEOUT = 10_000;
+const DEFAULT_RETRY_ATTEMPTS = 3;
+const DEFAULT_RETRY_DELAY = 1_000;
+const DEFAULT_MAX_RETRY_DELAY = 30_000;
+const DEFAULT_MAX_RETRY_AFTER = 60_000;
+const DEFAULT_JITTER = 0.2;
+const ABSOLUTE_URL = /^[a-z][a-z\d+\-.]*:/i;
+const NO_OPTIONS: HttpRequestOptions = {};
+const JSON_TYPE = "application/json";
+
+type Ky = typeof ky;
+interface KyInit {
+  method: string;
+  headers: Record<string, string>;
+  body: BodyInit | null | undefined;
+  /** Passed through by ky to `fetch` (see the constructor). */
+  kitSignal: AbortSignal | undefined;
+  context?: Record<string, unknown>;
+}
+type Fetch = NonNullable<HttpClientOptions["fetch"]>;
+
+/**
+ * HTTP client for JSON APIs (spec §2.5), built on `ky`: a base address,
+ * default JSON headers, interceptors, per-attempt and total timeouts, and
+ * retries with exponential backoff that honour `Retry-After`.
+ *
+ * The JSON methods (`get`, `post`, `put`, `patch`, `delete`) return the
+ * parsed body (`undefined` for an empty body) and throw {@linkcode HttpError}
+ * for a non-success status; {@linkcode HttpClient.request} returns the
+ * `Response` itself.
+ *
+ * Paths are appended to the base address (`/users` and `users` both give
+ * `<base>/users`); an absolute URL (`https://...`) is used as it is. The base
+ * address may be relative (`/api`): in a browser it is resolved against the
+ * page (the development-proxy answer to CORS errors, spec §7); elsewhere a
+ * relative base has no origin, so calls with relative paths throw.
+ *
+ * @example Usage
+ * ```ts
+ * import { HttpClient } from "@vendor/kit/http";
+ *
+ * const client = new HttpClient("https://api.example.com", {
+ *   timeout: 10_000,
+ *   retryAttempts: 3,
+ *   retryDelay: 1_000,
+ *   headers: { "X-App": "demo" },
+ * });
+ * interface User {
+ *   id: number;
+ *   name: string;
+ * }
+ * const user = await client.get<User>("/users/1");
+ * await client.post<User>("/users", { json: { name: "Ada" } });
+ * ```
+ */
+export class HttpClient {
+  /** The base address as given to the constructor. */
+  readonly baseUrl: string;
+  /** Base address with a trailing slash; undefined when it cannot resolve. */
+  readonly #prefix: string | undefined;
+  readonly #timeout: number;
+  readonly #retryAttempts: number;
+  readonly #retryDelay: number;
+  readonly #totalTimeout: number;
+  readonly #maxRetryDelay: number;
+  readonly #maxRetryAfter: number;
+  readonly #jitter: number;
+  readonly #onRetry: ((event: HttpRetryEvent) => void) | undefined;
+  /** Headers for requests without a body (lower-case names). */
+  readonly #plainHeaders: Record<string, string>;
+  /** Headers for requests with a JSON or text body. */
+  readonly #bodyHeaders: Record<string, string>;
+  /** Replaced, never mutated, so a running call keeps its snapshot. */
+  #interceptors: readonly HttpInterceptor[] = [];
+  readonly #ky: Ky;
+  readonly #kyIntercepted: Ky;
+
+  /**
+   * Creates a client.
+   *
+   * @param baseUrl An absolute `http:`/`https:` address, or a path starting
+   * with `/` that is resolved against the page in a browser.
+   * @param options Timeouts, retries and default headers.
+   * @throws {TypeError} When `baseUrl` is not an absolute http(s) URL or a
+   * path starting with `/`, or has a query or fragment.
+   * @throws {RangeError} When a timeout or delay is negative or too large, or
+   * a retry count is not a whole number ≥ 0.
+   */
+  constructor(baseUrl: string, options: HttpClientOptions = {}) {
+    this.baseUrl = baseUrl;
+    this.#prefix = resolveBase(baseUrl);
+    this.#timeout = milliseconds(
+      "timeout",
+      options.timeout,
+      DEFAULT_TIMEOUT,
+      true,
+    );
+    this.#retryAttempts = count(
+      "retryAttempts",
+      options.retryAttempts,
+      DEFAULT_RETRY_ATTEMPTS,
+    );
+    this.#retryDelay = milliseconds(
+      "retryDelay",
+      options.retryDelay,
+      DEFAULT_RETRY_DELAY,
+    );
+    this.#totalTimeout = milliseconds(
+      "totalTimeout",
+      options.totalTimeout,
+      0,
+      true,
+    );
+    this.#maxRetryDelay = milliseconds(
+      "maxRetryDelay",
+      options.maxRetryDelay,
+      DEFAULT_MAX_RETRY_DELAY,
+    );
+    this.#maxRetryAfter = milliseconds(
+      "maxRetryAfter",
+      options.maxRetryAfter,
+      DEFAULT_MAX_RETRY_AFTER,
+    );
+    const jitter = options.retryJitter ?? DEFAULT_JITTER;
+    if (typeof jitter !== "number" || !(jitter >= 0 && jitter <= 1)) {
+      throw new RangeError(
+        `Invalid retryJitter: ${jitter}; expected a fraction from 0 to 1`,
+      );
+    }
+    this.#jitter = jitter;
+    this.#onRetry = options.onRetry;
+
+    const headers: Record<string, string> = {
+      accept: JSON_TYPE,
+      "content-type": JSON_TYPE,
+    };
+    new Headers(options.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    this.#bodyHeaders = headers;
+    const { "content-type": _contentType, ...plain } = headers;
+    this.#plainHeaders = plain;
+
+    // ky sends each attempt; HttpClient drives the attempts itself because
+    // ky's retry and timeout cannot express this contract: ky runs
+    // beforeRequest hooks on the already-modified request of the previous
+    // attempt, its TimeoutError text differs and its timer stops when the
+    // headers arrive (not covering the body), it has no total timeout, its
+    // Retry-After handling caps the wait instead of giving up past the cap and
+    // applies only to some statuses, its jitter is all-or-nothing, and a 401
+    // refresh-and-replay would have to count as a retry.
+    //
+    // The attempt's signal reaches fetch as the unknown option `kitSignal`,
+    // which ky passes through to `fetch` untouched (its documented route for
+    // options such as `dispatcher`). Giving it to ky as `signal` would make
+    // ky combine it with its own controller through AbortSignal.any on every
+    // call, a measurable cost on the hot path; this way the request follows
+    // exactly one signal: the attempt's, which the per-attempt timer, the
+    // caller's signal and the total timeout all abort.
+    const custom = options.fetch;
+    const send = (
+      request: Request,
+      init?: { kitSignal?: AbortSignal },
+    ): Promise<Response> => {
+      const run: Fetch = custom ?? globalThis.fetch;
+      const signal = init?.kitSignal;
+      return signal === undefined ? run(request) : run(request, { signal });
+    };
+    const base = {
+      retry: 0,
+      timeout: false as const,
+      throwHttpErrors: false,
+      fetch: send as typeof globalThis.fetch,
+    };
+    this.#ky = ky.create(base);
+    this.#kyIntercepted = ky.create({
+      ...base,
+      hooks: { beforeRequest: [runIntercepts] },
+    });
+  }
+
+  /**
+   * Adds an interceptor (spec §4.2). `intercept` runs before every attempt
+   * in the order added; `onResponse` runs on responses in reverse order.
+   *
+   * @param interceptor The interceptor to add.
+   * @returns This client, for chaining.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   AuthInterceptor,
+   *   ErrorInterceptor,
+   *   HttpClient,
+   *   StorageTokenSource,
+   * } from "@vendor/kit/http";
+   *
+   * const tokens = new StorageTokenSource();
+   * const client = new HttpClient("https://api.example.com")
+   *   .addInterceptor(new ErrorInterceptor())
+   *   .addInterceptor(new AuthInterceptor({ getToken: () => tokens.getToken() }));
+   * ```
+   */
+  addInterceptor(interceptor: HttpInterceptor): this {
+    if (
+      interceptor === null || typeof interceptor !== "object" ||
+      typeof interceptor.intercept !== "function"
+    ) {
+      throw new TypeError(
+        "addInterceptor() needs an object with an intercept(request) method",
+      );
+    }
+    this.#interceptors = [...this.#interceptors, interceptor];
+    return this;
+  }
+
+  /**
+   * Removes an interceptor added before.
+   *
+   * @param interceptor The interceptor to remove.
+   * @returns `true` when it was present.
+   *
+   * @example Usage
+   * ```ts
+   * import { ErrorInterceptor, HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * const errors = new ErrorInterceptor();
+   * client.addInterceptor(errors);
+   * client.removeInterceptor(errors); // true
+   * ```
+   */
+  removeInterceptor(interceptor: HttpInterceptor): boolean {
+    const index = this.#interceptors.indexOf(interceptor);
+    if (index < 0) return false;
+    this.#interceptors = this.#interceptors.filter((_, i) => i !== index);
+    return true;
+  }
+
+  /**
+   * Sends a GET request and returns the parsed JSON body.
+   *
+   * @typeParam T The expected shape of the body (not checked at runtime).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options Headers, query, signal, timeout of this call.
+   * @returns The parsed body; `undefined` when the body is empty.
+   * @throws {HttpError} For a non-success status.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {SyntaxError} When the body is not JSON.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * const page = await client.get<{ items: string[] }>("/items", {
+   *   query: { page: 2 },
+   * });
+   * ```
+   */
+  get<T = unknown>(path: string, options?: HttpRequestOptions): Promise<T> {
+    return this.#call("GET", path, options, true) as Promise<T>;
+  }
+
+  /**
+   * Sends a POST request and returns the parsed JSON body. Not retried unless
+   * `options.idempotent` is `true`.
+   *
+   * @typeParam T The expected shape of the body (not checked at runtime).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options `json` or `body`, headers, query, signal, timeout.
+   * @returns The parsed body; `undefined` when the body is empty.
+   * @throws {HttpError} For a non-success status.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {SyntaxError} When the body is not JSON.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * const created = await client.post<{ id: number }>("/users", {
+   *   json: { name: "Ada" },
+   * });
+   * ```
+   */
+  post<T = unknown>(path: string, options?: HttpRequestOptions): Promise<T> {
+    return this.#call("POST", path, options, true) as Promise<T>;
+  }
+
+  /**
+   * Sends a PUT request and returns the parsed JSON body.
+   *
+   * @typeParam T The expected shape of the body (not checked at runtime).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options `json` or `body`, headers, query, signal, timeout.
+   * @returns The parsed body; `undefined` when the body is empty.
+   * @throws {HttpError} For a non-success status.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {SyntaxError} When the body is not JSON.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * await client.put("/users/1", { json: { name: "Ada" } });
+   * ```
+   */
+  put<T = unknown>(path: string, options?: HttpRequestOptions): Promise<T> {
+    return this.#call("PUT", path, options, true) as Promise<T>;
+  }
+
+  /**
+   * Sends a PATCH request and returns the parsed JSON body. Not retried
+   * unless `options.idempotent` is `true`.
+   *
+   * @typeParam T The expected shape of the body (not checked at runtime).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options `json` or `body`, headers, query, signal, timeout.
+   * @returns The parsed body; `undefined` when the body is empty.
+   * @throws {HttpError} For a non-success status.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {SyntaxError} When the body is not JSON.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * await client.patch("/users/1", { json: { name: "Ada" } });
+   * ```
+   */
+  patch<T = unknown>(path: string, options?: HttpRequestOptions): Promise<T> {
+    return this.#call("PATCH", path, options, true) as Promise<T>;
+  }
+
+  /**
+   * Sends a DELETE request and returns the parsed JSON body.
+   *
+   * @typeParam T The expected shape of the body (not checked at runtime).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options Headers, query, signal, timeout of this call.
+   * @returns The parsed body; `undefined` when the body is empty.
+   * @throws {HttpError} For a non-success status.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {SyntaxError} When the body is not JSON.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * await client.delete("/users/1");
+   * ```
+   */
+  delete<T = unknown>(path: string, options?: HttpRequestOptions): Promise<T> {
+    return this.#call("DELETE", path, options, true) as Promise<T>;
+  }
+
+  /**
+   * Sends a request with any method and returns the `Response` as it is:
+   * a non-success status does not throw here (an interceptor such as
+   * {@linkcode ErrorInterceptor} may). Timeouts, retries and interceptors
+   * apply as for the JSON methods; the per-attempt timeout ends when the
+   * headers arrive.
+   *
+   * @param method The HTTP method (any case).
+   * @param path A path appended to the base address, or an absolute URL.
+   * @param options Body, headers, query, signal, timeout of this call.
+   * @returns The response; read its body once.
+   * @throws {TimeoutError} When an attempt or the call runs out of time.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * const response = await client.request("HEAD", "/files/report.pdf");
+   * console.log(response.status, response.headers.get("content-length"));
+   * ```
+   */
+  request(
+    method: string,
+    path: string,
+    options?: HttpRequestOptions,
+  ): Promise<Response> {
+    return this.#call(method.toUpperCase(), path, options, false) as Promise<
+      Response
+    >;
+  }
+
+  async #call(
+    method: string,
+    path: string,
+    options: HttpRequestOptions = NO_OPTIONS,
+    parse: boolean,
+  ): Promise<unknown> {
+    const url = options.query === undefined
+      ? this.#resolve(path)
+      : withQuery(this.#resolve(path), options.query);
+    const caller = options.signal;
+    caller?.throwIfAborted();
+
+    let body = options.body;
+    let headers = this.#plainHeaders;
+    if (options.json !== undefined) {
+      if (body !== undefined && body !== null) {
+        throw new TypeError("Give a call either `json` or `body`, not both");
+      }
+      body = JSON.stringify(options.json);
+      headers = this.#bodyHeaders;
+    } else if (typeof body === "string") {
+      headers = this.#bodyHeaders;
+    }
+    if (options.headers !== undefined) {
+      headers = mergeHeaders(headers, options.headers);
+    }
+    const timeout = options.timeout === undefined
+      ? this.#timeout
+      : milliseconds("timeout", options.timeout, 0, true);
+    const maxRetries = options.retryAttempts === undefined
+      ? this.#retryAttempts
+      : count("retryAttempts", options.retryAttempts, 0);
+    // A stream can be sent only once: no retry, no replay.
+    const repeatable = !(body instanceof ReadableStream);
+    const retryable = repeatable &&
+      (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
+
+    const interceptors = this.#interceptors;
+    const context = interceptors.length === 0
+      ? undefined
+      : new CallContext(method, url, caller, interceptors, repeatable);
+    const instance = context === undefined ? this.#ky : this.#kyIntercepted;
+
+    let total: AbortController | undefined;
+    let totalTimer: ReturnType<typeof setTimeout> | undefined;
+    let deadline = Infinity;
+    if (this.#totalTimeout > 0) {
+      total = new AbortController();
+      deadline = Date.now() + this.#totalTimeout;
+      totalTimer = setTimeout(
+        abortTotal,
+        this.#totalTimeout,
+        total,
+        this.#totalTimeout,
+        method,
+        url,
+      );
+    }
+    const totalSignal = total?.signal;
+
+    // Reused by every attempt; only the signal changes. ky copies it.
+    const init: KyInit = context === undefined
+      ? { method, headers, body, kitSignal: undefined }
+      : {
+        method,
+        headers,
+        body,
+        kitSignal: undefined,
+        context: { kit: context },
+      };
+    const needSignal = timeout > 0 || caller !== undefined ||
+      totalSignal !== undefined;
+
+    let retries = 0;
+    try {
+      for (;;) {
+        const attempt = new Attempt(timeout, method, url, caller, totalSignal);
+        if (needSignal) init.kitSignal = attempt.controller.signal;
+        let response: Response;
+        let pending: Promise<Response>;
+        if (context === undefined) {
+          attempt.arm();
+        } else {
+          context.attempt++;
+          context.current = attempt;
+        }
+        try {
+          // A synchronous throw (a malformed header, say) is not a network
+          // failure, so it is never retried.
+          pending = instance(url, init);
+        } catch (error) {
+          attempt.dispose();
+          throw error;
+        }
+        let failure: unknown;
+        try {
+          response = await pending;
+        } catch (error) {
+          attempt.dispose();
+          failure = this.#failure(error, attempt, context, caller, totalSignal);
+          if (!retryable || retries >= maxRetries) throw failure;
+          retries++;
+          await this.#wait(
+            this.#backoff(retries),
+            {
+              method,
+              url,
+              retry: retries,
+              delay: 0,
+              error: failure,
+            },
+            deadline,
+            caller,
+            totalSignal,
+          );
+          continue;
+        }
+
+        if (
+          retryable && retries < maxRetries &&
+          RETRY_STATUSES.has(response.status)
+        ) {
+          const after = retryAfterDelay(
+            response.headers.get("retry-after"),
+            Date.now(),
+          );
+          if (after === undefined || after <= this.#maxRetryAfter) {
+            attempt.dispose();
+            await discard(response);
+            retries++;
+            await this.#wait(
+              after ?? this.#backoff(retries),
+              {
+                method,
+                url,
+                retry: retries,
+                delay: 0,
+                status: response.status,
+              },
+              deadline,
+              caller,
+              totalSignal,
+            );
+            continue;
+          }
+        }
+
+        if (context !== undefined) {
+          const received = response;
+          try {
+            response = await onResponse(received, context);
+          } catch (error) {
+            attempt.dispose();
+            await discard(received);
+            throw error;
+          }
+          if (context.replayRequested) {
+            context.replayRequested = false;
+            context.replayed = true;
+            attempt.dispose();
+            await discard(response);
+            continue;
+          }
+        }
+
+        if (!parse) {
+          attempt.dispose();
+          return response;
+        }
+        try {
+          if (!response.ok) {
+            throw await HttpError.fromResponse(response, {
+              requestId: requestIdOf(context, headers),
+              method,
+              url,
+            });
+          }
+          const text = await response.text();
+          if (text === "") return undefined;
+          try {
+            return JSON.parse(text);
+          } catch (error) {
+            throw new SyntaxError(
+              `The response to ${method} ${url} is not JSON: ${
+                (error as Error).message
+              }`,
+              { cause: error },
+            );
+          }
+        } catch (error) {
+          if (error instanceof HttpError || error instanceof SyntaxError) {
+            throw error;
+          }
+          // Reading the body failed: timeout, cancellation or a dropped
+          // connection, judged like a failed send.
+          failure = this.#failure(error, attempt, context, caller, totalSignal);
+          if (!retryable || retries >= maxRetries) throw failure;
+          retries++;
+          await this.#wait(
+            this.#backoff(retries),
+            {
+              method,
+              url,
+              retry: retries,
+              delay: 0,
+              error: failure,
+            },
+            deadline,
+            caller,
+            totalSignal,
+          );
+          continue;
+        } finally {
+          attempt.dispose();
+        }
+      }
+    } finally {
+      if (totalTimer !== undefined) clearTimeout(totalTimer);
+    }
+  }
+
+  /**
+   * Turns what a failed attempt threw into the error the call reports, and
+   * rethrows at once what must not be retried (cancellation, total timeout,
+   * an interceptor's own error, anything that is not a network failure).
+   */
+  #failure(
+    error: unknown,
+    attempt: Attempt,
+    context: CallContext | undefined,
+    caller: AbortSignal | undefined,
+    total: AbortSignal | undefined,
+  ): unknown {
+    if (caller?.aborted) throw caller.reason;
+    if (total?.aborted) throw total.reason;
+    if (context?.interceptError !== undefined) {
+      const { error: thrown } = context.interceptError;
+      context.interceptError = undefined;
+      throw thrown;
+    }
+    if (attempt.timedOut) return attempt.timeoutError();
+    // fetch reports network failures (refused, reset, DNS) as TypeError.
+    if (error instanceof TypeError) return error;
+    throw error;
+  }
+
+  #backoff(retry: number): number {
+    return backoffDelay(
+      retry,
+      this.#retryDelay,
+      this.#maxRetryDelay,
+      this.#jitter,
+    );
+  }
+
+  /** Waits before a retry; fails fast when the wait would pass the deadline. */
+  async #wait(
+    delay: number,
+    event: HttpRetryEvent,
+    deadline: number,
+    caller: AbortSignal | undefined,
+    total: AbortSignal | undefined,
+  ): Promise<void> {
+    if (Date.now() + delay >= deadline) {
+      throw new TimeoutError(
+        this.#totalTimeout,
+        "total",
+        event.method,
+        event.url,
+      );
+    }
+    event.delay = delay;
+    this.#onRetry?.(event);
+    await sleep(Math.min(delay, MAX_TIMER), caller, total);
+  }
+
+  #resolve(path: string): string {
+    if (ABSOLUTE_URL.test(path)) return path;
+    const prefix = this.#prefix;
+    if (prefix === undefined) {
+      throw new TypeError(
+        `Cannot resolve "${path}" against the relative base URL "${this.baseUrl}": ` +
+          "there is no page origin (globalThis.location) outside a browser; " +
+          'give HttpClient an absolute base URL such as "http://localhost:3000/api"',
+      );
+    }
+    return path.charCodeAt(0) === 47 /* / */
+      ? prefix + path.slice(1)
+      : prefix + path;
+  }
+}
+
+/** ky beforeRequest hook: runs Kit's interceptors for one attempt. */
+async function runIntercepts(
+  request: Request,
+  options: { context: Record<string, unknown> },
+): Promise<Request | void> {
+  const context = options.context.kit as CallContext;
+  let current = request;
+  try {
+    for (const interceptor of context.interceptors) {
+      const next = await interceptor.intercept(current, context);
+      if (next instanceof Request) current = next;
+    }
+  } catch (error) {
+    context.interceptError = { error };
+    throw error;
+  }
+  context.sent = current;
+  context.current?.arm();
+  return current === request ? undefined : current;
+}
+
+/** Runs every `onResponse`, last added first, until one asks for a replay. */
+async function onResponse(
+  response: Response,
+  context: CallContext,
+): Promise<Response> {
+  const interceptors = context.interceptors;
+  for (let i = interceptors.length - 1; i >= 0; i--) {
+    const interceptor = interceptors[i];
+    if (interceptor.onResponse === undefined) continue;
+    const next = await interceptor.onResponse(response, context);
+    if (next instanceof Response) response = next;
+    if (context.replayRequested) break;
+  }
+  return response;
+}
+
+function abortTotal(
+  controller: AbortController,
+  timeout: number,
+  method: string,
+  url: string,
+): void {
+  controller.abort(new TimeoutError(timeout, "total", method, url));
+}
+
+function requestIdOf(
+  context: CallContext | undefined,
+  headers: Record<string, string>,
+): string | undefined {
+  return context?.sent?.headers.get("x-request-id") ??
+    headers["x-request-id"];
+}
+
+function mergeHeaders(
+  base: Record<string, string>,
+  extra: HeadersInit,
+): Record<string, string> {
+  const merged = { ...base };
+  new Headers(extra).forEach((value, name) => {
+    merged[name] = value;
+  });
+  return merged;
+}

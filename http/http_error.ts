@@ -1,0 +1,171 @@
+/** Extra facts carried by an {@linkcode HttpError}. */
+export interface HttpErrorDetails {
+  /** The response body: parsed JSON, else the text, `undefined` when empty. */
+  body?: unknown;
+  /** The `X-Request-ID` sent with the request, when there was one. */
+  requestId?: string;
+  /** Upper-case HTTP method of the request. */
+  method?: string;
+  /** Address of the request. */
+  url?: string;
+  /** The response's status text. */
+  statusText?: string;
+  /** The response headers. */
+  headers?: Headers;
+}
+
+/**
+ * A response with a non-success status (not 200–299). Thrown by
+ * {@linkcode ErrorInterceptor} and by the JSON methods of
+ * {@linkcode HttpClient} (`get`, `post`, `put`, `patch`, `delete`). The
+ * message is the `message` field of the JSON response body when it is a
+ * non-empty string, else the status text (spec §7).
+ *
+ * @example Usage
+ * ```ts
+ * import { HttpClient, HttpError } from "@vendor/kit/http";
+ *
+ * const client = new HttpClient("https://api.example.com");
+ * try {
+ *   await client.get("/users/42");
+ * } catch (error) {
+ *   if (error instanceof HttpError && error.status === 404) {
+ *     console.log(error.message, error.body, error.requestId);
+ *   }
+ * }
+ * ```
+ */
+export class HttpError extends Error {
+  /** The HTTP status code of the response. */
+  readonly status: number;
+  /** The response's status text (may be empty). */
+  readonly statusText: string;
+  /** The response body: parsed JSON, else the text, `undefined` when empty. */
+  readonly body: unknown;
+  /** The `X-Request-ID` sent with the request, when there was one. */
+  readonly requestId: string | undefined;
+  /** Upper-case HTTP method of the request. */
+  readonly method: string | undefined;
+  /** Address of the request. */
+  readonly url: string | undefined;
+  /** The response headers (empty when not known). */
+  readonly headers: Headers;
+
+  /**
+   * Creates the error.
+   *
+   * @param status The HTTP status code.
+   * @param message The error message (the body's `message` or status text).
+   * @param details Body, request id, method, address, status text, headers.
+   */
+  constructor(status: number, message: string, details: HttpErrorDetails = {}) {
+    super(message);
+    this.name = "HttpError";
+    this.status = status;
+    this.statusText = details.statusText ?? "";
+    this.body = details.body;
+    this.requestId = details.requestId;
+    this.method = details.method;
+    this.url = details.url;
+    this.headers = details.headers ?? new Headers();
+  }
+
+  /**
+   * Builds the error from a non-success response, reading (and so consuming)
+   * its body.
+   *
+   * @param response The non-success response.
+   * @param details Request id, method and address to carry.
+   * @returns The error, ready to throw.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpError } from "@vendor/kit/http";
+   *
+   * const response = new Response(JSON.stringify({ message: "No such user" }), {
+   *   status: 404,
+   * });
+   * const error = await HttpError.fromResponse(response);
+   * console.log(error.message); // "No such user"
+   * ```
+   */
+  static async fromResponse(
+    response: Response,
+    details: Omit<HttpErrorDetails, "body" | "statusText" | "headers"> = {},
+  ): Promise<HttpError> {
+    let body: unknown;
+    let text = "";
+    try {
+      text = await response.text();
+    } catch {
+      // A body that cannot be read leaves the status text as the message.
+    }
+    if (text !== "") {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const fromBody = body !== null && typeof body === "object"
+      ? (body as { message?: unknown }).message
+      : undefined;
+    const message = typeof fromBody === "string" && fromBody !== ""
+      ? fromBody
+      : statusText(response.status, response.statusText);
+    return new HttpError(response.status, message, {
+      ...details,
+      body,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+}
+
+// Reason phrases for statuses, used when the response carries no status text
+// (HTTP/2 and HTTP/3 have none).
+const REASONS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  407: "Proxy Authentication Required",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
+  417: "Expectation Failed",
+  418: "I'm a Teapot",
+  421: "Misdirected Request",
+  422: "Unprocessable Content",
+  423: "Locked",
+  424: "Failed Dependency",
+  425: "Too Early",
+  426: "Upgrade Required",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  451: "Unavailable For Legal Reasons",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+  507: "Insufficient Storage",
+  508: "Loop Detected",
+  511: "Network Authentication Required",
+};
+
+function statusText(status: number, text: string): string {
+  if (text !== "") return text;
+  return REASONS[status] ?? `HTTP ${status}`;
+}
