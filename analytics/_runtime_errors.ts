@@ -1,6 +1,8 @@
 // Internal runtime adapter: error tracking on Deno, Node.js and Bun, reached by
 // feature detection only (no static `node:` import, no `Deno.*` call), so a
-// browser bundle of the module stays clean.
+// browser bundle of the module stays clean. The entry points are
+// _runtime_errors_deno.ts (Deno and JSR: Deno events, else Node's) and
+// _runtime_errors_node.ts (the npm build's twin: Node.js and Bun only).
 //
 // The rule is "track, never swallow": whatever the runtime would have done
 // with the error without Kit (crash, warn, nothing) still happens. When the
@@ -37,17 +39,17 @@ export interface RuntimeErrorHooks {
   flushTimeout: number;
 }
 
-interface CancelableEvent {
+export interface CancelableEvent {
   readonly defaultPrevented: boolean;
   preventDefault(): void;
 }
 
-interface GlobalEventTarget {
+export interface GlobalEventTarget {
   addEventListener(type: string, listener: (event: never) => void): void;
   removeEventListener(type: string, listener: (event: never) => void): void;
 }
 
-interface NodeProcessLike {
+export interface NodeProcessLike {
   on(event: string, listener: (...args: never[]) => void): unknown;
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   listenerCount(event: string): number;
@@ -58,35 +60,9 @@ interface NodeProcessLike {
   env?: Record<string, string | undefined>;
 }
 
-/**
- * Installs error tracking for the current server runtime.
- *
- * @returns The uninstaller, or `undefined` when the runtime offers no hook.
- */
-export function installRuntimeErrorTracking(
-  hooks: RuntimeErrorHooks,
-): (() => void) | undefined {
-  const g = globalThis as unknown as {
-    Deno?: unknown;
-    process?: NodeProcessLike;
-    addEventListener?: unknown;
-  };
-  if (g.Deno !== undefined && typeof g.addEventListener === "function") {
-    return installDeno(globalThis as unknown as GlobalEventTarget, hooks);
-  }
-  const proc = g.process;
-  if (
-    proc !== undefined && typeof proc.on === "function" &&
-    typeof proc.listenerCount === "function"
-  ) {
-    return installNode(proc, hooks);
-  }
-  return undefined;
-}
-
 // Keeps the process alive (a ref'd timer) until the flush settles or the
 // timeout passes, then runs `then` once.
-function flushThen(hooks: RuntimeErrorHooks, then: () => void): void {
+export function flushThen(hooks: RuntimeErrorHooks, then: () => void): void {
   let done = false;
   const finish = (): void => {
     if (done) return;
@@ -102,46 +78,6 @@ function flushThen(hooks: RuntimeErrorHooks, then: () => void): void {
     flushing = Promise.resolve();
   }
   flushing.then(finish, finish);
-}
-
-function installDeno(
-  target: GlobalEventTarget,
-  hooks: RuntimeErrorHooks,
-): () => void {
-  // Values being re-raised by Kit: let them through untouched.
-  const reraising = new Set<unknown>();
-  const handle = (
-    value: unknown,
-    source: "uncaughtException" | "unhandledRejection",
-    event: CancelableEvent,
-  ): void => {
-    if (reraising.delete(value)) return;
-    const fatal = !event.defaultPrevented;
-    hooks.report(describeError(value, source, fatal));
-    if (!fatal) return;
-    event.preventDefault();
-    flushThen(hooks, () => {
-      reraising.add(value);
-      if (source === "uncaughtException") {
-        setTimeout(() => {
-          throw value;
-        }, 0);
-      } else {
-        void Promise.reject(value);
-      }
-    });
-  };
-  const onError = (event: CancelableEvent & { readonly error?: unknown }) =>
-    handle(event.error, "uncaughtException", event);
-  const onRejection = (
-    event: CancelableEvent & { readonly reason?: unknown },
-  ) => handle(event.reason, "unhandledRejection", event);
-  target.addEventListener("error", onError);
-  target.addEventListener("unhandledrejection", onRejection);
-  return () => {
-    target.removeEventListener("error", onError);
-    target.removeEventListener("unhandledrejection", onRejection);
-  };
 }
 
 function unhandledRejectionsMode(proc: NodeProcessLike): string {
@@ -170,7 +106,7 @@ function rejectionError(reason: unknown): unknown {
   return error;
 }
 
-function installNode(
+export function installNode(
   proc: NodeProcessLike,
   hooks: RuntimeErrorHooks,
 ): () => void {

@@ -24,7 +24,7 @@ import {
   pageProperties,
   type PerformanceTracking,
 } from "./_browser_tracking.ts";
-import { installRuntimeErrorTracking } from "./_runtime_errors.ts";
+import { installRuntimeErrorTracking } from "./_runtime_errors_deno.ts";
 
 /**
  * What happens to events while consent is pending: `"hold"` keeps them in

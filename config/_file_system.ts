@@ -4,7 +4,7 @@
 // Node.js and Bun alike.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { unrefTimer } from "../core/mod.ts";
-import { getEnvironmentVariable } from "./_environment.ts";
+import { getEnvironmentVariable } from "./_environment_deno.ts";
 
 type PathModule = typeof import("node:path");
 

@@ -38,7 +38,7 @@ import {
 } from "./_tree.ts";
 import { schemaKnows, UnsafeJsonError, validateAgainst } from "./_schema.ts";
 import { createSecretMatcher, MASK, maskTree } from "./_secrets.ts";
-import { readEnvironment } from "./_environment.ts";
+import { readEnvironment } from "./_environment_deno.ts";
 
 /** Options of {@linkcode ConfigurationManager}. */
 export interface ConfigurationManagerOptions {

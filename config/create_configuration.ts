@@ -2,7 +2,7 @@ import { ConfigurationManager } from "./configuration_manager.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { DotEnvProvider } from "./dot_env_provider.ts";
 import { validateConfiguration } from "./validate_configuration.ts";
-import { getEnvironmentVariable } from "./_environment.ts";
+import { getEnvironmentVariable } from "./_environment_deno.ts";
 
 /** Options of {@linkcode createConfiguration}. */
 export interface CreateConfigurationOptions {

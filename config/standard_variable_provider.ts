@@ -2,7 +2,7 @@ import type {
   ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { readEnvironment } from "./_environment.ts";
+import { readEnvironment } from "./_environment_deno.ts";
 
 /**
  * The standard variables of spec §2.3 and the keys they map to. They keep

@@ -7,7 +7,7 @@ import { CONSOLE_RULES as RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter, LEVEL_NAMES } from "./_format.ts";
 import { textFormatter } from "./_text_format.ts";
-import { stdoutIsTerminal } from "./_terminal.ts";
+import { stdoutIsTerminal } from "./_terminal_deno.ts";
 import { RESOLVED } from "./_resolved.ts";
 
 /**

@@ -14,7 +14,8 @@
  *
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
- * (`node-esm,node-cjs,bun`; all by default).
+ * (`node-esm,node-cjs,bun`; all by default); `KIT_NPM_TESTS` limits the
+ * test folders (`core,platform`; all by default).
  *
  * @module
  */
@@ -186,7 +187,11 @@ async function main(): Promise<number> {
   // Transpile the tests, collecting the npm packages they import.
   const used = new Map<string, string>();
   await rm(join(NPM, "tests"), { recursive: true, force: true });
-  const testFiles = await listTests(join(ROOT, "tests"));
+  const only = process.env.KIT_NPM_TESTS?.split(",");
+  const testFiles = (await listTests(join(ROOT, "tests"))).filter((file) => {
+    const folder = relative(join(ROOT, "tests"), file).split("/")[0];
+    return only === undefined || folder.startsWith("_") || only.includes(folder);
+  });
   const esmFiles: string[] = [];
   const cjsFiles: string[] = [];
   for (const file of testFiles) {

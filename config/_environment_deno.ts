@@ -1,6 +1,7 @@
 // The environment adapter: the one place that reads environment variables.
 // Deno 2, Node.js and Bun all expose `globalThis.process.env`; Deno without
-// that global falls back to `Deno.env`; a browser has no environment.
+// that global falls back to `Deno.env`; a browser has no environment. The npm
+// build uses the twin _environment_node.ts, which has no Deno fallback.
 
 interface ProcessLike {
   env?: Record<string, string | undefined>;

@@ -1,5 +1,6 @@
 // Runtime adapter: is standard output a terminal? Feature detection only, so
 // the console provider stays importable in browsers (where it is never one).
+// The npm build uses the twin _terminal_node.ts, which has no Deno branch.
 interface ProcessLike {
   stdout?: { isTTY?: boolean };
 }
