@@ -43,7 +43,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "http",
     name: "@vendor/kit-platform-http",
     dir: "kit-platform-http",
-    readmeHeading: "HTTP",
+    readmeHeading: "HTTP client",
     description:
       "Kit HTTP client with interceptors, auth, timeouts and retries.",
   },

@@ -139,6 +139,7 @@ function run(
 
 interface PassResult {
   name: string;
+  ms: number;
   passed: number;
   failed: number;
   skipped: number;
@@ -190,7 +191,8 @@ async function main(): Promise<number> {
   const only = process.env.KIT_NPM_TESTS?.split(",");
   const testFiles = (await listTests(join(ROOT, "tests"))).filter((file) => {
     const folder = relative(join(ROOT, "tests"), file).split("/")[0];
-    return only === undefined || folder.startsWith("_") || only.includes(folder);
+    return only === undefined || folder.startsWith("_") ||
+      only.includes(folder);
   });
   const esmFiles: string[] = [];
   const cjsFiles: string[] = [];
@@ -255,6 +257,7 @@ async function main(): Promise<number> {
     join(NPM, "package.json"),
     JSON.stringify(workspace, null, 2) + "\n",
   );
+  const installStarted = performance.now();
   const install = await run("npm", [
     "install",
     "--no-audit",
@@ -266,23 +269,34 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  console.log(
+    `npm install of the workspace: ${
+      Math.round(performance.now() - installStarted)
+    } ms`,
+  );
   const results: PassResult[] = [];
   const nodeArgs = ["--test", "--test-reporter=tap", "--test-concurrency=1"];
   if (passes.includes("node-esm")) {
+    const started = performance.now();
     const { code, output } = await run("node", [...nodeArgs, ...esmFiles], NPM);
-    results.push({ name: "node (import)", code, ...countNode(output) });
+    const ms = Math.round(performance.now() - started);
+    results.push({ name: "node (import)", ms, code, ...countNode(output) });
   }
   if (passes.includes("node-cjs")) {
+    const started = performance.now();
     const { code, output } = await run("node", [...nodeArgs, ...cjsFiles], NPM);
-    results.push({ name: "node (require)", code, ...countNode(output) });
+    const ms = Math.round(performance.now() - started);
+    results.push({ name: "node (require)", ms, code, ...countNode(output) });
   }
   if (passes.includes("bun")) {
     const bun = join(NPM, "node_modules", ".bin", "bun");
+    const started = performance.now();
     const { code, output } = await run(bun, [
       "test",
       ...esmFiles.map((f) => "./" + relative(NPM, f)),
     ], NPM);
-    results.push({ name: "bun (import)", code, ...countBun(output) });
+    const ms = Math.round(performance.now() - started);
+    results.push({ name: "bun (import)", ms, code, ...countBun(output) });
   }
   let failedPasses = 0;
   console.log("");
@@ -293,6 +307,7 @@ async function main(): Promise<number> {
     console.log(
       `${result.name}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`,
     );
+    console.log(`  (${result.name} took ${Math.round(result.ms / 1000)} s)`);
   }
   return failedPasses === 0 ? 0 : 1;
 }

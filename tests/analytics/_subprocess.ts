@@ -10,9 +10,11 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { moduleUrl } from "../_support/module_url.ts";
 
-// The sources under `deno test`; the built package in the npm passes.
+// The sources under `deno test`; the built package's ES modules in the npm
+// passes (also in the CommonJS pass: browsers and the bundler load the ES
+// build, as an application's bundler would).
 export const analyticsModulePath: string = fileURLToPath(
-  moduleUrl("analytics"),
+  moduleUrl("analytics").replace("/script/mod.js", "/esm/mod.js"),
 );
 
 function works(command: string): boolean {
