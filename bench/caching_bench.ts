@@ -1,0 +1,252 @@
+// Caching benchmarks: Kit against lru-cache and a plain Map (memory),
+// cache-manager's wrap and bentocache's getOrSet (getOrSet hit), and raw
+// node-redis GET on the same redis-server (Redis path). The Redis group
+// starts its own redis-server on a free loopback port; it is skipped when
+// redis-server is not installed.
+//
+//   deno bench -A bench/caching_bench.ts
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BentoCache, bentostore } from "bentocache";
+import { memoryDriver } from "bentocache/drivers/memory";
+import { createCache } from "cache-manager";
+import { LRUCache } from "lru-cache";
+import { createClient } from "redis";
+import {
+  CacheManager,
+  MemoryCacheProvider,
+  RemoteStoreCacheProvider,
+} from "../caching/mod.ts";
+
+const KEYS = 1000;
+const keys = Array.from({ length: KEYS }, (_, i) => `key:${i}`);
+const value = { id: 1, name: "Ada", roles: ["admin", "dev"] };
+let i = 0;
+const nextKey = () => keys[i++ % KEYS];
+
+// --- memory get hit / set -----------------------------------------------------
+const map = new Map<string, unknown>();
+const lru = new LRUCache<string, object>({ max: KEYS, ttl: 300_000 });
+const provider = new MemoryCacheProvider({
+  maxSize: KEYS,
+  defaultTtl: 300_000,
+});
+const manager = new CacheManager(
+  new MemoryCacheProvider({ maxSize: KEYS, defaultTtl: 300_000 }),
+  { policy: { ttl: 300_000, refreshThreshold: 0.8, maxStale: 60_000 } },
+);
+for (const key of keys) {
+  map.set(key, value);
+  lru.set(key, value);
+  provider.set(key, { value, storedAt: Date.now() });
+  await manager.set(key, value);
+}
+
+Deno.bench({
+  name: "Map.get (floor)",
+  group: "memory get hit",
+  fn: () => void map.get(nextKey()),
+});
+Deno.bench({
+  name: "lru-cache get",
+  group: "memory get hit",
+  baseline: true,
+  fn: () => void lru.get(nextKey()),
+});
+Deno.bench({
+  name: "Kit MemoryCacheProvider.get",
+  group: "memory get hit",
+  fn: () => void provider.get(nextKey()),
+});
+// CacheManager's API is asynchronous (a provider may be remote): compare it
+// with lru-cache behind the same await, so the harness's cost of awaiting
+// an async function is on both sides.
+Deno.bench({
+  name: "Map.get, awaited (floor)",
+  group: "memory get hit, async API",
+  fn: async () => void await Promise.resolve(map.get(nextKey())),
+});
+Deno.bench({
+  name: "lru-cache get, awaited",
+  group: "memory get hit, async API",
+  baseline: true,
+  fn: async () => void await Promise.resolve(lru.get(nextKey())),
+});
+Deno.bench({
+  name: "Kit CacheManager.get",
+  group: "memory get hit, async API",
+  fn: async () => void await manager.get(nextKey()),
+});
+
+Deno.bench({
+  name: "Map.set (floor)",
+  group: "memory set",
+  fn: () => void map.set(nextKey(), value),
+});
+Deno.bench({
+  name: "lru-cache set",
+  group: "memory set",
+  baseline: true,
+  fn: () => void lru.set(nextKey(), value),
+});
+Deno.bench({
+  name: "Kit MemoryCacheProvider.set",
+  group: "memory set",
+  fn: () => provider.set(nextKey(), { value, storedAt: Date.now() }),
+});
+Deno.bench({
+  name: "lru-cache set, awaited",
+  group: "memory set, async API",
+  baseline: true,
+  fn: async () => void await Promise.resolve(lru.set(nextKey(), value)),
+});
+Deno.bench({
+  name: "Kit CacheManager.set",
+  group: "memory set, async API",
+  fn: async () => await manager.set(nextKey(), value),
+});
+
+// --- getOrSet hit ---------------------------------------------------------------
+const peerCacheManager = createCache({ ttl: 300_000 });
+const bento = new BentoCache({
+  default: "memory",
+  stores: {
+    memory: bentostore().useL1Layer(
+      memoryDriver({ maxItems: KEYS, serialize: false }),
+    ),
+  },
+});
+const factory = () => value;
+for (const key of keys) {
+  await peerCacheManager.wrap(key, factory, 300_000);
+  await bento.getOrSet({ key, factory, ttl: 300_000 });
+}
+
+Deno.bench({
+  name: "cache-manager wrap",
+  group: "getOrSet hit",
+  baseline: true,
+  fn: async () => void await peerCacheManager.wrap(nextKey(), factory, 300_000),
+});
+Deno.bench({
+  name: "bentocache getOrSet",
+  group: "getOrSet hit",
+  fn: async () =>
+    void await bento.getOrSet({ key: nextKey(), factory, ttl: 300_000 }),
+});
+Deno.bench({
+  name: "Kit CacheManager.getOrSet",
+  group: "getOrSet hit",
+  fn: async () => void await manager.getOrSet(nextKey(), factory),
+});
+
+// --- Redis getOrSet hit vs raw GET ----------------------------------------------
+function findRedisServer(): string | undefined {
+  for (
+    const dir of (Deno.env.get("PATH") ?? "").split(":").concat([
+      "/usr/bin",
+      "/usr/sbin",
+    ])
+  ) {
+    if (dir !== "" && existsSync(join(dir, "redis-server"))) {
+      return join(dir, "redis-server");
+    }
+  }
+  return undefined;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null
+    ? address.port
+    : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function answers(port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("error", () => resolve(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("data", () => {
+      socket.destroy();
+      resolve(true);
+    });
+  });
+}
+
+const redisBinary = findRedisServer();
+if (redisBinary === undefined) {
+  console.warn("redis-server not installed: the Redis bench group is skipped");
+} else {
+  const dir = mkdtempSync(join(tmpdir(), "kit-bench-redis-"));
+  const port = await freePort();
+  const child: ChildProcess = spawn(redisBinary, [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ], { stdio: "ignore" });
+  const deadline = Date.now() + 15_000;
+  while (!(await answers(port))) {
+    if (Date.now() > deadline) throw new Error("redis-server did not start");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  const raw = createClient({
+    socket: { host: "127.0.0.1", port },
+    disableClientInfo: true,
+  });
+  raw.on("error", () => {});
+  await raw.connect();
+  const remote = new CacheManager(
+    new RemoteStoreCacheProvider({
+      host: "127.0.0.1",
+      port,
+      keyPrefix: "bench:",
+    }),
+    { policy: { ttl: 300_000, refreshThreshold: 0.8, maxStale: 60_000 } },
+  );
+  globalThis.addEventListener("unload", () => {
+    // Close the clients first (synchronously, for an open connection) so
+    // that killing the server is not reported as an outage.
+    raw.destroy();
+    void remote.dispose();
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (const key of keys) {
+    await remote.set(key, value);
+    await raw.set(`raw:${key}`, JSON.stringify(value));
+  }
+  // Loopback round trips dominate here and swing with the machine's load:
+  // compare the min and p75 columns as well as the averages.
+  Deno.bench({
+    name: "Kit CacheManager.getOrSet over Redis",
+    group: "redis getOrSet hit",
+    fn: async () => void await remote.getOrSet(nextKey(), factory),
+  });
+  Deno.bench({
+    name: "node-redis GET (raw)",
+    group: "redis getOrSet hit",
+    baseline: true,
+    fn: async () => void await raw.get(`raw:${nextKey()}`),
+  });
+  Deno.bench({
+    name: "node-redis GET + JSON.parse (raw)",
+    group: "redis getOrSet hit",
+    fn: async () => void JSON.parse(String(await raw.get(`raw:${nextKey()}`))),
+  });
+}

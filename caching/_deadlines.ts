@@ -1,0 +1,55 @@
+// Command deadlines for the Redis provider. node-redis's own `timeout` only
+// covers the time a command waits to be written, not the wait for its reply,
+// so a frozen server would hang callers. A command here races a deadline
+// shared by every command started in the same time slot: one timer per slot
+// instead of one per command.
+import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+
+/** What a race resolves to when the deadline comes first. */
+export const TIMED_OUT: unique symbol = Symbol("timed out");
+
+interface Slot {
+  readonly promise: Promise<typeof TIMED_OUT>;
+  readonly closesAt: number;
+}
+
+export class Deadlines {
+  readonly timeout: number;
+  readonly #width: number;
+  readonly #timers = new Set<TimerHandle>();
+  #slot: Slot | undefined;
+
+  constructor(timeout: number) {
+    this.timeout = timeout;
+    this.#width = Math.max(1, Math.ceil(timeout / 4));
+  }
+
+  /**
+   * Resolves like `promise`, or to TIMED_OUT once at least `timeout` (at most
+   * `timeout` + a quarter of it) has passed.
+   */
+  race<T>(promise: Promise<T>): Promise<T | typeof TIMED_OUT> {
+    const now = performance.now();
+    let slot = this.#slot;
+    if (slot === undefined || now >= slot.closesAt) {
+      let fire!: (value: typeof TIMED_OUT) => void;
+      const deadline = new Promise<typeof TIMED_OUT>((
+        resolve,
+      ) => (fire = resolve));
+      const timer: TimerHandle = unrefTimer(setTimeout(() => {
+        this.#timers.delete(timer);
+        fire(TIMED_OUT);
+      }, this.timeout + this.#width));
+      this.#timers.add(timer);
+      slot = { promise: deadline, closesAt: now + this.#width };
+      this.#slot = slot;
+    }
+    return Promise.race([promise, slot.promise]);
+  }
+
+  dispose(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#slot = undefined;
+  }
+}

@@ -1,0 +1,171 @@
+import { LRUCache } from "lru-cache";
+import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
+
+/** Options of {@linkcode MemoryCacheProvider}; all times are milliseconds. */
+export interface MemoryCacheProviderOptions {
+  /** Most entries kept; the least recently used goes first. Default 1000. */
+  maxSize?: number;
+  /** How long an entry is kept when `set` gives no ttl. Default 300000 (5 minutes). */
+  defaultTtl?: number;
+  /**
+   * How often expired entries are purged, by a timer that never keeps the
+   * process alive. Default 60000 (1 minute); 0 disables the timer (expired
+   * entries are then dropped when read or evicted).
+   */
+  cleanupInterval?: number;
+  /**
+   * The clock expiry is measured with, in milliseconds (only differences
+   * matter). Default `performance.now`. Tests inject a fake clock here. An
+   * entry expires once its age exceeds its ttl.
+   */
+  clock?: () => number;
+}
+
+function positive(name: string, value: number, allowZero = false): number {
+  if (
+    typeof value !== "number" || !Number.isFinite(value) ||
+    (allowZero ? value < 0 : value <= 0)
+  ) {
+    throw new RangeError(
+      `MemoryCacheProvider ${name} must be a ${
+        allowZero ? "non-negative" : "positive"
+      } number: ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * An in-process cache provider on `lru-cache`: at most `maxSize` entries, the
+ * least recently used evicted first, each entry expiring after its ttl.
+ * Entries are kept by reference (not copied), so a cached object must not be
+ * mutated by its readers.
+ *
+ * @example Usage
+ * ```ts
+ * import { CacheManager, MemoryCacheProvider } from "@vendor/kit/caching";
+ *
+ * const provider = new MemoryCacheProvider({
+ *   maxSize: 1000,
+ *   defaultTtl: 300_000, // 5 minutes
+ *   cleanupInterval: 60_000, // 1 minute
+ * });
+ * const cache = new CacheManager(provider);
+ * await cache.set("greeting", "hello");
+ * console.log(await cache.get<string>("greeting")); // "hello"
+ * await cache.dispose(); // also disposes the provider
+ * ```
+ */
+export class MemoryCacheProvider implements ICacheProvider {
+  readonly #cache: LRUCache<string, CacheEntry>;
+  #timer: TimerHandle | undefined;
+
+  /**
+   * Creates the provider and starts its clean-up timer (unref'd).
+   *
+   * @param options `maxSize` (default 1000), `defaultTtl` (default 300000),
+   * `cleanupInterval` (default 60000), `clock`.
+   * @throws {RangeError} `MemoryCacheProvider <option> must be a positive
+   * number: <value>` for a bad option.
+   */
+  constructor(options: MemoryCacheProviderOptions = {}) {
+    const maxSize = positive("maxSize", options.maxSize ?? 1000);
+    const defaultTtl = positive("defaultTtl", options.defaultTtl ?? 300_000);
+    const cleanupInterval = positive(
+      "cleanupInterval",
+      options.cleanupInterval ?? 60_000,
+      true,
+    );
+    const clock = options.clock;
+    this.#cache = new LRUCache<string, CacheEntry>({
+      max: Math.max(1, Math.floor(maxSize)),
+      ttl: Math.ceil(defaultTtl),
+      // A fake clock must be read on every access, never cached; lru-cache
+      // takes a start time of 0 for "no ttl", hence the offset of 1.
+      ...(clock === undefined
+        ? {}
+        : { perf: { now: () => clock() + 1 }, ttlResolution: 0 }),
+    });
+    if (cleanupInterval > 0) {
+      this.#timer = unrefTimer(
+        setInterval(() => this.#cache.purgeStale(), cleanupInterval),
+      );
+    }
+  }
+
+  /** How many entries are held, expired ones not yet purged included. */
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * Reads an entry (synchronously) and marks it most recently used.
+   *
+   * @param key The key.
+   * @returns The entry, or `undefined` when absent or expired.
+   */
+  get(key: string): CacheEntry | undefined {
+    return this.#cache.get(key);
+  }
+
+  /**
+   * Stores an entry, evicting the least recently used one when full.
+   *
+   * @param key The key.
+   * @param entry The entry.
+   * @param ttl How long to keep it, in milliseconds; default the entry's
+   * `ttl + maxStale`, else `defaultTtl`.
+   */
+  set(key: string, entry: CacheEntry, ttl?: number): void {
+    const keep = ttl ??
+      (entry.ttl === undefined ? undefined : entry.ttl + (entry.maxStale ?? 0));
+    if (keep === undefined) this.#cache.set(key, entry);
+    else this.#cache.set(key, entry, { ttl: keep > 0 ? keep : 1 });
+  }
+
+  /**
+   * Removes an entry.
+   *
+   * @param key The key.
+   */
+  delete(key: string): void {
+    this.#cache.delete(key);
+  }
+
+  /**
+   * Tells whether an unexpired entry exists (without marking it used).
+   *
+   * @param key The key.
+   * @returns `true` when present.
+   */
+  has(key: string): boolean {
+    return this.#cache.has(key);
+  }
+
+  /**
+   * Removes every entry whose key starts with `prefix`, or all entries.
+   *
+   * @param prefix The key prefix; all entries when omitted or empty.
+   */
+  clear(prefix?: string): void {
+    if (prefix === undefined || prefix === "") {
+      this.#cache.clear();
+      return;
+    }
+    const doomed: string[] = [];
+    for (const key of this.#cache.keys()) {
+      if (key.startsWith(prefix)) doomed.push(key);
+    }
+    for (const key of doomed) this.#cache.delete(key);
+  }
+
+  /** Stops the clean-up timer and drops every entry. */
+  dispose(): void {
+    if (this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#cache.clear();
+  }
+}

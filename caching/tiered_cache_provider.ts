@@ -1,0 +1,297 @@
+import { Signal } from "../platform/mod.ts";
+import { ErrorReporter } from "./_error_reporter.ts";
+import type { CacheError } from "./cache_error.ts";
+import type {
+  CacheInvalidation,
+  CacheInvalidationSubscription,
+  ICacheInvalidationBus,
+} from "./cache_invalidation.ts";
+import type {
+  CacheEntry,
+  CacheListeners,
+  ICacheProvider,
+} from "./cache_provider.ts";
+import { CacheStoreError } from "./cache_store_error.ts";
+
+/** Options of {@linkcode TieredCacheProvider}. */
+export interface TieredCacheProviderOptions {
+  /**
+   * Where invalidations travel between instances. Default: `l2` itself when
+   * it is an {@linkcode ICacheInvalidationBus} (as
+   * {@linkcode RemoteStoreCacheProvider} is); `null` turns invalidation off.
+   */
+  bus?: ICacheInvalidationBus | null;
+  /** Receives the errors of both layers; default `console.warn` when nobody listens. */
+  onError?: (error: CacheError) => void;
+}
+
+function isBus(value: unknown): value is ICacheInvalidationBus {
+  return typeof value === "object" && value !== null &&
+    typeof (value as ICacheInvalidationBus).publishInvalidation ===
+      "function" &&
+    typeof (value as ICacheInvalidationBus).subscribeInvalidations ===
+      "function";
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as PromiseLike<T>).then === "function";
+}
+
+function newId(): string {
+  const crypto = globalThis.crypto;
+  return typeof crypto?.randomUUID === "function"
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Two cache layers, typically memory (`l1`) in front of Redis (`l2`), for
+ * applications that run several instances:
+ *
+ * - a read tries `l1`, then `l2`; an `l2` hit fills `l1`;
+ * - a write or delete goes to both layers, then publishes an invalidation
+ *   on the bus so that every other instance drops its `l1` copy (as
+ *   bentocache's bus does); `clear` does the same for a prefix;
+ * - when the bus connection comes back after an outage (messages may have
+ *   been missed), the whole `l1` is dropped.
+ *
+ * An `l2` read that was under way when an invalidation arrived does not fill
+ * `l1`, so an old value cannot slip back in.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   CacheManager,
+ *   MemoryCacheProvider,
+ *   RemoteStoreCacheProvider,
+ *   TieredCacheProvider,
+ * } from "@vendor/kit/caching";
+ *
+ * const provider = new TieredCacheProvider(
+ *   new MemoryCacheProvider({ maxSize: 1000 }),
+ *   new RemoteStoreCacheProvider({ host: "localhost", port: 6379 }),
+ * );
+ * const cache = new CacheManager(provider);
+ * await cache.set("config:flags", { beta: true }); // other instances drop their copy
+ * await cache.dispose(); // disposes both layers
+ * ```
+ */
+export class TieredCacheProvider implements ICacheProvider {
+  /** This instance's identity on the bus. */
+  readonly instanceId: string = newId();
+  /**
+   * Dispatched after an invalidation from another instance has been applied
+   * to `l1`.
+   */
+  readonly invalidated: CacheListeners<CacheInvalidation>;
+  readonly #invalidated: Signal<CacheInvalidation> = new Signal<
+    CacheInvalidation
+  >();
+  readonly #l1: ICacheProvider;
+  readonly #l2: ICacheProvider;
+  readonly #bus: ICacheInvalidationBus | undefined;
+  readonly #reporter: ErrorReporter;
+  readonly #subscription: CacheInvalidationSubscription | undefined;
+  readonly #detach: Array<() => void> = [];
+  /** Bumped by every invalidation; an `l2` read that saw it change skips `l1`. */
+  #generation = 0;
+  #disposed = false;
+
+  /**
+   * Creates the provider and subscribes to the bus.
+   *
+   * @param l1 The near, fast layer (memory).
+   * @param l2 The shared layer (Redis).
+   * @param options The bus and the error hook.
+   */
+  constructor(
+    l1: ICacheProvider,
+    l2: ICacheProvider,
+    options: TieredCacheProviderOptions = {},
+  ) {
+    this.invalidated = this.#invalidated;
+    this.#l1 = l1;
+    this.#l2 = l2;
+    this.#reporter = new ErrorReporter("TieredCacheProvider", options.onError);
+    for (const layer of [l1, l2]) {
+      const signal = layer.errorOccurred;
+      if (signal !== undefined) {
+        this.#detach.push(signal.add((error) => this.#reporter.report(error)));
+      }
+    }
+    const bus = options.bus === undefined
+      ? (isBus(l2) ? l2 : undefined)
+      : options.bus;
+    this.#bus = bus ?? undefined;
+    this.#subscription = this.#bus?.subscribeInvalidations(
+      (message) => this.#onInvalidation(message),
+      () => this.#resync(),
+    );
+  }
+
+  /** The near layer. */
+  get l1(): ICacheProvider {
+    return this.#l1;
+  }
+
+  /** The shared layer. */
+  get l2(): ICacheProvider {
+    return this.#l2;
+  }
+
+  /** Errors of both layers. */
+  get errorOccurred(): CacheListeners<CacheError> {
+    return this.#reporter.signal;
+  }
+
+  /**
+   * Settles once the invalidation subscription is active.
+   *
+   * @returns `true` when subscribed (or there is no bus); `false` when the
+   * first attempt failed (it keeps retrying). Never rejects.
+   */
+  async connect(): Promise<boolean> {
+    return this.#subscription === undefined
+      ? true
+      : await this.#subscription.ready;
+  }
+
+  /**
+   * Reads `l1`, then `l2`; an `l2` hit fills `l1`.
+   *
+   * @param key The key.
+   * @returns The entry or `undefined`.
+   */
+  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    const near = this.#l1.get(key);
+    if (isThenable(near)) {
+      return Promise.resolve(near).then((entry) => entry ?? this.#fromL2(key));
+    }
+    return near ?? this.#fromL2(key);
+  }
+
+  /**
+   * Writes both layers, then tells the other instances.
+   *
+   * @param key The key.
+   * @param entry The entry.
+   * @param ttl How long the layers keep it.
+   */
+  async set(key: string, entry: CacheEntry, ttl?: number): Promise<void> {
+    this.#generation++;
+    await this.#l1.set(key, entry, ttl);
+    await this.#l2.set(key, entry, ttl);
+    await this.#publish({ source: this.instanceId, keys: [key] });
+  }
+
+  /**
+   * Removes the key from both layers, then tells the other instances.
+   *
+   * @param key The key.
+   */
+  async delete(key: string): Promise<void> {
+    this.#generation++;
+    await this.#l1.delete(key);
+    await this.#l2.delete(key);
+    await this.#publish({ source: this.instanceId, keys: [key] });
+  }
+
+  /**
+   * Tells whether either layer has the key.
+   *
+   * @param key The key.
+   * @returns `true` when present.
+   */
+  async has(key: string): Promise<boolean> {
+    return (await this.#l1.has(key)) || (await this.#l2.has(key));
+  }
+
+  /**
+   * Clears both layers under `prefix`, then tells the other instances.
+   *
+   * @param prefix The key prefix; everything when omitted.
+   */
+  async clear(prefix?: string): Promise<void> {
+    this.#generation++;
+    await this.#l1.clear(prefix);
+    await this.#l2.clear(prefix);
+    await this.#publish({ source: this.instanceId, prefix: prefix ?? "" });
+  }
+
+  /** Unsubscribes and disposes both layers. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#subscription?.unsubscribe();
+    for (const detach of this.#detach) detach();
+    this.#invalidated.clear();
+    await Promise.all([this.#l1.dispose?.(), this.#l2.dispose?.()]);
+  }
+
+  #fromL2(
+    key: string,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    const generation = this.#generation;
+    const far = this.#l2.get(key);
+    if (!isThenable(far)) {
+      if (far !== undefined) this.#fill(key, far);
+      return far;
+    }
+    return Promise.resolve(far).then((entry) => {
+      if (entry !== undefined && generation === this.#generation) {
+        this.#fill(key, entry);
+      }
+      return entry;
+    });
+  }
+
+  #fill(key: string, entry: CacheEntry): void {
+    // The manager judges freshness by storedAt; l1 only has to keep the
+    // entry no longer than l2 does at most.
+    const keep = entry.ttl === undefined
+      ? undefined
+      : entry.ttl + (entry.maxStale ?? 0);
+    this.#settle(() => this.#l1.set(key, entry, keep));
+  }
+
+  async #publish(message: CacheInvalidation): Promise<void> {
+    if (this.#bus !== undefined) await this.#bus.publishInvalidation(message);
+  }
+
+  #onInvalidation(message: CacheInvalidation): void {
+    if (this.#disposed || message.source === this.instanceId) return;
+    this.#generation++;
+    if (message.keys !== undefined) {
+      for (const key of message.keys) this.#settle(() => this.#l1.delete(key));
+    }
+    if (message.prefix !== undefined) {
+      this.#settle(() => this.#l1.clear(message.prefix));
+    }
+    this.#invalidated.dispatch(message);
+  }
+
+  #resync(): void {
+    if (this.#disposed) return;
+    this.#generation++;
+    this.#settle(() => this.#l1.clear());
+  }
+
+  /** Runs an l1 operation whose result nobody waits for; reports failures. */
+  #settle(operation: () => void | Promise<void>): void {
+    try {
+      const result = operation();
+      if (isThenable(result)) {
+        Promise.resolve(result).catch((error) =>
+          this.#reportLayerFailure(error)
+        );
+      }
+    } catch (error) {
+      this.#reportLayerFailure(error);
+    }
+  }
+
+  #reportLayerFailure(error: unknown): void {
+    this.#reporter.report(new CacheStoreError("l1", undefined, error));
+  }
+}
