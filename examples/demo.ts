@@ -1,11 +1,43 @@
 /**
- * Kit demo: the four-step start-up of spec §1 with the packages that exist so
- * far. Run: `npx -y deno@2.9.6 task demo` (or `deno task demo`).
+ * Kit demo: the four-step start-up of spec §1 with every package.
+ *
+ * It starts a small local HTTP server standing in for the application's
+ * back end (users, translations, an analytics collector and `/health`), then:
+ *
+ * 1. builds the configuration (`examples/appsettings.json`, the
+ *    `appsettings.development.json` override, `APP_*` variables) and registers
+ *    it under `config`;
+ * 2. sets up logging from it;
+ * 3. registers platform services: the HTTP client, the cache, localization,
+ *    analytics and the event aggregator;
+ * 4. registers application services and uses them, then disposes everything.
+ *
+ * Run: `npx -y deno@2.9.6 task demo` (or `deno task demo`).
  *
  * @module
  */
-import { format, toUpperSnakeCase } from "../core/mod.ts";
-import { EventAggregator, ServiceLocator, Signal } from "../platform/mod.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { format } from "../core/mod.ts";
+import { EventAggregator, ServiceLocator } from "../platform/mod.ts";
+import {
+  type ConfigurationManager,
+  createConfiguration,
+  MemoryProvider,
+} from "../config/mod.ts";
+import { type Logger, LoggerManager } from "../logging/mod.ts";
+import { ErrorInterceptor, HttpClient } from "../http/mod.ts";
+import {
+  CamelCaseKeyResolver,
+  DefaultCultureProvider,
+  HttpLocalizationLoader,
+  LoaderLocalizationProvider,
+  LocalizationManager,
+} from "../localization/mod.ts";
+import { CacheManager, MemoryCacheProvider } from "../caching/mod.ts";
+import { AnalyticsManager, CustomAnalyticsProvider } from "../analytics/mod.ts";
 
 interface User {
   id: string;
@@ -15,24 +47,115 @@ interface AppEvents {
   "user:created": User;
 }
 
-// Step 1: configuration, registered under "config" as a factory.
-ServiceLocator.register(
-  "config",
-  () => ({ appName: "kit-demo", greeting: "Hello {0}!" }),
-);
+// The stand-in back end, on an ephemeral loopback port.
+const translations: Record<string, unknown> = {
+  "en": { home: { title: "Welcome {0}", users: "{0} users loaded" } },
+  "fr": { home: { title: "Bienvenue {0}", users: "{0} utilisateurs chargés" } },
+};
+let delivered = 0;
+const server = createServer((request, response) => {
+  const send = (status: number, body: unknown): void => {
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end(JSON.stringify(body));
+  };
+  let body = "";
+  request.on("data", (chunk) => body += chunk);
+  request.on("end", () => {
+    const url = request.url ?? "/";
+    const culture = /^\/api\/localization\/([\w-]+)\.json$/.exec(url)?.[1];
+    if (url === "/health") send(200, { status: "ok" });
+    else if (url === "/api/users/1") send(200, { id: "1", name: "Ada" });
+    else if (culture && translations[culture]) send(200, translations[culture]);
+    else if (url === "/collect") {
+      delivered += (JSON.parse(body) as { events: unknown[] }).events.length;
+      send(200, { ok: true });
+    } else send(404, { message: `Nothing at ${url}` });
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-// Steps 2 and 3: logging and platform services.
+// Step 1: configuration, registered under "config" as a factory.
+const config = await createConfiguration({
+  basePath: dirname(fileURLToPath(import.meta.url)),
+  environment: "development",
+  validate: true,
+});
+// The back end's address is only known now: a memory source always wins.
+config.addProvider(
+  new MemoryProvider(
+    new Map([
+      ["api:baseUrl", `${origin}/api`],
+      ["analytics:endpoint", `${origin}/collect`],
+    ]),
+  ),
+);
+await config.loadConfiguration();
+ServiceLocator.register("config", () => config);
+
+// Step 2: logging, from the configuration (`logging:level`, `logging:providers`).
+ServiceLocator.register(
+  "logging",
+  (l) => LoggerManager.fromConfiguration(l.get("config")),
+);
+const log = ServiceLocator.get<LoggerManager>("logging").getLogger("demo");
+log.info("configuration loaded", {
+  sources: config.explain().length,
+  apiKey: "never printed",
+});
+
+// Step 3: platform services.
 ServiceLocator.register("events", () => new EventAggregator<AppEvents>());
+ServiceLocator.register("http", (l) => {
+  const c = l.get<ConfigurationManager>("config");
+  const client = new HttpClient(c.getValue<string>("api:baseUrl"), {
+    timeout: Number(c.getValue("api:timeout", 5000)),
+    retryAttempts: Number(c.getValue("api:retryAttempts", 3)),
+    retryDelay: 200,
+  });
+  client.addInterceptor(new ErrorInterceptor());
+  return client;
+});
+ServiceLocator.register("cache", () =>
+  new CacheManager(
+    new MemoryCacheProvider({
+      maxSize: 1000,
+      defaultTtl: 300_000,
+      cleanupInterval: 60_000,
+    }),
+  ));
+ServiceLocator.register("localization", (l) => {
+  const manager = new LocalizationManager(
+    new LoaderLocalizationProvider(
+      new HttpLocalizationLoader("/localization/{culture}.json", {
+        client: l.get("http"),
+      }),
+    ),
+    new DefaultCultureProvider("en"),
+    (key) => `[${key}]`,
+  );
+  manager.setKeyResolver(new CamelCaseKeyResolver());
+  return manager;
+});
+ServiceLocator.register("analytics", (l) => {
+  const analytics = new AnalyticsManager();
+  analytics.addProvider(
+    CustomAnalyticsProvider.fromConfiguration(l.get("config")),
+  );
+  return analytics;
+});
 
 // Step 4: application services. The mailer reacts to user:created without the
-// user service knowing about it (spec §6), and removes its subscription when
-// the locator disposes it.
+// user service knowing it exists (spec §6) and unsubscribes when disposed.
 class Mailer {
   readonly sent: string[] = [];
-  #unsubscribe: () => void;
-  constructor(events: EventAggregator<AppEvents>, greeting: string) {
+  readonly #unsubscribe: () => void;
+  constructor(
+    events: EventAggregator<AppEvents>,
+    localization: LocalizationManager,
+  ) {
     this.#unsubscribe = events.subscribe("user:created", (user) => {
-      this.sent.push(format(greeting, user.name));
+      this.sent.push(localization.t("Home.Title", user.name));
     });
   }
   dispose(): void {
@@ -40,43 +163,62 @@ class Mailer {
   }
 }
 class UserService {
-  constructor(readonly events: EventAggregator<AppEvents>) {}
-  create(name: string): User {
-    const user = { id: crypto.randomUUID(), name };
+  constructor(
+    readonly http: HttpClient,
+    readonly cache: CacheManager,
+    readonly events: EventAggregator<AppEvents>,
+    readonly analytics: AnalyticsManager,
+    readonly log: Logger,
+  ) {}
+  async load(id: string): Promise<User> {
+    const user = await this.cache.getOrSet(
+      `user:${id}`,
+      () => this.http.get<User>(`/users/${id}`),
+    );
+    this.analytics.track("user_loaded", { id });
     this.events.publish("user:created", user);
     return user;
   }
 }
 ServiceLocator.register(
   "mailer",
-  (l) =>
-    new Mailer(
-      l.get<EventAggregator<AppEvents>>("events"),
-      l.get<{ greeting: string }>("config").greeting,
-    ),
+  (l) => new Mailer(l.get("events"), l.get("localization")),
 );
-ServiceLocator.register("users", (l) => new UserService(l.get("events")));
+ServiceLocator.register("users", (l) =>
+  new UserService(
+    l.get("http"),
+    l.get("cache"),
+    l.get("events"),
+    l.get("analytics"),
+    l.get<LoggerManager>("logging").getLogger("users"),
+  ));
 
+const localization = ServiceLocator.get<LocalizationManager>("localization");
+localization.cultureChanged.add((culture) =>
+  log.info("culture changed", { culture })
+);
+await localization.setCulture("en");
 const mailer = ServiceLocator.get<Mailer>("mailer");
 const users = ServiceLocator.get<UserService>("users");
-users.create("Ada");
-users.create("Grace");
-console.log("mails sent:", mailer.sent);
-
-const themeChanged = new Signal<string>();
-themeChanged.add((theme) => console.log("theme is now", theme));
-themeChanged.dispatch("dark");
-
-console.log(
-  "env name of connectionString:",
-  toUpperSnakeCase("connectionString"),
-);
+await users.load("1");
+await localization.setCulture("fr");
+await users.load("1"); // from the cache this time
+log.info(format("{0} mails: {1}", mailer.sent.length, mailer.sent.join(" | ")));
+log.info(localization.t("home.users", 2));
+log.info("cache", { ...ServiceLocator.get<CacheManager>("cache").stats() });
 
 try {
   ServiceLocator.get("usres");
 } catch (error) {
-  console.log((error as Error).message);
+  log.warning((error as Error).message.replace("\n", " "));
+}
+try {
+  await ServiceLocator.get<HttpClient>("http").get("/missing");
+} catch (error) {
+  log.warning("expected failure", { error: (error as Error).message });
 }
 
+// Disposal, newest first: analytics and logs are flushed before exit.
 await ServiceLocator.dispose();
-console.log("disposed; demo finished");
+server.close();
+console.log(`demo finished: ${delivered} analytics events delivered`);
