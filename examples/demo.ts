@@ -100,7 +100,7 @@ ServiceLocator.register(
 );
 const log = ServiceLocator.get<LoggerManager>("logging").getLogger("demo");
 log.info("configuration loaded", {
-  sources: config.explain().length,
+  keys: config.explain().length,
   apiKey: "never printed",
 });
 
