@@ -13,6 +13,8 @@ import {
   grownResources,
 } from "./_support.ts";
 import { waitFor } from "./_redis_server.ts";
+import { moduleUrl } from "../_support/module_url.ts";
+import { fileURLToPath } from "node:url";
 
 // Taken before any test runs; the last test checks nothing outlived them.
 const baseline = activeResources();
@@ -122,54 +124,63 @@ const isDeno =
   typeof (process.versions as Record<string, string | undefined>).deno ===
     "string";
 
-test("MemoryCacheProvider's clean-up timer never keeps the process alive", {
-  skip: isDeno
-    ? false
-    : "runs the child with deno; other runtimes test the built package",
-}, async () => {
-  const dir = await mkdtemp(join(tmpdir(), "kit-memory-"));
-  try {
-    const script = join(dir, "child.ts");
-    const mod = new URL("../../caching/mod.ts", import.meta.url).href;
-    await writeFile(
-      script,
-      `import { MemoryCacheProvider } from ${JSON.stringify(mod)};\n` +
-        `const provider = new MemoryCacheProvider({ cleanupInterval: 50 });\n` +
-        `provider.set("k", { value: 1, storedAt: 0 });\n` +
-        `console.log("started");\n`,
-    );
-    const config = new URL("../../deno.json", import.meta.url).pathname;
-    const child = spawn(
-      process.execPath,
-      ["run", "-A", "--no-check", "--config", config, script],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on(
-      "data",
-      (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
-    );
-    child.stderr.on(
-      "data",
-      (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const code = await Promise.race([
-      new Promise<number | null>((resolve) =>
-        child.once("exit", (c) => resolve(c))
-      ),
-      new Promise<"hung">((
-        resolve,
-      ) => (timer = setTimeout(() => resolve("hung"), 60_000))),
-    ]);
-    clearTimeout(timer);
-    if (code === "hung") child.kill("SIGKILL");
-    assert.equal(code, 0, output);
-    assert.match(output, /started/);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "MemoryCacheProvider's clean-up timer never keeps the process alive",
+  {},
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kit-memory-"));
+    try {
+      // The same runtime runs the child: Deno on the sources, Node.js or Bun on
+      // the built package's ES modules.
+      const script = join(dir, isDeno ? "child.ts" : "child.mjs");
+      const mod = moduleUrl("caching").replace("/script/mod.js", "/esm/mod.js");
+      await writeFile(
+        script,
+        `import { MemoryCacheProvider } from ${JSON.stringify(mod)};\n` +
+          `const provider = new MemoryCacheProvider({ cleanupInterval: 50 });\n` +
+          `provider.set("k", { value: 1, storedAt: 0 });\n` +
+          `console.log("started");\n`,
+      );
+      const args = isDeno
+        ? [
+          "run",
+          "-A",
+          "--no-check",
+          "--config",
+          fileURLToPath(new URL("../../deno.json", import.meta.url)),
+          script,
+        ]
+        : [script];
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on(
+        "data",
+        (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
+      );
+      child.stderr.on(
+        "data",
+        (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
+      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const code = await Promise.race([
+        new Promise<number | null>((resolve) =>
+          child.once("exit", (c) => resolve(c))
+        ),
+        new Promise<"hung">((
+          resolve,
+        ) => (timer = setTimeout(() => resolve("hung"), 60_000))),
+      ]);
+      clearTimeout(timer);
+      if (code === "hung") child.kill("SIGKILL");
+      assert.equal(code, 0, output);
+      assert.match(output, /started/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test("no socket, ref'd timer or child process outlives the tests of this file", async () => {
   await assertNothingLeft(baseline);

@@ -62,6 +62,9 @@ test("TieredCacheProvider fills l1 from an l2 hit and then answers from l1", {
   const b = await instance(server);
   try {
     await a.cache.set("k", "v");
+    // b hears of a's write asynchronously; a fill that races that message is
+    // dropped on purpose (it could hold an older value), so wait for it.
+    await waitFor(() => b.received.length > 0, "a's invalidation at b", 5_000);
     assert.equal(b.l1.has("k"), false);
     assert.equal(await b.cache.get("k"), "v");
     assert.equal(b.l1.has("k"), true, "l2 hit filled l1");
@@ -85,6 +88,11 @@ test(
     const b = await instance(server);
     try {
       await a.cache.set("price", 0);
+      await waitFor(
+        () => b.received.length > 0,
+        "the first invalidation",
+        5_000,
+      );
       assert.equal(await b.cache.get("price"), 0);
       for (let i = 1; i <= 30; i++) {
         assert.equal(b.l1.has("price"), true, "b holds a local copy");
