@@ -69,6 +69,7 @@ export interface ICache {
    * @param key The key.
    * @param value The value (JSON-serializable for a remote store).
    * @param options `ttl`.
+   * @returns Settles when stored (or skipped, if the store is unreachable).
    * @throws {RangeError} `Cache ttl must be a positive number of
    * milliseconds: <value>` (as a rejection).
    */
@@ -81,9 +82,14 @@ export interface ICache {
    * Removes a value.
    *
    * @param key The key.
+   * @returns Settles when removed (or skipped, if the store is unreachable).
    */
   delete(key: string): Promise<void>;
-  /** Removes every value of this cache (of this area only, for an area). */
+  /**
+   * Removes every value of this cache (of this area only, for an area).
+   *
+   * @returns Settles when cleared (or skipped, if the store is unreachable).
+   */
   clear(): Promise<void>;
   /**
    * Returns the cached value, or runs `factory`, stores and returns its

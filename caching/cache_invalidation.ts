@@ -63,6 +63,7 @@ export interface ICacheInvalidationBus {
    * rejects; a failure is reported by the bus.
    *
    * @param message The message.
+   * @returns Settles when sent, or skipped.
    */
   publishInvalidation(message: CacheInvalidation): Promise<void>;
   /**

@@ -485,7 +485,11 @@ export class RemoteStoreCacheProvider
     };
   }
 
-  /** Closes the connections (after any reconnect attempt under way ends). */
+  /**
+   * Closes the connections (after any reconnect attempt under way ends).
+   *
+   * @returns Settles when no connection, socket or timer is left.
+   */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;

@@ -177,6 +177,7 @@ export class TieredCacheProvider implements ICacheProvider {
    * @param key The key.
    * @param entry The entry.
    * @param ttl How long the layers keep it.
+   * @returns Settles when both layers are written and the message is sent.
    */
   async set(key: string, entry: CacheEntry, ttl?: number): Promise<void> {
     this.#generation++;
@@ -189,6 +190,7 @@ export class TieredCacheProvider implements ICacheProvider {
    * Removes the key from both layers, then tells the other instances.
    *
    * @param key The key.
+   * @returns Settles when both layers are done and the message is sent.
    */
   async delete(key: string): Promise<void> {
     this.#generation++;
@@ -211,6 +213,7 @@ export class TieredCacheProvider implements ICacheProvider {
    * Clears both layers under `prefix`, then tells the other instances.
    *
    * @param prefix The key prefix; everything when omitted.
+   * @returns Settles when both layers are cleared and the message is sent.
    */
   async clear(prefix?: string): Promise<void> {
     this.#generation++;
@@ -219,7 +222,11 @@ export class TieredCacheProvider implements ICacheProvider {
     await this.#publish({ source: this.instanceId, prefix: prefix ?? "" });
   }
 
-  /** Unsubscribes and disposes both layers. */
+  /**
+   * Unsubscribes and disposes both layers.
+   *
+   * @returns Settles when both layers are released.
+   */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;

@@ -4,10 +4,8 @@ import type { IConfiguration } from "../config/mod.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";
-import {
-  describeValue,
-  LogProviderOptionError,
-} from "./log_provider_option_error.ts";
+import { LogProviderOptionError } from "./log_provider_option_error.ts";
+import { describeValue } from "./_describe.ts";
 import { checkOptions, type Rules } from "./_options.ts";
 import { CONSOLE_RULES, FILE_RULES, REMOTE_RULES } from "./_rules.ts";
 import { ConsoleLogProvider } from "./console_log_provider.ts";
@@ -214,7 +212,7 @@ export function optionsFromConfiguration(
         return fail(
           error.option,
           `${path}.options.${error.option} ${error.problem}${
-            describeValue(error.value)
+            describeValue(error.value, error.option)
           }${hint}`,
           error,
         );

@@ -15,9 +15,15 @@ export const DEFAULT_KEYS: readonly string[] = [
 /** What a masked value is written as. */
 export const MASK = "***";
 
-// Nested plain objects are followed this deep; deeper values are written as
-// they are (and a cycle stops here instead of recursing forever).
+// Nested plain objects and arrays are followed at any depth. Down to
+// MAX_DEPTH the walk keeps no state (the common case allocates nothing);
+// deeper, it tracks the objects on the current path, so a cycle is written
+// as "[Circular]" (secrets beside it still masked), and beyond MAX_NESTING a
+// value is written as "[Truncated]" rather than risk the stack.
 const MAX_DEPTH = 8;
+const MAX_NESTING = 100;
+const CIRCULAR = "[Circular]";
+const TRUNCATED = "[Truncated]";
 // The decision per key is cached; a flood of distinct keys resets the cache
 // instead of growing it without bound.
 const MAX_CACHED_KEYS = 2048;
@@ -87,33 +93,53 @@ export class Redactor {
     return this.#object(properties, 0) as Record<string, unknown>;
   }
 
-  #value(value: unknown, depth: number): unknown {
+  #value(value: unknown, depth: number, path?: WeakSet<object>): unknown {
     if (typeof value === "object") {
       if (value === null) return value;
       if (value instanceof Error) return serializeError(value);
-      if (depth >= MAX_DEPTH) return value;
-      if (Array.isArray(value)) return this.#array(value, depth + 1);
-      if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-        return value;
+      const isArray = Array.isArray(value);
+      if (!isArray) {
+        if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+          return value;
+        }
+        if (
+          ArrayBuffer.isView(value) || value instanceof Map ||
+          value instanceof Set
+        ) {
+          return value;
+        }
       }
-      if (
-        ArrayBuffer.isView(value) || value instanceof Map ||
-        value instanceof Set
-      ) {
-        return value;
+      if (depth < MAX_DEPTH) {
+        return isArray
+          ? this.#array(value, depth + 1, path)
+          : this.#object(value as Record<string, unknown>, depth + 1, path);
       }
-      return this.#object(value as Record<string, unknown>, depth + 1);
+      if (depth >= MAX_NESTING) return TRUNCATED;
+      path ??= new WeakSet<object>();
+      if (path.has(value)) return CIRCULAR;
+      path.add(value);
+      try {
+        return isArray
+          ? this.#array(value, depth + 1, path)
+          : this.#object(value as Record<string, unknown>, depth + 1, path);
+      } finally {
+        path.delete(value);
+      }
     }
     if (typeof value === "bigint") return value.toString();
     return value;
   }
 
-  #object(source: Readonly<Record<string, unknown>>, depth: number): unknown {
+  #object(
+    source: Readonly<Record<string, unknown>>,
+    depth: number,
+    path?: WeakSet<object>,
+  ): unknown {
     let copy: Record<string, unknown> | undefined;
     for (const key in source) {
       if (!Object.hasOwn(source, key)) continue;
       const value = source[key];
-      const next = this.isSecret(key) ? MASK : this.#value(value, depth);
+      const next = this.isSecret(key) ? MASK : this.#value(value, depth, path);
       if (next !== value && copy === undefined) {
         copy = {};
         for (const earlier in source) {
@@ -126,11 +152,15 @@ export class Redactor {
     return copy ?? source;
   }
 
-  #array(source: readonly unknown[], depth: number): unknown {
+  #array(
+    source: readonly unknown[],
+    depth: number,
+    path?: WeakSet<object>,
+  ): unknown {
     let copy: unknown[] | undefined;
     for (let i = 0; i < source.length; i++) {
       const value = source[i];
-      const next = this.#value(value, depth);
+      const next = this.#value(value, depth, path);
       if (next !== value && copy === undefined) copy = source.slice(0, i);
       if (copy !== undefined) copy.push(next);
     }

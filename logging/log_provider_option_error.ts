@@ -1,3 +1,5 @@
+import { describeValue, maskValue } from "./_describe.ts";
+
 /**
  * Thrown by a provider constructor when an option is missing, unknown or of
  * the wrong kind. The message names the provider and the option:
@@ -21,7 +23,10 @@ export class LogProviderOptionError extends TypeError {
   readonly option: string;
   /** What is wrong with it, for example `must be a positive integer`. */
   readonly problem: string;
-  /** The value that was given. */
+  /**
+   * The value that was given; `***` for a secret option (`apiKey`,
+   * `password`…), and secret keys inside an object value are masked too.
+   */
   readonly value: unknown;
 
   /**
@@ -38,30 +43,15 @@ export class LogProviderOptionError extends TypeError {
     problem: string,
     value: unknown,
   ) {
-    super(`${provider}: option '${option}' ${problem}${describeValue(value)}`);
+    super(
+      `${provider}: option '${option}' ${problem}${
+        describeValue(value, option)
+      }`,
+    );
     this.name = "LogProviderOptionError";
     this.provider = provider;
     this.option = option;
     this.problem = problem;
-    this.value = value;
+    this.value = maskValue(value, option);
   }
-}
-
-/** ` (got <value>)` for messages; nothing for a missing value. */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return "";
-  let text: string;
-  try {
-    text = typeof value === "string"
-      ? JSON.stringify(value)
-      : typeof value === "function"
-      ? "a function"
-      : typeof value === "object" && value !== null
-      ? JSON.stringify(value) ?? String(value)
-      : String(value);
-  } catch {
-    text = String(value);
-  }
-  if (text.length > 80) text = text.slice(0, 77) + "...";
-  return ` (got ${text})`;
 }

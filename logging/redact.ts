@@ -41,7 +41,8 @@ export interface RedactOptions {
 
 /**
  * Returns the properties with every secret value replaced by `***`, following
- * nested plain objects and arrays (8 levels deep). `Error` values become
+ * nested plain objects and arrays at any depth (a cycle is written as
+ * `"[Circular]"`, nesting beyond 100 levels as `"[Truncated]"`). `Error` values become
  * `{ name, message, stack }` and bigints strings, so the result is ready for
  * `JSON.stringify`. The input is never changed; when nothing had to be masked
  * or converted it is returned as it is.

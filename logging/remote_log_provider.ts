@@ -55,6 +55,22 @@ function entries(count: number): string {
   return count === 1 ? "1 entry" : `${count} entries`;
 }
 
+// ky's HTTPError and TimeoutError carry the request and the options, whose
+// headers hold the API key; printing such an error (the default onError is
+// console.error) would show it. A LogDeliveryError's cause is therefore a
+// plain copy: name, message, stack and (copied the same way, a few levels
+// deep) the cause, such as the socket error under a network failure.
+function detach(error: unknown, depth = 0): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const cause = error.cause;
+  const copy = cause !== undefined && depth < 3
+    ? new Error(error.message, { cause: detach(cause, depth + 1) })
+    : new Error(error.message);
+  copy.name = error.name;
+  if (error.stack !== undefined) copy.stack = error.stack;
+  return copy;
+}
+
 const RETRY_STATUSES: number[] = [408, 429];
 for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
 
@@ -357,7 +373,7 @@ export class RemoteLogProvider implements ILogProvider {
           entries(batch.length)
         } dropped after ${this.#attempts} attempts: ${reason}`;
       }
-      this.#drop(batch.length, message, status, error);
+      this.#drop(batch.length, message, status, detach(error));
     }
   }
 

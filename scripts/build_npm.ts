@@ -182,10 +182,13 @@ const ESM_OPTIONS: ts.CompilerOptions = {
   module: ts.ModuleKind.ES2022,
   target: ts.ScriptTarget.ES2022,
   useDefineForClassFields: true,
-  removeComments: false,
+  // Documentation lives in the .d.ts files (editors show it from there); the
+  // JavaScript ships without comments to keep every package small.
+  removeComments: true,
 };
 const CJS_OPTIONS: ts.CompilerOptions = {
   module: ts.ModuleKind.CommonJS,
+  removeComments: true,
   target: ts.ScriptTarget.ES2022,
   useDefineForClassFields: true,
   esModuleInterop: true,

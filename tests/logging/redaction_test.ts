@@ -2,18 +2,22 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import {
   ConsoleLogProvider,
   DEFAULT_REDACTED_KEYS,
   FileLogProvider,
   type ILogProvider,
   LoggerManager,
+  LoggingConfigurationError,
+  LogLevel,
+  LogProviderOptionError,
   REDACTED_VALUE,
   redactProperties,
   RemoteLogProvider,
 } from "../../logging/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
-import { captureConsole, tempDir } from "./_helpers.ts";
+import { captureConsole, memoryConfig, tempDir } from "./_helpers.ts";
 
 // Every secret value is unique, so finding any of them in the output means a leak.
 const SECRETS = {
@@ -194,4 +198,146 @@ test("DEFAULT_REDACTED_KEYS lists the spec's secret keys", () => {
     "authorization",
     "connectionString",
   ]);
+});
+
+test("RemoteLogProvider's delivery errors never carry the API key, even fully inspected", async () => {
+  const apiKey = "S15-delivery-key";
+  let status = 401;
+  const server = await startTestServer((_request, response) =>
+    sendJson(response, status, { message: "no" })
+  );
+  try {
+    const errors: Error[] = [];
+    const remote = new RemoteLogProvider({
+      endpoint: `${server.url}/ingest`,
+      apiKey,
+      maxRetries: 1,
+      retryDelay: 1,
+      timeout: 5000,
+      onError: (error) => errors.push(error),
+    });
+    const entry = {
+      timestamp: new Date(),
+      level: LogLevel.Info,
+      category: "c",
+      message: "m",
+      properties: {},
+    };
+    // A 401 (not retried), then a 500 until retries run out.
+    await remote.log(entry);
+    await remote.flush();
+    status = 500;
+    await remote.log(entry);
+    await remote.flush();
+    await remote.dispose();
+    assert.equal(server.requests.length, 3);
+    assert.equal(server.requests[0].headers["x-api-key"], apiKey);
+    // The 401, the 500 after its retry, and the dispose() notice that the
+    // two lost entries could not be announced to the endpoint.
+    assert.equal(errors.length, 3);
+    assert.equal((errors[0] as { status?: number }).status, 401);
+    assert.equal((errors[1] as { status?: number }).status, 500);
+    assert.match(errors[2].message, /2 dropped entries could not be announced/);
+    for (const error of errors) {
+      // What the default onError (console.error) prints in Node, Deno, Bun.
+      const shown = inspect(error, { depth: Infinity, showHidden: true });
+      assert.ok(!shown.includes(apiKey), `the error shows the key: ${shown}`);
+    }
+    for (const error of errors.slice(0, 2)) {
+      assert.ok(error.cause instanceof Error, "the cause is kept");
+      assert.match((error.cause as Error).message, /status code (401|500)/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test("Option errors of providers and fromConfiguration() never echo a secret value", () => {
+  const secret = "S16-option-secret";
+  const shown = (error: unknown): string =>
+    `${String(error)} ${inspect(error, { depth: Infinity })}`;
+  // A secret option with a bad value.
+  assert.throws(
+    () =>
+      new RemoteLogProvider({
+        endpoint: "https://logs.example.com",
+        apiKey: ["S16", secret] as unknown as string,
+      }),
+    (error: unknown) => {
+      assert.ok(error instanceof LogProviderOptionError);
+      assert.equal(
+        error.message,
+        "RemoteLogProvider: option 'apiKey' must be a non-empty string (got ***)",
+      );
+      assert.ok(!shown(error).includes("S16"), shown(error));
+      return true;
+    },
+  );
+  // The same through configuration.
+  assert.throws(
+    () =>
+      new LoggerManager().fromConfiguration(
+        memoryConfig({
+          "logging:providers": [{
+            type: "remote",
+            options: { endpoint: "https://logs.example.com", apiKey: 12345 },
+          }],
+        }),
+      ),
+    (error: unknown) => {
+      assert.ok(error instanceof LoggingConfigurationError);
+      assert.equal(error.option, "apiKey");
+      assert.match(
+        error.message,
+        /providers\[0\]\.options\.apiKey must be a non-empty string \(got \*\*\*\)$/,
+      );
+      assert.ok(!shown(error).includes("12345"), shown(error));
+      return true;
+    },
+  );
+  // A provider entry written as an object instead of a list.
+  assert.throws(
+    () =>
+      new LoggerManager().fromConfiguration(
+        memoryConfig({
+          "logging:providers": {
+            type: "remote",
+            options: { apiKey: secret, password: secret },
+          },
+        }),
+      ),
+    (error: unknown) => {
+      assert.ok(error instanceof LoggingConfigurationError);
+      assert.match(error.message, /must be a list of \{ type, options \}/);
+      assert.match(error.message, /"apiKey":"\*\*\*"/);
+      assert.ok(!shown(error).includes("S16"), shown(error));
+      return true;
+    },
+  );
+});
+
+test("redactProperties() masks secrets at any depth and writes a cycle as [Circular]", () => {
+  // Twelve levels of nesting with a secret at the bottom.
+  let deep: Record<string, unknown> = { password: "S17-deep", kept: 1 };
+  for (let i = 0; i < 12; i++) deep = { level: deep };
+  const output = redactProperties({ deep });
+  assert.ok(!JSON.stringify(output).includes("S17-deep"));
+  let node = output.deep as Record<string, unknown>;
+  for (let i = 0; i < 12; i++) node = node.level as Record<string, unknown>;
+  assert.deepEqual(node, { password: "***", kept: 1 });
+
+  // A cycle below the usual depth, with a secret beside it.
+  const ring: Record<string, unknown> = { token: "S18-ring" };
+  ring.self = ring;
+  const cyclic = redactProperties({ ring });
+  const text = JSON.stringify(cyclic);
+  assert.ok(!text.includes("S18-ring"), text);
+  assert.ok(text.includes('"[Circular]"'), text);
+  assert.equal((ring.self as Record<string, unknown>).token, "S18-ring");
+
+  // The same value twice (not a cycle) is written twice.
+  const shared = { name: "n" };
+  let twice: Record<string, unknown> = { a: shared, b: shared };
+  for (let i = 0; i < 10; i++) twice = { level: twice };
+  assert.ok(!JSON.stringify(redactProperties({ twice })).includes("Circular"));
 });

@@ -137,16 +137,22 @@ test("RemoteLogProvider sends what is buffered after flushInterval without a ful
 
 test("RemoteLogProvider retries a batch after a 500 with backoff", async () => {
   await withServer(async (server) => {
-    let calls = 0;
+    const times: number[] = [];
     server.setHandler((_request, response) => {
-      calls++;
-      if (calls <= 2) sendJson(response, 500, { message: "down" });
+      times.push(Date.now());
+      if (times.length <= 2) sendJson(response, 500, { message: "down" });
       else sendJson(response, 200, {});
     });
-    const { remote, errors } = provider(server);
+    const { remote, errors } = provider(server, { retryDelay: 100 });
     await remote.log(entry(1));
     await remote.flush();
     assert.equal(server.requests.length, 3);
+    // Exponential: about retryDelay before the first retry, twice that
+    // before the second (lower bounds only, with room for timer rounding).
+    const first = times[1] - times[0];
+    const second = times[2] - times[1];
+    assert.ok(first >= 90, `first retry after ${first} ms`);
+    assert.ok(second >= 180, `second retry after ${second} ms`);
     assert.equal(
       server.requests[2].body,
       server.requests[0].body,

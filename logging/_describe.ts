@@ -1,0 +1,42 @@
+// ` (got <value>)` for option and configuration error messages, with secrets
+// masked: a value given for a secret option (apiKey, password…) prints as
+// `***`, and secret keys inside an object value are masked as every provider
+// masks properties. Errors are shown by console.error with their fields, so
+// what an error keeps must be masked the same way (see maskValue).
+import { MASK, Redactor } from "./_redactor.ts";
+
+const REDACTOR = new Redactor();
+
+/**
+ * The value as an error may keep it: `***` when `name` is a secret key,
+ * otherwise the value with secret keys inside it masked.
+ */
+export function maskValue(value: unknown, name: string): unknown {
+  if (value === undefined) return value;
+  if (REDACTOR.isSecret(name)) return MASK;
+  return REDACTOR.prepare({ value }).value;
+}
+
+/**
+ * ` (got <value>)` for messages; nothing for a missing value. `name` is the
+ * option or key the value was given for, when there is one.
+ */
+export function describeValue(value: unknown, name?: string): string {
+  if (value === undefined) return "";
+  if (name !== undefined && REDACTOR.isSecret(name)) return ` (got ${MASK})`;
+  value = REDACTOR.prepare({ value }).value;
+  let text: string;
+  try {
+    text = typeof value === "string"
+      ? JSON.stringify(value)
+      : typeof value === "function"
+      ? "a function"
+      : typeof value === "object" && value !== null
+      ? JSON.stringify(value) ?? String(value)
+      : String(value);
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 80) text = text.slice(0, 77) + "...";
+  return ` (got ${text})`;
+}
