@@ -7,6 +7,8 @@ export class CallContext implements HttpCallContext {
   readonly method: string;
   readonly url: string;
   readonly signal: AbortSignal | undefined;
+  /** The total-timeout signal of the call, when there is one. */
+  readonly total: AbortSignal | undefined;
   readonly interceptors: readonly HttpInterceptor[];
   readonly #replayable: boolean;
   attempt = 0;
@@ -27,10 +29,12 @@ export class CallContext implements HttpCallContext {
     signal: AbortSignal | undefined,
     interceptors: readonly HttpInterceptor[],
     replayable: boolean,
+    total: AbortSignal | undefined,
   ) {
     this.method = method;
     this.url = url;
     this.signal = signal;
+    this.total = total;
     this.interceptors = interceptors;
     this.#replayable = replayable;
   }

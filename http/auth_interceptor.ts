@@ -66,6 +66,8 @@ export class AuthInterceptor implements HttpInterceptor {
   readonly #options: AuthInterceptorOptions;
   readonly #prefix: string;
   #refreshing: Promise<AuthToken> | undefined;
+  /** Counts finished refreshes, so a call can tell one ended while it read. */
+  #refreshes = 0;
 
   /**
    * Creates the interceptor.
@@ -113,6 +115,7 @@ export class AuthInterceptor implements HttpInterceptor {
           ? token
           : await options.getToken();
       } finally {
+        this.#refreshes++;
         this.#refreshing = undefined;
       }
     })();
@@ -131,14 +134,16 @@ export class AuthInterceptor implements HttpInterceptor {
     context: HttpCallContext,
   ): Promise<Request> {
     const options = this.#options;
-    let token = this.#refreshing === undefined
-      ? await options.getToken()
-      : await this.#refreshing;
+    const seen = this.#refreshes;
+    let token = await this.#read();
     if (
       token && options.refreshToken !== undefined &&
       options.isExpired !== undefined && await options.isExpired(token)
     ) {
-      token = await this.refresh();
+      // Another call's refresh may have finished while this one read and
+      // checked the token: use its token instead of refreshing again.
+      const latest = this.#refreshes === seen ? token : await this.#read();
+      token = latest !== token ? latest : await this.refresh();
     }
     if (token) {
       request.headers.set("authorization", this.#prefix + token);
@@ -168,12 +173,22 @@ export class AuthInterceptor implements HttpInterceptor {
       return response;
     }
     const sent = context.state.get(SENT_TOKEN);
-    let token = this.#refreshing === undefined
-      ? await this.#options.getToken()
-      : await this.#refreshing;
+    const seen = this.#refreshes;
+    let token = await this.#read();
+    // A refresh that finished while the token was read may have replaced it.
+    if ((!token || token === sent) && this.#refreshes !== seen) {
+      token = await this.#read();
+    }
     // Another call may have refreshed since this one was sent.
     if (!token || token === sent) token = await this.refresh();
     if (token) context.replay();
     return response;
+  }
+
+  /** The current token: the result of a refresh under way, else getToken(). */
+  async #read(): Promise<AuthToken> {
+    return this.#refreshing === undefined
+      ? await this.#options.getToken()
+      : await this.#refreshing;
   }
 }

@@ -540,12 +540,6 @@ export class HttpClient {
     const retryable = repeatable &&
       (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
 
-    const interceptors = this.#interceptors;
-    const context = interceptors.length === 0
-      ? undefined
-      : new CallContext(method, url, caller, interceptors, repeatable);
-    const instance = context === undefined ? this.#ky : this.#kyIntercepted;
-
     let total: AbortController | undefined;
     let totalTimer: ReturnType<typeof setTimeout> | undefined;
     let deadline = Infinity;
@@ -562,6 +556,17 @@ export class HttpClient {
       );
     }
     const totalSignal = total?.signal;
+
+    const interceptors = this.#interceptors;
+    const context = interceptors.length === 0 ? undefined : new CallContext(
+      method,
+      url,
+      caller,
+      interceptors,
+      repeatable,
+      totalSignal,
+    );
+    const instance = context === undefined ? this.#ky : this.#kyIntercepted;
 
     // Reused by every attempt; only the signal changes. ky copies it.
     const init: KyInit = context === undefined
@@ -804,7 +809,11 @@ async function runIntercepts(
   let current = request;
   try {
     for (const interceptor of context.interceptors) {
-      const next = await interceptor.intercept(current, context);
+      const next = await untilAborted(
+        interceptor.intercept(current, context),
+        context.signal,
+        context.total,
+      );
       if (next instanceof Request) current = next;
     }
   } catch (error) {
@@ -825,11 +834,59 @@ async function onResponse(
   for (let i = interceptors.length - 1; i >= 0; i--) {
     const interceptor = interceptors[i];
     if (interceptor.onResponse === undefined) continue;
-    const next = await interceptor.onResponse(response, context);
+    const next = await untilAborted(
+      interceptor.onResponse(response, context),
+      context.signal,
+      context.total,
+    );
     if (next instanceof Response) response = next;
     if (context.replayRequested) break;
   }
   return response;
+}
+
+/**
+ * Settles like `value`, or rejects with the reason of the first signal that
+ * aborts: cancellation and the total timeout must not wait for a slow
+ * interceptor (a hanging token refresh, say). Without signals, or for a value
+ * that is not a promise, it returns `value` as it is.
+ */
+function untilAborted<T>(
+  value: T | PromiseLike<T>,
+  first: AbortSignal | undefined,
+  second: AbortSignal | undefined,
+): T | PromiseLike<T> {
+  if (
+    (first === undefined && second === undefined) ||
+    typeof (value as PromiseLike<T> | null)?.then !== "function"
+  ) {
+    return value;
+  }
+  const pending = value as PromiseLike<T>;
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => {
+      first?.removeEventListener("abort", onAbort);
+      second?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = (): void => {
+      stop();
+      reject(first?.aborted ? first.reason : second!.reason);
+    };
+    // Settling after an abort is a no-op, and a late rejection is handled.
+    pending.then(
+      (result) => {
+        stop();
+        resolve(result);
+      },
+      (error: unknown) => {
+        stop();
+        reject(error);
+      },
+    );
+    if (first?.aborted || second?.aborted) return onAbort();
+    first?.addEventListener("abort", onAbort);
+    second?.addEventListener("abort", onAbort);
+  });
 }
 
 function abortTotal(

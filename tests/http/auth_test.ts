@@ -309,3 +309,73 @@ test("MemoryStorage implements the Storage operations", () => {
   storage.clear();
   assert.equal(storage.length, 0);
 });
+
+test("AuthInterceptor does not refresh again for a call that read the expired token before another call's refresh finished", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  let token = "expired";
+  let refreshes = 0;
+  let checks = 0;
+  const client = new HttpClient(server.url);
+  client.addInterceptor(
+    new AuthInterceptor({
+      getToken: () => token,
+      // The second call's check is slow: the first call's refresh starts and
+      // finishes while the second still holds the expired token.
+      isExpired: async (value) => {
+        await delay(++checks === 1 ? 0 : 80);
+        return value === "expired";
+      },
+      refreshToken: async () => {
+        refreshes++;
+        await delay(10);
+        token = `fresh-${refreshes}`;
+      },
+    }),
+  );
+  await Promise.all([client.get("/a"), client.get("/b")]);
+  assert.equal(refreshes, 1);
+  assert.deepEqual(
+    server.requests.map((r) => r.headers["authorization"]),
+    ["Bearer fresh-1", "Bearer fresh-1"],
+  );
+});
+
+test("AuthInterceptor does not refresh again on a 401 when another call's refresh finished while this one read the token", async () => {
+  await using server = await startTestServer((request, response) => {
+    if (request.headers["authorization"] === "Bearer new") {
+      sendJson(response, 200, {});
+    } else {
+      sendJson(response, 401, {});
+    }
+  });
+  let token = "old";
+  let refreshes = 0;
+  // getToken reads the token at once but answers after a delay: the first
+  // two reads (the requests) and the next one are quick, the fourth slow.
+  const delays = [0, 0, 0, 80];
+  const client = new HttpClient(server.url);
+  client.addInterceptor(
+    new AuthInterceptor({
+      getToken: () => {
+        const value = token;
+        return delay(delays.shift() ?? 0).then(() => value);
+      },
+      refreshToken: async () => {
+        refreshes++;
+        await delay(10);
+        token = "new";
+        return token;
+      },
+    }),
+  );
+  const responses = await Promise.all([
+    client.request("GET", "/a"),
+    client.request("GET", "/b"),
+  ]);
+  for (const response of responses) await response.body?.cancel();
+  assert.deepEqual(responses.map((r) => r.status), [200, 200]);
+  assert.equal(refreshes, 1);
+  assert.equal(server.requests.length, 4);
+});

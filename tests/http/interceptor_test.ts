@@ -227,3 +227,97 @@ test("HttpClient still times out a new Request an interceptor built without the 
     message: "Request timeout of 50ms exceeded",
   });
 });
+
+/** A promise that stays pending until `open()` or `ms` pass. */
+function gate(
+  ms: number,
+): { wait: Promise<void>; open(): void; opened(): boolean } {
+  let opened = false;
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = () => {
+      opened = true;
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  const timer = setTimeout(open, ms);
+  return { wait, open, opened: () => opened };
+}
+
+test("HttpClient cancellation rejects with the reason while an intercept is still running", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  const slow = gate(5_000);
+  const client = new HttpClient(server.url);
+  client.addInterceptor({
+    async intercept(request) {
+      await slow.wait; // a token refresh that hangs
+      return request;
+    },
+  });
+  const controller = new AbortController();
+  const reason = new Error("user left the page");
+  const call = client.get("/x", { signal: controller.signal });
+  await delay(20);
+  controller.abort(reason);
+  try {
+    await assert.rejects(call, (error: unknown) => error === reason);
+    assert.equal(slow.opened(), false, "rejected before the intercept ended");
+  } finally {
+    slow.open();
+  }
+  assert.equal(server.requests.length, 0);
+});
+
+test("HttpClient totalTimeout also bounds an intercept that hangs", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  const slow = gate(5_000);
+  const client = new HttpClient(server.url, { totalTimeout: 50 });
+  client.addInterceptor({
+    async intercept(request) {
+      await slow.wait;
+      return request;
+    },
+  });
+  try {
+    await assert.rejects(client.get("/x"), {
+      name: "TimeoutError",
+      message: "Request timeout of 50ms exceeded",
+    });
+    assert.equal(slow.opened(), false, "rejected before the intercept ended");
+  } finally {
+    slow.open();
+  }
+  assert.equal(server.requests.length, 0);
+});
+
+test("HttpClient cancellation rejects with the reason while an onResponse is still running", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, {})
+  );
+  const slow = gate(5_000);
+  const client = new HttpClient(server.url);
+  client.addInterceptor({
+    intercept: (request) => request,
+    async onResponse(response) {
+      await slow.wait;
+      return response;
+    },
+  });
+  const controller = new AbortController();
+  const reason = new Error("cancelled");
+  const call = client.get("/x", { signal: controller.signal });
+  while (server.requests.length === 0) await delay(5);
+  await delay(20);
+  controller.abort(reason);
+  try {
+    await assert.rejects(call, (error: unknown) => error === reason);
+    assert.equal(slow.opened(), false, "rejected before onResponse ended");
+  } finally {
+    slow.open();
+  }
+});
