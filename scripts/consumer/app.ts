@@ -59,8 +59,9 @@ async function main(): Promise<string[]> {
   // Step 2: logging, with an application-defined provider.
   const entries: LogEntry[] = [];
   const memoryLog: ILogProvider = {
-    log: async (entry) => {
+    log: (entry) => {
       entries.push(entry);
+      return Promise.resolve();
     },
     isEnabled: (level) => level >= LogLevel.Info,
   };
@@ -82,7 +83,7 @@ async function main(): Promise<string[]> {
       : "no http",
   );
   const cache = new CacheManager(new MemoryCacheProvider({ maxSize: 10 }));
-  lines.push(String(await cache.getOrSet("answer", async () => 42)));
+  lines.push(String(await cache.getOrSet("answer", () => Promise.resolve(42))));
   const localization = new LocalizationManager(
     new MapLocalizationProvider(
       new Map([["fr", new Map([["greeting", "Bonjour {0}"]])]]),

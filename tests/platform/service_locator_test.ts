@@ -315,7 +315,7 @@ test("ServiceLocator static methods act on a default locator that reset() clears
 test("ServiceLocator.getAsync() static form awaits the default locator's async factory", async () => {
   ServiceLocator.reset();
   try {
-    ServiceLocator.register("answer", async () => 42);
+    ServiceLocator.register("answer", () => Promise.resolve(42));
     assert.equal(await ServiceLocator.getAsync<number>("answer"), 42);
   } finally {
     ServiceLocator.reset();
