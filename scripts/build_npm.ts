@@ -41,6 +41,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { type PackageInfo, packageOfFolder, PACKAGES } from "./_packages.ts";
+import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const OUT = join(ROOT, "npm");
@@ -57,16 +58,6 @@ export interface BuiltPackage {
   dir: string;
   files: number;
   dependencies: Record<string, string>;
-}
-
-function parseNpmSpecifier(value: string): { name: string; range: string } {
-  const match = /^npm:(@?[^@]+)@(.+)$/.exec(value);
-  if (!match) {
-    throw new Error(
-      `imports map: '${value}' is not an npm: specifier with a range`,
-    );
-  }
-  return { name: match[1], range: match[2] };
 }
 
 async function listSources(dir: string): Promise<string[]> {
@@ -90,78 +81,50 @@ function rewriteSpecifiers(
   version: string,
   dependencies: Record<string, string>,
 ): string {
-  const refs = ts.preProcessFile(source, true, true).importedFiles;
-  let result = "";
-  let last = 0;
-  for (const ref of refs) {
-    const specifier = ref.fileName;
-    let replacement = specifier;
+  const where = relative(ROOT, file);
+  return replaceSpecifiers(source, (specifier) => {
     if (specifier.startsWith("./") || specifier.startsWith("../")) {
       const target = resolve(dirname(file), specifier);
-      const moduleDir = join(ROOT, info.folder);
-      if (target.startsWith(moduleDir + "/")) {
+      if (target.startsWith(join(ROOT, info.folder) + "/")) {
         if (!specifier.endsWith(".ts")) {
           throw new Error(
-            `${
-              relative(ROOT, file)
-            }: relative import '${specifier}' must end in .ts`,
+            `${where}: relative import '${specifier}' must end in .ts`,
           );
         }
         // Runtime-specific files: `_x_deno.ts` is the Deno/JSR flavour; when a
         // `_x_node.ts` stands beside it, npm output imports that one instead.
-        let local = specifier;
-        const deno = /_deno\.ts$/.exec(specifier);
-        if (deno && existsSync(target.replace(/_deno\.ts$/, "_node.ts"))) {
-          local = specifier.replace(/_deno\.ts$/, "_node.ts");
-        }
-        replacement = local.slice(0, -3) + ".js";
-      } else {
-        const rel = relative(ROOT, target).split("/");
-        const sibling = rel.length === 2 && rel[1] === "mod.ts"
-          ? packageOfFolder(rel[0])
-          : undefined;
-        if (sibling === undefined) {
-          throw new Error(
-            `${
-              relative(ROOT, file)
-            }: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
-          );
-        }
-        replacement = sibling.name;
-        dependencies[sibling.name] = version;
+        const twin = target.replace(/_deno\.ts$/, "_node.ts");
+        const local = twin !== target && existsSync(twin)
+          ? specifier.replace(/_deno\.ts$/, "_node.ts")
+          : specifier;
+        return local.slice(0, -3) + ".js";
       }
-    } else if (specifier.startsWith("node:")) {
-      // Node built-ins stay as they are.
-    } else if (
+      const rel = relative(ROOT, target).split("/");
+      const sibling = rel.length === 2 && rel[1] === "mod.ts"
+        ? packageOfFolder(rel[0])
+        : undefined;
+      if (sibling === undefined) {
+        throw new Error(
+          `${where}: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
+        );
+      }
+      dependencies[sibling.name] = version;
+      return sibling.name;
+    }
+    // Node built-ins stay as they are.
+    if (specifier.startsWith("node:")) return specifier;
+    if (
       specifier.startsWith("npm:") || specifier.startsWith("jsr:") ||
       specifier.includes("://")
     ) {
       throw new Error(
-        `${
-          relative(ROOT, file)
-        }: '${specifier}' must go through the imports map of deno.json`,
+        `${where}: '${specifier}' must go through the imports map of deno.json`,
       );
-    } else {
-      const key = Object.keys(config.imports).find((name) =>
-        specifier === name || specifier.startsWith(name + "/")
-      );
-      if (key === undefined) {
-        throw new Error(
-          `${
-            relative(ROOT, file)
-          }: '${specifier}' is not in the imports map of deno.json`,
-        );
-      }
-      const { name, range } = parseNpmSpecifier(config.imports[key]);
-      dependencies[name] = range;
-      replacement = name + specifier.slice(key.length);
     }
-    // ref.pos/end span the specifier text without quotes.
-    const start = source.indexOf(specifier, ref.pos);
-    result += source.slice(last, start) + replacement;
-    last = start + specifier.length;
-  }
-  return result + source.slice(last);
+    const npm = resolveNpmImport(specifier, config.imports, where);
+    dependencies[npm.name] = npm.range;
+    return npm.replacement;
+  });
 }
 
 function readmeSection(readme: string, heading: string): string {

@@ -26,6 +26,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import process from "node:process";
 import { buildAll } from "./build_npm.ts";
 import { packageOfFolder, PACKAGES } from "./_packages.ts";
+import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const NPM = join(ROOT, "npm");
@@ -45,60 +46,34 @@ async function listTests(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-function npmName(value: string): { name: string; range: string } {
-  const match = /^npm:(@?[^@]+)@(.+)$/.exec(value);
-  if (!match) {
-    throw new Error(`imports map: '${value}' is not an npm: specifier`);
-  }
-  return { name: match[1], range: match[2] };
-}
-
 function rewrite(
   source: string,
   file: string,
   imports: Record<string, string>,
   used: Map<string, string>,
 ): string {
-  const refs = ts.preProcessFile(source, true, true).importedFiles;
-  let result = "";
-  let last = 0;
-  for (const ref of refs) {
-    const specifier = ref.fileName;
-    let replacement = specifier;
+  const where = relative(ROOT, file);
+  return replaceSpecifiers(source, (specifier) => {
     if (specifier.startsWith("./") || specifier.startsWith("../")) {
-      const target = resolve(dirname(file), specifier);
-      const rel = relative(ROOT, target).split("/");
+      const rel = relative(ROOT, resolve(dirname(file), specifier)).split("/");
       const sibling = rel.length === 2 && rel[1] === "mod.ts"
         ? packageOfFolder(rel[0])
         : undefined;
-      if (sibling !== undefined) replacement = sibling.name;
-      else if (rel[0] === "tests" && specifier.endsWith(".ts")) {
-        replacement = specifier.slice(0, -3) + ".js";
-      } else if (rel[0] !== "tests") {
+      if (sibling !== undefined) return sibling.name;
+      if (rel[0] !== "tests") {
         throw new Error(
-          `${
-            relative(ROOT, file)
-          }: '${specifier}' must import Kit through a module's mod.ts`,
+          `${where}: '${specifier}' must import Kit through a module's mod.ts`,
         );
       }
-    } else if (!specifier.startsWith("node:")) {
-      const key = Object.keys(imports).find((name) =>
-        specifier === name || specifier.startsWith(name + "/")
-      );
-      if (key === undefined) {
-        throw new Error(
-          `${relative(ROOT, file)}: '${specifier}' is not in the imports map`,
-        );
-      }
-      const { name, range } = npmName(imports[key]);
-      used.set(name, range);
-      replacement = name + specifier.slice(key.length);
+      return specifier.endsWith(".ts")
+        ? specifier.slice(0, -3) + ".js"
+        : specifier;
     }
-    const start = source.indexOf(specifier, ref.pos);
-    result += source.slice(last, start) + replacement;
-    last = start + specifier.length;
-  }
-  return result + source.slice(last);
+    if (specifier.startsWith("node:")) return specifier;
+    const npm = resolveNpmImport(specifier, imports, where);
+    used.set(npm.name, npm.range);
+    return npm.replacement;
+  });
 }
 
 function run(
