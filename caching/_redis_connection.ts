@@ -7,6 +7,7 @@
 // pulls it in statically.
 import type * as Redis from "redis";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { loadDriver } from "./_redis_driver.ts";
 
 export type RedisClient = ReturnType<typeof Redis.createClient>;
 
@@ -28,14 +29,6 @@ export interface RedisConnectionEvents {
   onDown(error: unknown): void;
   /** The connection is ready; `afterOutage` when it had failed before. */
   onReady(client: RedisClient, afterOutage: boolean): void;
-}
-
-let driver: Promise<typeof Redis> | undefined;
-
-/** The node-redis module, loaded once. */
-function loadDriver(): Promise<typeof Redis> {
-  driver ??= import("redis");
-  return driver;
 }
 
 /** `true` for an error reply of the server (`ERR`, `WRONGTYPE`, `OOM`…). */

@@ -1,3 +1,4 @@
+import { loadDotEnvParser } from "./_dotenv.ts";
 import type {
   ConfigurationDiagnostic,
   ConfigurationEntry,
@@ -143,9 +144,9 @@ export class DotEnvProvider implements ConfigurationProvider {
       );
     }
     this.#missing = false;
-    // dotenv reaches node:fs and friends at import time: load it only here,
-    // so a browser bundle of the package never pulls it in.
-    const { parse } = await import("dotenv");
+    // dotenv is loaded only here (see _dotenv.ts), so a browser bundle of the
+    // package never pulls it in.
+    const parse = await loadDotEnvParser();
     const parsed = parse(encodeColonKeys(text));
     const mapStandard = this.#options.standardVariables !== false;
     const entries: ConfigurationEntry[] = [];

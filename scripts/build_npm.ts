@@ -20,7 +20,11 @@
  * Runtime-specific code follows one convention: a module imports
  * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm output
  * imports that one instead and leaves the Deno flavour out, so no `Deno`
- * global ships to npm (`scripts/check_packages.ts` enforces it).
+ * global ships to npm (`scripts/check_packages.ts` enforces it). Where a
+ * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the package
+ * also gets a `browser/` build with the browser twins swapped in, served
+ * through the `browser` export condition: bundlers for the web then never see
+ * a `node:` module or a Node-only package such as node-redis or dotenv.
  *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
  * registry of spec §1 rule 3).
@@ -72,6 +76,28 @@ async function listSources(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** Which build a file goes into: `esm/` + `script/`, or `browser/`. */
+type Flavour = "node" | "browser";
+
+/**
+ * The file an npm flavour uses for a module file. Runtime-specific files:
+ * `_x_deno.ts` is the Deno/JSR flavour and `_x_node.ts` beside it replaces it
+ * on npm; `_x_browser.ts` beside `_x.ts` (or `_x_deno.ts`) replaces it in the
+ * `browser` build.
+ */
+function variantOf(target: string, flavour: Flavour): string {
+  const base = target.endsWith("_deno.ts")
+    ? target.slice(0, -"_deno.ts".length)
+    : target.slice(0, -".ts".length);
+  if (flavour === "browser" && existsSync(base + "_browser.ts")) {
+    return base + "_browser.ts";
+  }
+  if (target.endsWith("_deno.ts") && existsSync(base + "_node.ts")) {
+    return base + "_node.ts";
+  }
+  return target;
+}
+
 /** Rewrites the module specifiers of one source file for npm. */
 function rewriteSpecifiers(
   source: string,
@@ -80,6 +106,8 @@ function rewriteSpecifiers(
   config: DenoJson,
   version: string,
   dependencies: Record<string, string>,
+  flavour: Flavour = "node",
+  locals: string[] = [],
 ): string {
   const where = relative(ROOT, file);
   return replaceSpecifiers(source, (specifier) => {
@@ -91,13 +119,11 @@ function rewriteSpecifiers(
             `${where}: relative import '${specifier}' must end in .ts`,
           );
         }
-        // Runtime-specific files: `_x_deno.ts` is the Deno/JSR flavour; when a
-        // `_x_node.ts` stands beside it, npm output imports that one instead.
-        const twin = target.replace(/_deno\.ts$/, "_node.ts");
-        const local = twin !== target && existsSync(twin)
-          ? specifier.replace(/_deno\.ts$/, "_node.ts")
-          : specifier;
-        return local.slice(0, -3) + ".js";
+        const chosen = variantOf(target, flavour);
+        locals.push(chosen);
+        const local = relative(dirname(file), chosen);
+        return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
+          ".js";
       }
       const rel = relative(ROOT, target).split("/");
       const sibling = rel.length === 2 && rel[1] === "mod.ts"
@@ -173,11 +199,11 @@ async function buildPackage(
   const dependencies: Record<string, string> = {};
   const sources = await listSources(join(ROOT, info.folder));
   for (const file of sources) {
-    // A Deno flavour with a Node twin does not ship to npm.
-    if (
-      file.endsWith("_deno.ts") &&
-      existsSync(file.replace(/_deno\.ts$/, "_node.ts"))
-    ) continue;
+    // A Deno flavour with a Node twin, and the browser twins, are not part
+    // of the esm/ and script/ builds.
+    if (variantOf(file, "node") !== file || file.endsWith("_browser.ts")) {
+      continue;
+    }
     const rel = relative(join(ROOT, info.folder), file);
     const source = rewriteSpecifiers(
       await readFile(file, "utf8"),
@@ -228,6 +254,46 @@ async function buildPackage(
     JSON.stringify({ type: "commonjs" }, null, 2) + "\n",
   );
 
+  // The `browser` build: ES modules reached from mod.ts with every browser
+  // twin swapped in, so no `node:` module or Node-only package is imported
+  // anywhere in it (scripts/check_packages.ts verifies that).
+  const browser = sources.some((file) => file.endsWith("_browser.ts"));
+  if (browser) {
+    const moduleDir = join(ROOT, info.folder);
+    const pending = [join(moduleDir, "mod.ts")];
+    const done = new Set<string>();
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (done.has(file)) continue;
+      done.add(file);
+      const locals: string[] = [];
+      const source = rewriteSpecifiers(
+        await readFile(file, "utf8"),
+        file,
+        info,
+        config,
+        version,
+        dependencies,
+        "browser",
+        locals,
+      );
+      pending.push(...locals);
+      const target = join(
+        dir,
+        "browser",
+        relative(moduleDir, file).slice(0, -3) + ".js",
+      );
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(
+        target,
+        ts.transpileModule(source, {
+          compilerOptions: ESM_OPTIONS,
+          fileName: file,
+        }).outputText,
+      );
+    }
+  }
+
   const sortedDependencies = Object.fromEntries(
     Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
   );
@@ -248,6 +314,11 @@ async function buildPackage(
     types: "./script/mod.d.ts",
     exports: {
       ".": {
+        ...(browser
+          ? {
+            browser: { types: "./esm/mod.d.ts", default: "./browser/mod.js" },
+          }
+          : {}),
         import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
         require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
       },
@@ -255,7 +326,13 @@ async function buildPackage(
     },
     engines: { node: ">=20.19" },
     sideEffects: false,
-    files: ["esm/", "script/", "README.md", "LICENSE"],
+    files: [
+      "esm/",
+      "script/",
+      ...(browser ? ["browser/"] : []),
+      "README.md",
+      "LICENSE",
+    ],
     dependencies: sortedDependencies,
     publishConfig: registry
       ? { registry, access: "restricted" }

@@ -3,7 +3,8 @@
  *
  * - `deno.json` exports, the eight `package.json` files and their versions
  *   agree (one version for all; sibling dependencies at that version);
- * - no built file references the `Deno` global;
+ * - no built file references the `Deno` global, and no file of a `browser/`
+ *   build imports a `node:` module or a Node-only package;
  * - `publint` and `@arethetypeswrong/cli` find no problem in any package.
  *
  * Exits non-zero with one line per problem. Run: `deno task check:npm`.
@@ -58,6 +59,19 @@ function referencesDeno(fileName: string, code: string): boolean {
   return found;
 }
 
+// npm packages a browser bundle must never reach (they need node: modules).
+const NODE_ONLY_PACKAGES = new Set(["redis", "dotenv"]);
+
+/** Specifiers of a browser build file that a web bundler could not serve. */
+function nodeOnlyImports(code: string): string[] {
+  return ts.preProcessFile(code, true, true).importedFiles
+    .map((ref) => ref.fileName)
+    .filter((specifier) =>
+      specifier.startsWith("node:") ||
+      NODE_ONLY_PACKAGES.has(specifier.split("/")[0])
+    );
+}
+
 const problems: string[] = [];
 const denoJson = JSON.parse(
   await readFile(join(ROOT, "deno.json"), "utf8"),
@@ -106,7 +120,15 @@ for (const info of PACKAGES) {
   }
   for (const file of await walk(dir)) {
     if (!file.endsWith(".js")) continue;
-    if (referencesDeno(file, await readFile(file, "utf8"))) {
+    const code = await readFile(file, "utf8");
+    if (file.includes("/browser/")) {
+      for (const specifier of nodeOnlyImports(code)) {
+        problems.push(
+          `${file.slice(ROOT.length + 1)} (browser build) imports ${specifier}`,
+        );
+      }
+    }
+    if (referencesDeno(file, code)) {
       problems.push(
         `${file.slice(ROOT.length + 1)} references the Deno global`,
       );

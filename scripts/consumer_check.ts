@@ -9,7 +9,10 @@
  *   esModuleInterop, allowSyntheticDefaultImports), so `require` and the
  *   top-level `main`/`types` are used;
  * - `nodenext`: module and moduleResolution nodenext in an ES-module project,
- *   so the `exports` `import` conditions are used.
+ *   so the `exports` `import` conditions are used;
+ * - then `deno bundle --platform browser` of all eight packages from the
+ *   installed tarballs, so the `browser` conditions are used: the bundle must
+ *   hold no `node:` module, node-redis or dotenv.
  *
  * Run after `deno task build:npm`: `deno run -A scripts/consumer_check.ts`.
  *
@@ -21,6 +24,7 @@ import {
   mkdir,
   mkdtemp,
   readdir,
+  readFile,
   rm,
   writeFile,
 } from "node:fs/promises";
@@ -136,6 +140,41 @@ try {
       `${name}: type-checked and ran: ${output.trim().split("\n")[0]}`,
     );
   }
+  // A web bundler resolving the `browser` export conditions of the installed
+  // packages: the bundle of all eight must hold no `node:` module and none of
+  // node-redis or dotenv.
+  const web = join(work, "nodenext");
+  await writeFile(
+    join(web, "browser-entry.mjs"),
+    PACKAGES.map((info) => `export * from "${info.name}";\n`).join(""),
+  );
+  const bundle = join(work, "browser-bundle.js");
+  sh(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "browser",
+    "--output",
+    bundle,
+    "browser-entry.mjs",
+  ], web);
+  const bundled = await readFile(bundle, "utf8");
+  const nodeImports = bundled.match(/["']node:[\w/]+["']/g) ?? [];
+  if (
+    nodeImports.length > 0 ||
+    /\bfunction createClient\b|dotenv\/lib/.test(bundled)
+  ) {
+    throw new Error(
+      `the browser bundle of all eight packages reaches Node-only code: ${
+        [...new Set(nodeImports)].join(", ") || "node-redis or dotenv"
+      }`,
+    );
+  }
+  console.log(
+    `browser: all eight packages bundle for the web (${
+      Math.round(bundled.length / 1000)
+    } kB, no node: module)`,
+  );
   console.log("consumer check passed");
 } catch (error) {
   console.error(String(error instanceof Error ? error.message : error));

@@ -1,0 +1,18 @@
+// Browser flavour of the localization file adapter (the npm build's `browser`
+// condition uses it in place of _fs.ts): a page has no file system, so
+// JsonFileLocalizationLoader fails clearly and no `node:` module reaches the
+// bundle. Use HttpLocalizationLoader in browsers.
+
+export function readTextFile(path: string): Promise<string> {
+  return Promise.reject(
+    new Error(
+      `JsonFileLocalizationLoader needs a file system (Deno, Node.js or Bun) to read ${path}; in a browser use HttpLocalizationLoader`,
+    ),
+  );
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : undefined;
+}
