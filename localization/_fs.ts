@@ -12,9 +12,3 @@ export function readTextFile(path: string): Promise<string> {
   fsPromise ??= import("node:fs/promises") as Promise<NodeFs>;
   return fsPromise.then((fs) => fs.readFile(path, "utf8"));
 }
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}

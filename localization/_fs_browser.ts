@@ -10,9 +10,3 @@ export function readTextFile(path: string): Promise<string> {
     ),
   );
 }
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}

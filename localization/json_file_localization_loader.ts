@@ -1,4 +1,5 @@
-import { errorCode, readTextFile } from "./_fs.ts";
+import { errorCode } from "./_error_code.ts";
+import { readTextFile } from "./_fs.ts";
 import { checkTemplate, fillTemplate } from "./_template.ts";
 import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
