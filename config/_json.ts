@@ -191,29 +191,7 @@ class Scanner {
       this.#pos++;
       this.#skipSpace();
       this.#value();
-      this.#skipSpace();
-      const next = this.#text[this.#pos];
-      if (next === "}") {
-        this.#pos++;
-        return;
-      }
-      if (next !== ",") {
-        throw new ScanError(
-          `expected ',' or '}' after a property value but found ${
-            this.#describe(this.#pos)
-          }`,
-          this.#pos,
-        );
-      }
-      const comma = this.#pos;
-      this.#pos++;
-      this.#skipSpace();
-      if (this.#text[this.#pos] === "}") {
-        this.#blanks.push([comma, comma + 1]);
-        this.#blanks.sort((a, b) => a[0] - b[0]);
-        this.#pos++;
-        return;
-      }
+      if (this.#closes("}", "a property value")) return;
     }
   }
 
@@ -226,30 +204,36 @@ class Scanner {
     }
     for (;;) {
       this.#value();
-      this.#skipSpace();
-      const next = this.#text[this.#pos];
-      if (next === "]") {
-        this.#pos++;
-        return;
-      }
-      if (next !== ",") {
-        throw new ScanError(
-          `expected ',' or ']' after an array element but found ${
-            this.#describe(this.#pos)
-          }`,
-          this.#pos,
-        );
-      }
-      const comma = this.#pos;
-      this.#pos++;
-      this.#skipSpace();
-      if (this.#text[this.#pos] === "]") {
-        this.#blanks.push([comma, comma + 1]);
-        this.#blanks.sort((a, b) => a[0] - b[0]);
-        this.#pos++;
-        return;
-      }
+      if (this.#closes("]", "an array element")) return;
     }
+  }
+
+  // After an object member or an array element: the closing bracket (true),
+  // or a comma before the next item (false). A trailing comma before the
+  // bracket is accepted and blanked out, as in .NET's JSON reader.
+  #closes(close: "}" | "]", item: string): boolean {
+    this.#skipSpace();
+    const next = this.#text[this.#pos];
+    if (next === close) {
+      this.#pos++;
+      return true;
+    }
+    if (next !== ",") {
+      throw new ScanError(
+        `expected ',' or '${close}' after ${item} but found ${
+          this.#describe(this.#pos)
+        }`,
+        this.#pos,
+      );
+    }
+    const comma = this.#pos;
+    this.#pos++;
+    this.#skipSpace();
+    if (this.#text[this.#pos] !== close) return false;
+    this.#blanks.push([comma, comma + 1]);
+    this.#blanks.sort((a, b) => a[0] - b[0]);
+    this.#pos++;
+    return true;
   }
 
   #string(): void {
