@@ -109,9 +109,14 @@ function checkValue(
       if (typeof value !== "string" && !(value instanceof URL)) {
         return fail("must be an http(s) URL");
       }
+      // In a browser a path relative to the page (`/logs`) is resolved
+      // against it, as CustomAnalyticsProvider and HttpClient do; elsewhere
+      // there is no page and the address must be absolute.
+      const page = (globalThis as { location?: { href?: string } }).location
+        ?.href;
       let url: URL;
       try {
-        url = new URL(String(value));
+        url = new URL(String(value), page);
       } catch {
         return fail("must be an http(s) URL");
       }

@@ -12,7 +12,10 @@ import { RESOLVED } from "./_resolved.ts";
 
 /** Options of {@linkcode RemoteLogProvider} (spec §2.4, §5 rule 5). */
 export interface RemoteLogProviderOptions {
-  /** The URL batches are POSTed to. */
+  /**
+   * The http(s) URL batches are POSTed to; in a browser a path relative to
+   * the page (`/logs`) works too.
+   */
   endpoint: string | URL;
   /** Sent in the `X-API-Key` header (never in the URL). Default: none. */
   apiKey?: string;

@@ -377,3 +377,36 @@ test("RemoteLogProvider validates its options", () => {
     /option 'endpoint' is required/,
   );
 });
+
+test("RemoteLogProvider resolves a relative endpoint against the page, and needs an absolute one elsewhere", async () => {
+  assert.throws(
+    () => new RemoteLogProvider({ endpoint: "/logs" }),
+    (error: unknown) =>
+      error instanceof LogProviderOptionError &&
+      error.message ===
+        `RemoteLogProvider: option 'endpoint' must be an http(s) URL (got "/logs")`,
+  );
+  await withServer(async (server) => {
+    // A browser page: `location` is the page's address.
+    const globals = globalThis as { location?: { href: string } };
+    const had = Object.hasOwn(globals, "location");
+    const previous = globals.location;
+    Object.defineProperty(globalThis, "location", {
+      value: { href: `${server.url}/app/index.html` },
+      configurable: true,
+      writable: true,
+    });
+    let provider: RemoteLogProvider;
+    try {
+      provider = new RemoteLogProvider({ endpoint: "/logs", batchSize: 1 });
+    } finally {
+      if (had) globals.location = previous;
+      else delete globals.location;
+    }
+    await provider.log(entry(1));
+    await provider.dispose();
+    assert.equal(server.requests.length, 1);
+    assert.equal(server.requests[0].url, "/logs");
+    assert.deepEqual(allIds(server), [1]);
+  });
+});
