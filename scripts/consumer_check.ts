@@ -12,7 +12,13 @@
  *   so the `exports` `import` conditions are used;
  * - then `deno bundle --platform browser` of all eight packages from the
  *   installed tarballs, so the `browser` conditions are used: the bundle must
- *   hold no `node:` module, node-redis or dotenv.
+ *   hold no `node:` module, node-redis or dotenv;
+ * - then `scripts/consumer/browser_app.ts`, bundled the same way, runs in a
+ *   real headless Chromium page served from a loopback server: every package
+ *   works as a page uses it (configuration over HTTP, logs and analytics
+ *   POSTed to the page's server, HTTP retries, localization over HTTP), and
+ *   each server-only part fails with its own message. Skipped, saying so,
+ *   only when Chromium is not installed (`.ci/run` installs it).
  *
  * Run after `deno task build:npm`: `deno run -A scripts/consumer_check.ts`.
  *
@@ -31,10 +37,15 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
+import { createServer, type IncomingMessage } from "node:http";
+import { existsSync } from "node:fs";
+import { chromium } from "playwright-core";
 import { PACKAGES } from "./_packages.ts";
+import type { BrowserResult } from "./consumer/browser_app.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const TYPESCRIPT = "5.9.3";
+const CHROMIUM = "/usr/bin/chromium";
 
 function sh(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: "utf8" });
@@ -175,10 +186,189 @@ try {
       Math.round(bundled.length / 1000)
     } kB, no node: module)`,
   );
+  await runInChromium(web);
   console.log("consumer check passed");
 } catch (error) {
   console.error(String(error instanceof Error ? error.message : error));
   process.exitCode = 1;
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => resolve(body));
+    request.on("error", reject);
+  });
+}
+
+/**
+ * Bundles scripts/consumer/browser_app.ts against the installed tarballs for
+ * the web and runs it in headless Chromium; checks what the page reports and
+ * what the loopback server received.
+ */
+async function runInChromium(project: string): Promise<void> {
+  if (!existsSync(CHROMIUM)) {
+    console.warn(
+      `!!! SKIPPING the Chromium run of the browser app: Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`,
+    );
+    return;
+  }
+  await copyFile(
+    join(ROOT, "scripts", "consumer", "browser_app.ts"),
+    join(project, "browser_app.ts"),
+  );
+  const bundle = join(project, "browser-app.js");
+  sh(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "browser",
+    "--output",
+    bundle,
+    "browser_app.ts",
+  ], project);
+  const script = await readFile(bundle, "utf8");
+  const nodeImports = script.match(/["']node:[\w/]+["']/g) ?? [];
+  if (nodeImports.length > 0) {
+    throw new Error(
+      `the browser app bundle reaches Node-only code: ${
+        [...new Set(nodeImports)].join(", ")
+      }`,
+    );
+  }
+  const received: {
+    method: string;
+    path: string;
+    headers: IncomingMessage["headers"];
+    body: string;
+  }[] = [];
+  let flakyCalls = 0;
+  const json = (value: unknown) => JSON.stringify(value);
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? "/", "http://page").pathname;
+    const body = await readBody(request);
+    received.push({
+      method: request.method ?? "GET",
+      path,
+      headers: request.headers,
+      body,
+    });
+    const send = (status: number, type: string, text: string) => {
+      response.writeHead(status, { "content-type": type });
+      response.end(text);
+    };
+    if (path === "/") {
+      send(
+        200,
+        "text/html; charset=utf-8",
+        `<!doctype html><html><head><meta charset="utf-8"><title>Kit</title></head><body><h1>Kit in a browser</h1><script type="module" src="/app.js"></script></body></html>`,
+      );
+    } else if (path === "/app.js") {
+      send(200, "text/javascript", script);
+    } else if (path === "/config/appsettings.json") {
+      send(
+        200,
+        "application/json",
+        json({
+          api: {
+            baseUrl: "http://kit.test/api",
+            pagePath: "/api",
+            timeout: 2500,
+          },
+          logging: { level: "debug", providers: [{ type: "console" }] },
+        }),
+      );
+    } else if (path === "/api/users/1") {
+      send(200, "application/json", json({ id: 1, name: "Ada" }));
+    } else if (path === "/api/flaky") {
+      flakyCalls++;
+      if (flakyCalls === 1) {
+        send(503, "application/json", json({ error: "busy" }));
+      } else send(200, "application/json", json({ attempt: flakyCalls }));
+    } else if (path === "/api/locales/en.json") {
+      send(200, "application/json", json({ greeting: "Hello {0}" }));
+    } else if (path === "/api/locales/fr.json") {
+      send(200, "application/json", json({ greeting: "Bonjour {0}" }));
+    } else if (
+      request.method === "POST" && (path === "/logs" || path === "/collect")
+    ) {
+      send(200, "application/json", "{}");
+    } else {
+      send(404, "text/plain", "not found");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${
+    typeof address === "object" && address ? address.port : 0
+  }/`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
+  try {
+    const page = await browser.newPage({ locale: "en-US" });
+    const consoleLines: string[] = [];
+    page.on("console", (line) => consoleLines.push(line.text()));
+    page.on(
+      "pageerror",
+      (error) => consoleLines.push(`pageerror: ${error.message}`),
+    );
+    await page.goto(url);
+    await page.waitForFunction(
+      () =>
+        (globalThis as { kitBrowserResult?: unknown }).kitBrowserResult !==
+          undefined,
+      undefined,
+      { timeout: 30_000 },
+    );
+    const result = await page.evaluate(() =>
+      (globalThis as unknown as { kitBrowserResult: BrowserResult })
+        .kitBrowserResult
+    );
+    if (!result.ok) {
+      throw new Error(
+        `the browser app failed in Chromium: ${result.error}\npage console:\n${
+          consoleLines.join("\n")
+        }`,
+      );
+    }
+    // What the page's server received.
+    const logBodies = received.filter((r) => r.path === "/logs").map((r) =>
+      r.body
+    ).join("\n");
+    const logsOk = logBodies.includes('"message":"page started"') &&
+      !logBodies.includes("hunter2") &&
+      received.some((r) =>
+        r.path === "/logs" && r.headers["x-api-key"] === "browser-key"
+      );
+    const events = received.filter((r) => r.path === "/collect")
+      .flatMap((r) =>
+        (JSON.parse(r.body) as { events: { type: string; name?: string }[] })
+          .events
+      );
+    const eventsOk = events.some((e) => e.type === "page") &&
+      events.some((e) => e.type === "track" && e.name === "signed_up");
+    const consoleOk = consoleLines.some((line) =>
+      line.includes("page started")
+    );
+    if (!logsOk || !eventsOk || !consoleOk || flakyCalls !== 2) {
+      throw new Error(
+        `the browser app's server saw the wrong traffic: logs ${logsOk}, events ${eventsOk}, console ${consoleOk}, flaky calls ${flakyCalls}\n${logBodies}\n${
+          json(events)
+        }`,
+      );
+    }
+    for (const line of result.lines) console.log(`chromium: ${line}`);
+    console.log(
+      `browser: the app using all eight packages ran in Chromium (${result.lines.length} checks; logs and events reached the page's server)`,
+    );
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
