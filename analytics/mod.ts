@@ -40,10 +40,10 @@
  *
  * @module
  */
-export * from "./analytics_event.ts";
-export * from "./analytics_provider.ts";
+export type * from "./analytics_event.ts";
+export type * from "./analytics_provider.ts";
 export * from "./analytics_errors.ts";
-export * from "./analytics_delivery_options.ts";
+export type * from "./analytics_delivery_options.ts";
 export * from "./sampling.ts";
 export * from "./analytics_manager.ts";
 export * from "./custom_analytics_provider.ts";

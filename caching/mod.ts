@@ -22,12 +22,12 @@
  *
  * @module
  */
-export * from "./cache.ts";
+export type * from "./cache.ts";
 export * from "./cache_manager.ts";
 export * from "./cache_policy.ts";
-export * from "./cache_provider.ts";
-export * from "./cache_stats.ts";
-export * from "./cache_invalidation.ts";
+export type * from "./cache_provider.ts";
+export type * from "./cache_stats.ts";
+export type * from "./cache_invalidation.ts";
 export * from "./memory_cache_provider.ts";
 export * from "./remote_store_cache_provider.ts";
 export * from "./tiered_cache_provider.ts";

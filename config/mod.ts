@@ -40,9 +40,9 @@
  *
  * @module
  */
-export * from "./configuration.ts";
+export type * from "./configuration.ts";
 export * from "./configuration_provider.ts";
-export * from "./configuration_schema.ts";
+export type * from "./configuration_schema.ts";
 export * from "./configuration_manager.ts";
 export * from "./create_configuration.ts";
 export * from "./json_file_provider.ts";

@@ -29,7 +29,7 @@
  * @module
  */
 export * from "./http_client.ts";
-export * from "./http_interceptor.ts";
+export type * from "./http_interceptor.ts";
 export * from "./http_error.ts";
 export * from "./timeout_error.ts";
 export * from "./error_interceptor.ts";

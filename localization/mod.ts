@@ -42,19 +42,19 @@
  */
 export * from "./localization_manager.ts";
 export * from "./culture_name.ts";
-export * from "./culture_provider.ts";
+export type * from "./culture_provider.ts";
 export * from "./default_culture_provider.ts";
 export * from "./navigator_culture_provider.ts";
-export * from "./localization_provider.ts";
+export type * from "./localization_provider.ts";
 export * from "./map_localization_provider.ts";
-export * from "./localization_loader.ts";
+export type * from "./localization_loader.ts";
 export * from "./loader_localization_provider.ts";
 export * from "./http_localization_loader.ts";
 export * from "./json_file_localization_loader.ts";
-export * from "./value_parser.ts";
+export type * from "./value_parser.ts";
 export * from "./format_localization_value_parser.ts";
 export * from "./ref_localization_value_parser.ts";
-export * from "./key_resolver.ts";
+export type * from "./key_resolver.ts";
 export * from "./identity_key_resolver.ts";
 export * from "./camel_case_key_resolver.ts";
 export * from "./localization_cache.ts";

@@ -44,9 +44,9 @@
  * @module
  */
 export * from "./log_level.ts";
-export * from "./log_entry.ts";
-export * from "./log_provider.ts";
-export * from "./logger.ts";
+export type * from "./log_entry.ts";
+export type * from "./log_provider.ts";
+export type * from "./logger.ts";
 export * from "./logger_manager.ts";
 export * from "./console_log_provider.ts";
 export * from "./file_log_provider.ts";
