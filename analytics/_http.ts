@@ -1,7 +1,7 @@
 // Internal: one JSON POST with a timeout, classified for the retry policy of
 // the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
 // browsers); nothing here is runtime-specific.
-import { unrefTimer } from "../core/mod.ts";
+import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
 
 /** Why a send failed, and whether trying again can help. */
 export interface SendFailureInfo {
@@ -88,24 +88,6 @@ export async function postJson(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Reads a `Retry-After` header: delay-seconds (`120`) or an HTTP date.
- *
- * @returns Milliseconds to wait, or `undefined` when absent or unreadable.
- */
-export function parseRetryAfter(
-  value: string | null,
-  now: number = Date.now(),
-): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (trimmed === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 function messageOf(error: unknown): string {

@@ -1,7 +1,7 @@
 /**
  * Core utilities of Kit (`@vendor/kit-core`): string helpers, case
- * conversion, type guards and a runtime-neutral timer helper. Everything here
- * is a pure function; nothing patches a global prototype.
+ * conversion, type guards, a runtime-neutral timer helper and a Retry-After
+ * reader. Nothing here patches a global prototype.
  *
  * @example Usage
  * ```ts
@@ -18,3 +18,4 @@ export * from "./strings.ts";
 export * from "./casing.ts";
 export * from "./type_guards.ts";
 export * from "./timers.ts";
+export * from "./retry_after.ts";

@@ -1,5 +1,6 @@
 // Retry policy helpers of HttpClient: which methods and statuses are retried,
-// the backoff delay, the Retry-After header and an abortable sleep.
+// the backoff delay and an abortable sleep (Retry-After is read by
+// parseRetryAfter of kit-core).
 
 /** Methods that are safe to send twice (RFC 9110 §9.2.2 minus TRACE). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
@@ -34,24 +35,6 @@ export function backoffDelay(
 ): number {
   const nominal = Math.min(maxDelay, retryDelay * 2 ** (retry - 1));
   return jitter > 0 ? nominal * (1 - jitter * Math.random()) : nominal;
-}
-
-const SECONDS = /^\d+(?:\.\d+)?$/;
-
-/**
- * Milliseconds to wait according to a `Retry-After` header: a number of
- * seconds or an HTTP date (a date in the past means no wait). `undefined`
- * when the header is absent or unreadable.
- */
-export function retryAfterDelay(
-  value: string | null,
-  now: number,
-): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (SECONDS.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**

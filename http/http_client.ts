@@ -1,4 +1,5 @@
 import ky from "ky";
+import { parseRetryAfter } from "../core/mod.ts";
 import { Attempt } from "./_attempt.ts";
 import { CallContext } from "./_call_context.ts";
 import {
@@ -6,7 +7,6 @@ import {
   discard,
   IDEMPOTENT_METHODS,
   RETRY_STATUSES,
-  retryAfterDelay,
   sleep,
 } from "./_retry.ts";
 import { HttpError } from "./http_error.ts";
@@ -630,7 +630,7 @@ export class HttpClient {
           retryable && retries < maxRetries &&
           RETRY_STATUSES.has(response.status)
         ) {
-          const after = retryAfterDelay(
+          const after = parseRetryAfter(
             response.headers.get("retry-after"),
             Date.now(),
           );

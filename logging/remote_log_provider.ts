@@ -1,5 +1,5 @@
 import ky, { HTTPError } from "ky";
-import { unrefTimer } from "../core/mod.ts";
+import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
@@ -77,6 +77,15 @@ function detach(error: unknown, depth = 0): Error {
 const RETRY_STATUSES: number[] = [408, 429];
 for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
 
+// Longest delay setTimeout accepts: a ref'd keep-alive while someone awaits
+// flush() or dispose() (the flush timer and the retry waits are unref'd).
+const KEEP_ALIVE_MS = 2_147_483_647;
+
+// A retry wait that never keeps the process alive on its own.
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
+}
+
 /**
  * Buffers entries and POSTs them as JSON batches:
  *
@@ -127,6 +136,8 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #flushInterval: number;
   readonly #maxBufferSize: number;
   readonly #maxRetries: number;
+  readonly #retryDelay: number;
+  readonly #maxRetryDelay: number;
   readonly #level: LogLevel;
   readonly #json: JsonFormatter;
   readonly #onError: (error: Error) => void;
@@ -144,7 +155,6 @@ export class RemoteLogProvider implements ILogProvider {
   #unreported = 0;
   // A buffer-full warning was given and no batch has gone through since.
   #overflowing = false;
-  #attempts = 0;
 
   /**
    * Creates the provider. Nothing is sent until entries arrive.
@@ -164,8 +174,8 @@ export class RemoteLogProvider implements ILogProvider {
     this.#flushInterval = number("flushInterval", 5000);
     this.#maxBufferSize = number("maxBufferSize", 10_000);
     this.#maxRetries = number("maxRetries", 5);
-    const retryDelay = number("retryDelay", 1000);
-    const maxRetryDelay = number("maxRetryDelay", 30_000);
+    this.#retryDelay = number("retryDelay", 1000);
+    this.#maxRetryDelay = number("maxRetryDelay", 30_000);
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
       ((error) => globalThis.console.error(error));
@@ -184,21 +194,9 @@ export class RemoteLogProvider implements ILogProvider {
       headers,
       timeout: number("timeout", 10_000),
       throwHttpErrors: true,
-      retry: {
-        limit: this.#maxRetries,
-        methods: ["post"],
-        statusCodes: RETRY_STATUSES,
-        afterStatusCodes: RETRY_STATUSES,
-        maxRetryAfter: maxRetryDelay,
-        backoffLimit: maxRetryDelay,
-        delay: (attempt) => retryDelay * 2 ** (attempt - 1),
-        retryOnTimeout: true,
-      },
-      hooks: {
-        beforeRetry: [() => {
-          this.#attempts++;
-        }],
-      },
+      // Retries are Kit's own (see #post): ky's waits are ref'd timers that
+      // would keep a process alive after its script ended.
+      retry: 0,
     });
   }
 
@@ -272,9 +270,17 @@ export class RemoteLogProvider implements ILogProvider {
    * in flight; entries that could not be delivered are counted as dropped.
    */
   async flush(): Promise<void> {
-    while (this.#sending !== undefined || this.buffered > 0) {
-      this.#kick(true);
-      await this.#sending;
+    if (this.#sending === undefined && this.buffered === 0) return;
+    // Someone waits for the delivery: keep the process alive until it is
+    // done, though the retry waits are unref'd.
+    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
+    try {
+      while (this.#sending !== undefined || this.buffered > 0) {
+        this.#kick(true);
+        await this.#sending;
+      }
+    } finally {
+      clearTimeout(keepAlive);
     }
   }
 
@@ -353,30 +359,54 @@ export class RemoteLogProvider implements ILogProvider {
       ? [this.#dropEntry(announced), ...batch]
       : batch;
     const body = '{"entries":[' + items.join(",") + "]}";
-    this.#attempts = 1;
-    try {
-      const response = await this.#client.post(this.#endpoint, { body });
-      await response.body?.cancel().catch(() => {});
-      this.#unreported -= announced;
-      this.#overflowing = false;
-    } catch (error) {
+    for (let attempt = 1;; attempt++) {
       let status: number | undefined;
-      let message: string;
-      if (error instanceof HTTPError) {
-        status = error.response.status;
-        await error.response.body?.cancel().catch(() => {});
+      let retryAfter: number | undefined;
+      try {
+        const response = await this.#client.post(this.#endpoint, { body });
+        await response.body?.cancel().catch(() => {});
+        this.#unreported -= announced;
+        this.#overflowing = false;
+        return;
+      } catch (error) {
+        if (error instanceof HTTPError) {
+          status = error.response.status;
+          retryAfter = parseRetryAfter(
+            error.response.headers.get("retry-after"),
+          );
+          await error.response.body?.cancel().catch(() => {});
+        }
+        if (status !== undefined && !RETRY_STATUSES.includes(status)) {
+          this.#drop(
+            batch.length,
+            `RemoteLogProvider: ${this.#endpoint} answered ${status}; ${
+              entries(batch.length)
+            } dropped (not retried)`,
+            status,
+            detach(error),
+          );
+          return;
+        }
+        if (attempt > this.#maxRetries) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.#drop(
+            batch.length,
+            `RemoteLogProvider: ${
+              entries(batch.length)
+            } dropped after ${attempt} attempts: ${reason}`,
+            status,
+            detach(error),
+          );
+          return;
+        }
       }
-      if (status !== undefined && !RETRY_STATUSES.includes(status)) {
-        message = `RemoteLogProvider: ${this.#endpoint} answered ${status}; ${
-          entries(batch.length)
-        } dropped (not retried)`;
-      } else {
-        const reason = error instanceof Error ? error.message : String(error);
-        message = `RemoteLogProvider: ${
-          entries(batch.length)
-        } dropped after ${this.#attempts} attempts: ${reason}`;
-      }
-      this.#drop(batch.length, message, status, detach(error));
+      // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
+      // batch again. Retry-After (capped by maxRetryDelay) replaces the
+      // backoff.
+      await sleep(Math.min(
+        this.#maxRetryDelay,
+        retryAfter ?? this.#retryDelay * 2 ** (attempt - 1),
+      ));
     }
   }
 

@@ -306,22 +306,18 @@ test("RemoteLogProvider.dispose() delivers everything buffered, in order, exactl
   });
 });
 
-test("RemoteLogProvider's flush timer does not keep the process alive", async () => {
+// Runs `source` (an ES module importing the logging module as `LOGGING`) in
+// a child process of this runtime and reports how it ended. Under Deno the
+// child runs the sources; in the npm passes, the built package (moduleUrl).
+async function runChild(
+  source: string,
+): Promise<{ code: number | null; out: string; ms: number }> {
   const { dir, cleanup } = await tempDir();
   try {
-    // A child process logs one entry with a one-minute flush interval and
-    // ends its script: it must exit at once. Under Deno the child runs the
-    // sources; in the npm passes, the built package (see moduleUrl).
-    const script = join(dir, "idle.mjs");
+    const script = join(dir, "child.mjs");
     await writeFile(
       script,
-      `import { LogLevel, RemoteLogProvider } from ${
-        JSON.stringify(moduleUrl("logging"))
-      };
-const remote = new RemoteLogProvider({ endpoint: "http://127.0.0.1:9/never", flushInterval: 60000 });
-await remote.log({ timestamp: new Date(), level: LogLevel.Info, category: "x", message: "m", properties: {} });
-console.log("buffered", remote.buffered);
-`,
+      source.replace("LOGGING", JSON.stringify(moduleUrl("logging"))),
     );
     const isDeno =
       (process.versions as Record<string, string | undefined>).deno !==
@@ -335,29 +331,93 @@ console.log("buffered", remote.buffered);
         script,
       ]
       : [script];
-    const result = await new Promise<{ code: number | null; out: string }>(
-      (resolve, reject) => {
-        const child = spawn(process.execPath, args, {
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let out = "";
-        child.stdout.on("data", (chunk) => (out += chunk));
-        child.stderr.on("data", (chunk) => (out += chunk));
-        const timer = setTimeout(() => {
-          child.kill("SIGKILL");
-          reject(new Error(`the child is still running after 30 s: ${out}`));
-        }, 30_000);
-        child.on("close", (code) => {
-          clearTimeout(timer);
-          resolve({ code, out });
-        });
-      },
-    );
-    assert.equal(result.code, 0, result.out);
-    assert.match(result.out, /buffered 1/);
+    const started = Date.now();
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out, ms: Date.now() - started });
+      });
+    });
   } finally {
     await cleanup();
   }
+}
+
+test("RemoteLogProvider's flush timer does not keep the process alive", async () => {
+  // One entry with a one-minute flush interval, then the script ends: the
+  // process must exit at once.
+  const result = await runChild(
+    `import { LogLevel, RemoteLogProvider } from LOGGING;
+const remote = new RemoteLogProvider({ endpoint: "http://127.0.0.1:9/never", flushInterval: 60000 });
+await remote.log({ timestamp: new Date(), level: LogLevel.Info, category: "x", message: "m", properties: {} });
+console.log("buffered", remote.buffered);
+`,
+  );
+  assert.equal(result.code, 0, result.out);
+  assert.match(result.out, /buffered 1/);
+});
+
+test("RemoteLogProvider's retry wait does not keep the process alive", async () => {
+  await withServer(async (server) => {
+    server.setHandler((_request, response) => sendJson(response, 503, {}));
+    // The flush timer sends the batch, the server answers 503 and the next
+    // attempt is a minute away; the script has ended, so the process exits
+    // without waiting for it (call dispose() on shutdown to deliver).
+    const result = await runChild(
+      `import { LogLevel, RemoteLogProvider } from LOGGING;
+const remote = new RemoteLogProvider({ endpoint: ${
+        JSON.stringify(`${server.url}/ingest`)
+      }, flushInterval: 10, retryDelay: 60000, onError: () => {} });
+await remote.log({ timestamp: new Date(), level: LogLevel.Info, category: "x", message: "m", properties: {} });
+await new Promise((resolve) => setTimeout(resolve, 500));
+console.log("script ended");
+`,
+    );
+    assert.equal(result.code, 0, result.out);
+    assert.match(result.out, /script ended/);
+    assert.equal(
+      server.requests.filter((request) => request.url === "/ingest").length,
+      1,
+      "one attempt, no retry",
+    );
+    assert.ok(result.ms < 20_000, `the child took ${result.ms} ms`);
+  });
+});
+
+test("RemoteLogProvider.flush() keeps the process alive until the retried batch is delivered", async () => {
+  await withServer(async (server) => {
+    let calls = 0;
+    server.setHandler((_request, response) => {
+      calls++;
+      if (calls === 1) sendJson(response, 503, {});
+      else sendJson(response, 200, {});
+    });
+    // Only an unref'd retry wait is pending while flush() is awaited: the
+    // process must stay until the second attempt delivers the entry.
+    const result = await runChild(
+      `import { LogLevel, RemoteLogProvider } from LOGGING;
+const remote = new RemoteLogProvider({ endpoint: ${
+        JSON.stringify(server.url)
+      }, retryDelay: 300, onError: (error) => console.log("error", error.message) });
+await remote.log({ timestamp: new Date(), level: LogLevel.Info, category: "x", message: "m", properties: {} });
+await remote.flush();
+console.log("flushed, dropped", remote.dropped);
+`,
+    );
+    assert.equal(result.code, 0, result.out);
+    assert.match(result.out, /flushed, dropped 0/);
+    assert.equal(calls, 2);
+  });
 });
 
 test("RemoteLogProvider validates its options", () => {
