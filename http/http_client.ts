@@ -582,6 +582,26 @@ export class HttpClient {
       totalSignal !== undefined;
 
     let retries = 0;
+    // Counts a retry, tells onRetry and waits its delay (the backoff unless
+    // the server's Retry-After gave one); throws when the wait would pass the
+    // total timeout or the call is cancelled meanwhile.
+    const nextRetry = (
+      delay: number | undefined,
+      error: unknown,
+      status: number | undefined,
+    ): Promise<void> => {
+      retries++;
+      const event: HttpRetryEvent = { method, url, retry: retries, delay: 0 };
+      if (status !== undefined) event.status = status;
+      else event.error = error;
+      return this.#wait(
+        delay ?? this.#backoff(retries),
+        event,
+        deadline,
+        caller,
+        totalSignal,
+      );
+    };
     try {
       for (;;) {
         const attempt = new Attempt(timeout, method, url, caller, totalSignal);
@@ -609,20 +629,7 @@ export class HttpClient {
           attempt.dispose();
           failure = this.#failure(error, attempt, context, caller, totalSignal);
           if (!retryable || retries >= maxRetries) throw failure;
-          retries++;
-          await this.#wait(
-            this.#backoff(retries),
-            {
-              method,
-              url,
-              retry: retries,
-              delay: 0,
-              error: failure,
-            },
-            deadline,
-            caller,
-            totalSignal,
-          );
+          await nextRetry(undefined, failure, undefined);
           continue;
         }
 
@@ -637,20 +644,7 @@ export class HttpClient {
           if (after === undefined || after <= this.#maxRetryAfter) {
             attempt.dispose();
             await discard(response);
-            retries++;
-            await this.#wait(
-              after ?? this.#backoff(retries),
-              {
-                method,
-                url,
-                retry: retries,
-                delay: 0,
-                status: response.status,
-              },
-              deadline,
-              caller,
-              totalSignal,
-            );
+            await nextRetry(after, undefined, response.status);
             continue;
           }
         }
@@ -705,20 +699,7 @@ export class HttpClient {
           // connection, judged like a failed send.
           failure = this.#failure(error, attempt, context, caller, totalSignal);
           if (!retryable || retries >= maxRetries) throw failure;
-          retries++;
-          await this.#wait(
-            this.#backoff(retries),
-            {
-              method,
-              url,
-              retry: retries,
-              delay: 0,
-              error: failure,
-            },
-            deadline,
-            caller,
-            totalSignal,
-          );
+          await nextRetry(undefined, failure, undefined);
           continue;
         } finally {
           attempt.dispose();
