@@ -3,6 +3,7 @@
 // cannot load the TypeScript sources), the Deno and Node executables, and a
 // child runner with a hard time limit.
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,15 @@ import { moduleUrl } from "../_support/module_url.ts";
 export const analyticsModulePath: string = fileURLToPath(
   moduleUrl("analytics").replace("/script/mod.js", "/esm/mod.js"),
 );
+
+// Where the npm passes install Bun, seen from tests/analytics/ (Deno pass)
+// and from npm/tests/<esm|cjs>/analytics/ (npm passes).
+const NPM_BUN = [
+  "../../npm/node_modules/.bin/bun",
+  "../../../node_modules/.bin/bun",
+].map((path) => fileURLToPath(new URL(path, import.meta.url))).find((path) =>
+  existsSync(path)
+) ?? "bun";
 
 function works(command: string): boolean {
   try {
@@ -31,6 +41,17 @@ export const denoExecutable: string | undefined =
     ? process.execPath
     : works("deno")
     ? "deno"
+    : undefined;
+
+/**
+ * The Bun executable: this process when running under Bun, else `bun` on
+ * PATH, else the one the npm passes install (npm/node_modules/.bin/bun).
+ */
+export const bunExecutable: string | undefined =
+  (process.versions as Record<string, string | undefined>).bun !== undefined
+    ? process.execPath
+    : works(NPM_BUN)
+    ? NPM_BUN
     : undefined;
 
 /** The Node.js executable, if installed. */

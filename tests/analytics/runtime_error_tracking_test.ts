@@ -12,6 +12,7 @@ import { isNpmPass } from "../_support/module_url.ts";
 import {
   analyticsModulePath,
   bundleAnalytics,
+  bunExecutable,
   type ChildResult,
   denoExecutable,
   nodeExecutable,
@@ -88,7 +89,7 @@ interface Fixture {
   close(): Promise<void>;
 }
 
-async function fixture(runtime: "deno" | "node"): Promise<Fixture> {
+async function fixture(runtime: "deno" | "node" | "bun"): Promise<Fixture> {
   const server = await startCollector();
   const dir = await tempDir();
   let script: string;
@@ -115,7 +116,7 @@ async function fixture(runtime: "deno" | "node"): Promise<Fixture> {
           `${server.url}/collect`,
           scenario,
         ])
-        : runChild(nodeExecutable!, [
+        : runChild(runtime === "bun" ? bunExecutable! : nodeExecutable!, [
           ...extraArgs,
           script,
           `${server.url}/collect`,
@@ -134,6 +135,9 @@ const noDeno = denoExecutable === undefined
   ? "deno is not installed (needed to run or bundle the child program)"
   : false;
 const noNode = nodeExecutable === undefined ? "node is not installed" : noDeno;
+const noBun = bunExecutable === undefined
+  ? "bun is not installed (the npm passes install it: deno task test)"
+  : noDeno;
 // The npm build carries the Node.js/Bun flavour of error tracking only; Deno's
 // global-event flavour is tested in the Deno pass, against the sources.
 const noDenoHere = isNpmPass()
@@ -304,6 +308,76 @@ test("Node: the unref'd flush timer does not keep the process alive", {
     const result = await f.run("idle");
     assert.equal(result.timedOut, false);
     assert.equal(result.code, 0, result.stderr);
+    assert.ok(result.elapsedMs < 30_000);
+  } finally {
+    await f.close();
+  }
+});
+
+// Bun takes the Node.js flavour of error tracking (process events); the same
+// child program proves it there.
+test(
+  "Bun: an uncaught exception is tracked, flushed, then still crashes with exit code 1",
+  { skip: noBun },
+  async () => {
+    const f = await fixture("bun");
+    try {
+      const result = await f.run("uncaught");
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /kaboom-uncaught/);
+      const [event] = f.exceptions();
+      assert.equal(event.properties.description, "kaboom-uncaught");
+      assert.equal(event.properties.source, "uncaughtException");
+      assert.equal(event.properties.fatal, true);
+    } finally {
+      await f.close();
+    }
+  },
+);
+
+test(
+  "Bun: an unhandled rejection still crashes, after the event is delivered",
+  { skip: noBun },
+  async () => {
+    const f = await fixture("bun");
+    try {
+      const result = await f.run("rejection");
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /kaboom-rejection/);
+      const [event] = f.exceptions();
+      assert.equal(event.properties.source, "unhandledRejection");
+      assert.equal(event.properties.fatal, true);
+    } finally {
+      await f.close();
+    }
+  },
+);
+
+test("Bun: the application's own uncaughtException handler still decides", {
+  skip: noBun,
+}, async () => {
+  const f = await fixture("bun");
+  try {
+    const result = await f.run("node-handled");
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /app handled kaboom-handled/);
+    assert.match(result.stdout, /still alive/);
+    const [event] = f.exceptions();
+    assert.equal(event.properties.fatal, false);
+  } finally {
+    await f.close();
+  }
+});
+
+test("Bun: the unref'd flush timer does not keep the process alive", {
+  skip: noBun,
+}, async () => {
+  const f = await fixture("bun");
+  try {
+    const result = await f.run("idle");
+    assert.equal(result.timedOut, false);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /done/);
     assert.ok(result.elapsedMs < 30_000);
   } finally {
     await f.close();
