@@ -118,21 +118,21 @@ function coldImport(specifier: string | undefined): void {
 Deno.bench({
   name: "node, empty script (floor)",
   group: "cold-import",
-  n: 20,
+  n: 40,
   warmup: 2,
   fn: () => coldImport(undefined),
 });
 Deno.bench({
   name: "Kit @vendor/kit-platform-configuration",
   group: "cold-import",
-  n: 20,
+  n: 40,
   warmup: 2,
   fn: () => coldImport("@vendor/kit-platform-configuration"),
 });
 Deno.bench({
   name: "experiment, not shipped: the same Kit code as one bundled file",
   group: "cold-import",
-  n: 20,
+  n: 40,
   warmup: 2,
   fn: () => coldImport("./one-file.mjs"),
 });
@@ -140,14 +140,14 @@ Deno.bench({
   name: "node-config (config)",
   group: "cold-import",
   baseline: true,
-  n: 20,
+  n: 40,
   warmup: 2,
   fn: () => coldImport("config"),
 });
 Deno.bench({
   name: "convict",
   group: "cold-import",
-  n: 20,
+  n: 40,
   warmup: 2,
   fn: () => coldImport("convict"),
 });

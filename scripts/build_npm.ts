@@ -21,10 +21,12 @@
  * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm output
  * imports that one instead and leaves the Deno flavour out, so no `Deno`
  * global ships to npm (`scripts/check_packages.ts` enforces it). Where a
- * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the package
- * also gets a `browser/` build with the browser twins swapped in, served
- * through the `browser` export condition: bundlers for the web then never see
- * a `node:` module or a Node-only package such as node-redis or dotenv.
+ * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the import
+ * becomes the package-internal specifier `#_x`, which the package.json
+ * `imports` field maps, under the `browser` condition, to the browser twin
+ * and otherwise to the server file (ES module or CommonJS alike): bundlers for
+ * the web then never see a `node:` module or a Node-only package such as
+ * node-redis or dotenv, and the package holds one copy of everything else.
  *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
  * registry of spec §1 rule 3).
@@ -76,14 +78,14 @@ async function listSources(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** Which build a file goes into: `esm/` + `script/`, or `browser/`. */
+/** Which runtime a file is chosen for: servers, or the `browser` condition. */
 type Flavour = "node" | "browser";
 
 /**
  * The file an npm flavour uses for a module file. Runtime-specific files:
  * `_x_deno.ts` is the Deno/JSR flavour and `_x_node.ts` beside it replaces it
- * on npm; `_x_browser.ts` beside `_x.ts` (or `_x_deno.ts`) replaces it in the
- * `browser` build.
+ * on npm; `_x_browser.ts` beside `_x.ts` (or `_x_deno.ts`) replaces it under
+ * the `browser` condition.
  */
 function variantOf(target: string, flavour: Flavour): string {
   const base = target.endsWith("_deno.ts")
@@ -98,6 +100,15 @@ function variantOf(target: string, flavour: Flavour): string {
   return target;
 }
 
+/**
+ * A package-internal `#` import: the output file (relative to esm/ or
+ * script/) under the `browser` condition, and otherwise.
+ */
+interface SubpathImport {
+  browser: string;
+  server: string;
+}
+
 /** Rewrites the module specifiers of one source file for npm. */
 function rewriteSpecifiers(
   source: string,
@@ -106,8 +117,7 @@ function rewriteSpecifiers(
   config: DenoJson,
   version: string,
   dependencies: Record<string, string>,
-  flavour: Flavour = "node",
-  locals: string[] = [],
+  subpathImports: Record<string, SubpathImport> | undefined,
 ): string {
   const where = relative(ROOT, file);
   return replaceSpecifiers(source, (specifier) => {
@@ -119,8 +129,19 @@ function rewriteSpecifiers(
             `${where}: relative import '${specifier}' must end in .ts`,
           );
         }
-        const chosen = variantOf(target, flavour);
-        locals.push(chosen);
+        const chosen = variantOf(target, "node");
+        const twin = variantOf(target, "browser");
+        // (A twin importing its server file, for a type, imports it as is.)
+        if (subpathImports !== undefined && twin !== chosen && twin !== file) {
+          // Server file or browser twin, chosen by the importer's conditions.
+          const moduleDir = join(ROOT, info.folder);
+          const server = relative(moduleDir, chosen).slice(0, -3) + ".js";
+          const browser = relative(moduleDir, twin).slice(0, -3) + ".js";
+          const name = "#" +
+            relative(moduleDir, chosen).slice(0, -3).replace(/_node$/, "");
+          subpathImports[name] = { browser, server };
+          return name;
+        }
         const local = relative(dirname(file), chosen);
         return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
           ".js";
@@ -197,31 +218,44 @@ async function buildPackage(
   const dir = join(OUT, info.dir);
   await rm(dir, { recursive: true, force: true });
   const dependencies: Record<string, string> = {};
+  const subpathImports: Record<string, SubpathImport> = {};
   const sources = await listSources(join(ROOT, info.folder));
+  const declarations = new Map<string, string>();
   for (const file of sources) {
-    // A Deno flavour with a Node twin, and the browser twins, are not part
-    // of the esm/ and script/ builds.
-    if (variantOf(file, "node") !== file || file.endsWith("_browser.ts")) {
-      continue;
-    }
+    // A Deno flavour with a Node twin is not part of the npm build.
+    if (variantOf(file, "node") !== file) continue;
     const rel = relative(join(ROOT, info.folder), file);
+    const text = await readFile(file, "utf8");
     const source = rewriteSpecifiers(
-      await readFile(file, "utf8"),
+      text,
       file,
       info,
       config,
       version,
       dependencies,
+      subpathImports,
     );
     const base = rel.slice(0, -3);
     const esm = ts.transpileModule(source, {
       compilerOptions: ESM_OPTIONS,
       fileName: rel,
     });
-    const cjs = ts.transpileModule(source, {
-      compilerOptions: CJS_OPTIONS,
-      fileName: rel,
-    });
+    // CommonJS requires the server files directly: a `#` import would
+    // resolve through script/package.json, and the `imports` field of a
+    // nested package.json is not one to rely on. Browser bundlers get the
+    // ES build (the `browser` export condition), whose `#` imports choose.
+    const cjs = ts.transpileModule(
+      rewriteSpecifiers(
+        text,
+        file,
+        info,
+        config,
+        version,
+        dependencies,
+        undefined,
+      ),
+      { compilerOptions: CJS_OPTIONS, fileName: rel },
+    );
     const dts = ts.transpileDeclaration(source, {
       compilerOptions: DTS_OPTIONS,
       fileName: rel,
@@ -246,53 +280,55 @@ async function buildPackage(
       const target = join(dir, folder, base + ".js");
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, code);
-      await writeFile(join(dir, folder, base + ".d.ts"), dts.outputText);
+    }
+    declarations.set(base, dts.outputText);
+  }
+  // Declarations: for every public file, and for the internal (`_`) files
+  // the public declarations reach. The other internal files are unreachable
+  // through `exports` and no public type names them, so they ship JavaScript
+  // only (declarations for them would only add weight to the package).
+  const declared = new Set<string>();
+  const reach = [...declarations.keys()].filter((base) =>
+    !base.split("/").at(-1)!.startsWith("_")
+  );
+  while (reach.length > 0) {
+    const base = reach.pop()!;
+    if (declared.has(base)) continue;
+    declared.add(base);
+    const text = declarations.get(base)!;
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      const specifier = ref.fileName;
+      let target: string | undefined;
+      if (specifier.startsWith(".")) {
+        target = join(dirname(base), specifier).replace(/\.js$/, "");
+      } else if (specifier.startsWith("#")) {
+        target = subpathImports[specifier]?.server.replace(/\.js$/, "");
+      }
+      if (target !== undefined && declarations.has(target)) reach.push(target);
+    }
+  }
+  for (const base of declared) {
+    for (const folder of ["esm", "script"]) {
+      await writeFile(
+        join(dir, folder, base + ".d.ts"),
+        declarations.get(base)!,
+      );
     }
   }
   await writeFile(
     join(dir, "script", "package.json"),
     JSON.stringify({ type: "commonjs" }, null, 2) + "\n",
   );
-
-  // The `browser` build: ES modules reached from mod.ts with every browser
-  // twin swapped in, so no `node:` module or Node-only package is imported
-  // anywhere in it (scripts/check_packages.ts verifies that).
-  const browser = sources.some((file) => file.endsWith("_browser.ts"));
-  if (browser) {
-    const moduleDir = join(ROOT, info.folder);
-    const pending = [join(moduleDir, "mod.ts")];
-    const done = new Set<string>();
-    while (pending.length > 0) {
-      const file = pending.pop()!;
-      if (done.has(file)) continue;
-      done.add(file);
-      const locals: string[] = [];
-      const source = rewriteSpecifiers(
-        await readFile(file, "utf8"),
-        file,
-        info,
-        config,
-        version,
-        dependencies,
-        "browser",
-        locals,
-      );
-      pending.push(...locals);
-      const target = join(
-        dir,
-        "browser",
-        relative(moduleDir, file).slice(0, -3) + ".js",
-      );
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(
-        target,
-        ts.transpileModule(source, {
-          compilerOptions: ESM_OPTIONS,
-          fileName: file,
-        }).outputText,
-      );
-    }
-  }
+  // The ES build's `#` imports: the browser twin under the `browser`
+  // condition, the server file otherwise.
+  const hasSubpathImports = Object.keys(subpathImports).length > 0;
+  const imports = Object.fromEntries(
+    Object.entries(subpathImports).sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, { browser, server }]) => [name, {
+        browser: `./esm/${browser}`,
+        default: `./esm/${server}`,
+      }]),
+  );
 
   const sortedDependencies = Object.fromEntries(
     Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
@@ -314,22 +350,21 @@ async function buildPackage(
     types: "./script/mod.d.ts",
     exports: {
       ".": {
-        ...(browser
-          ? {
-            browser: { types: "./esm/mod.d.ts", default: "./browser/mod.js" },
-          }
+        // Web bundlers take the ES build, imported or required alike.
+        ...(hasSubpathImports
+          ? { browser: { types: "./esm/mod.d.ts", default: "./esm/mod.js" } }
           : {}),
         import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
         require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
       },
       "./package.json": "./package.json",
     },
+    ...(hasSubpathImports ? { imports } : {}),
     engines: { node: ">=20.19" },
     sideEffects: false,
     files: [
       "esm/",
       "script/",
-      ...(browser ? ["browser/"] : []),
       "README.md",
       "LICENSE",
     ],

@@ -3,8 +3,11 @@
  *
  * - `deno.json` exports, the eight `package.json` files and their versions
  *   agree (one version for all; sibling dependencies at that version);
- * - no built file references the `Deno` global, and no file of a `browser/`
- *   build imports a `node:` module or a Node-only package;
+ * - no built file references the `Deno` global, and no file a web bundler
+ *   reaches from `esm/mod.js` (the `browser` export condition; the package's
+ *   `#` imports resolved under the `browser` condition) imports a `node:`
+ *   module or a Node-only package;
+ * - every package packs to under 50 kB (`npm pack`, dependencies excluded);
  * - `publint` and `@arethetypeswrong/cli` find no problem in any package.
  *
  * Exits non-zero with one line per problem. Run: `deno task check:npm`.
@@ -20,12 +23,14 @@ import { PACKAGES } from "./_packages.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const PUBLINT = "publint@0.3.25";
+const PACKED_LIMIT = 50 * 1000;
 const ATTW = "@arethetypeswrong/cli@0.18.5";
 
 interface Manifest {
   name: string;
   version: string;
   dependencies?: Record<string, string>;
+  imports?: Record<string, { browser: string; default: string }>;
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -118,21 +123,64 @@ for (const info of PACKAGES) {
       );
     }
   }
+  // The module graph a web bundler builds: the `browser` export condition
+  // (or, without one, `import`) leads to esm/mod.js, whose `#` imports
+  // resolve to the browser twins.
+  const pending = [join(dir, "esm", "mod.js")];
+  const reached = new Set<string>();
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    const code = await readFile(file, "utf8");
+    for (const specifier of nodeOnlyImports(code)) {
+      problems.push(
+        `${file.slice(ROOT.length + 1)} (browser build) imports ${specifier}`,
+      );
+    }
+    for (const ref of ts.preProcessFile(code, true, true).importedFiles) {
+      const specifier = ref.fileName;
+      if (specifier.startsWith(".")) {
+        pending.push(resolve(dirname(file), specifier));
+      } else if (specifier.startsWith("#")) {
+        const target = manifest.imports?.[specifier];
+        if (target === undefined) {
+          problems.push(
+            `${
+              file.slice(ROOT.length + 1)
+            } imports ${specifier}, which package.json does not map`,
+          );
+        } else {
+          pending.push(join(dir, target.browser));
+        }
+      }
+    }
+  }
   for (const file of await walk(dir)) {
     if (!file.endsWith(".js")) continue;
     const code = await readFile(file, "utf8");
-    if (file.includes("/browser/")) {
-      for (const specifier of nodeOnlyImports(code)) {
-        problems.push(
-          `${file.slice(ROOT.length + 1)} (browser build) imports ${specifier}`,
-        );
-      }
-    }
     if (referencesDeno(file, code)) {
       problems.push(
         `${file.slice(ROOT.length + 1)} references the Deno global`,
       );
     }
+  }
+  // Issue 9's size goal: every package under 50 kB packed (dependencies
+  // excluded), checked on every build so growth is caught when it happens.
+  const pack = spawnSync("npm", ["pack", "--dry-run", "--json", dir], {
+    encoding: "utf8",
+  });
+  const packed = pack.status === 0
+    ? (JSON.parse(pack.stdout) as { size: number }[])[0].size
+    : undefined;
+  if (packed === undefined) {
+    problems.push(`${info.name}: npm pack --dry-run failed: ${pack.stderr}`);
+  } else if (packed >= PACKED_LIMIT) {
+    problems.push(
+      `${info.name}: ${
+        (packed / 1000).toFixed(1)
+      } kB packed, over the 50 kB goal`,
+    );
   }
   const publint = spawnSync("npx", ["-y", PUBLINT, "--strict", dir], {
     encoding: "utf8",
@@ -160,7 +208,11 @@ for (const info of PACKAGES) {
       `${info.name}: arethetypeswrong:\n${(attw.stdout + attw.stderr).trim()}`,
     );
   }
-  console.log(`checked ${info.name}`);
+  console.log(
+    `checked ${info.name}${
+      packed === undefined ? "" : ` (${(packed / 1000).toFixed(1)} kB packed)`
+    }`,
+  );
 }
 
 if (problems.length > 0) {

@@ -19,7 +19,18 @@ const BROWSER_SAFE_PACKAGES = new Set([
 const STATIC_IMPORT =
   /^\s*(?:import|export)\s+(?:type\s+)?(?:[^;"']*?\sfrom\s+)?["']([^"']+)["']/gm;
 
+// In the built package, `#_x` names a server file or its browser twin
+// through the package.json `imports` field; the walk follows the server file.
+async function packageImports(): Promise<Record<string, { default: string }>> {
+  const manifest = new URL("../package.json", ENTRY);
+  if (!ENTRY.pathname.includes("/esm/") || !existsSync(manifest)) return {};
+  return (JSON.parse(await readFile(manifest, "utf8")) as {
+    imports?: Record<string, { default: string }>;
+  }).imports ?? {};
+}
+
 async function staticGraph(): Promise<Map<string, string[]>> {
+  const imports = await packageImports();
   const graph = new Map<string, string[]>();
   const pending = [ENTRY.href];
   while (pending.length > 0) {
@@ -31,6 +42,11 @@ async function staticGraph(): Promise<Map<string, string[]>> {
       const statement = match[0];
       // `import type` and `export type` vanish from a bundle.
       if (/^\s*(?:import|export)\s+type\s/.test(statement)) continue;
+      const internal = imports[match[1]]?.default;
+      if (internal !== undefined) {
+        pending.push(new URL(`../${internal}`, ENTRY).href);
+        continue;
+      }
       specifiers.push(match[1]);
       if (match[1].startsWith(".")) {
         pending.push(new URL(match[1], href).href);
