@@ -226,15 +226,17 @@ async function buildPackage(
     if (variantOf(file, "node") !== file) continue;
     const rel = relative(join(ROOT, info.folder), file);
     const text = await readFile(file, "utf8");
-    const source = rewriteSpecifiers(
-      text,
-      file,
-      info,
-      config,
-      version,
-      dependencies,
-      subpathImports,
-    );
+    const rewrite = (subpaths: typeof subpathImports | undefined): string =>
+      rewriteSpecifiers(
+        text,
+        file,
+        info,
+        config,
+        version,
+        dependencies,
+        subpaths,
+      );
+    const source = rewrite(subpathImports);
     const base = rel.slice(0, -3);
     const esm = ts.transpileModule(source, {
       compilerOptions: ESM_OPTIONS,
@@ -244,18 +246,10 @@ async function buildPackage(
     // resolve through script/package.json, and the `imports` field of a
     // nested package.json is not one to rely on. Browser bundlers get the
     // ES build (the `browser` export condition), whose `#` imports choose.
-    const cjs = ts.transpileModule(
-      rewriteSpecifiers(
-        text,
-        file,
-        info,
-        config,
-        version,
-        dependencies,
-        undefined,
-      ),
-      { compilerOptions: CJS_OPTIONS, fileName: rel },
-    );
+    const cjs = ts.transpileModule(rewrite(undefined), {
+      compilerOptions: CJS_OPTIONS,
+      fileName: rel,
+    });
     const dts = ts.transpileDeclaration(source, {
       compilerOptions: DTS_OPTIONS,
       fileName: rel,

@@ -30,7 +30,6 @@ import {
   mkdir,
   mkdtemp,
   readdir,
-  readFile,
   rm,
   writeFile,
 } from "node:fs/promises";
@@ -38,7 +37,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { createServer, type IncomingMessage } from "node:http";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { PACKAGES } from "./_packages.ts";
 import type { BrowserResult } from "./consumer/browser_app.ts";
@@ -159,28 +158,12 @@ try {
     join(web, "browser-entry.mjs"),
     PACKAGES.map((info) => `export * from "${info.name}";\n`).join(""),
   );
-  const bundle = join(work, "browser-bundle.js");
-  sh(Deno.execPath(), [
-    "bundle",
-    "--quiet",
-    "--platform",
-    "browser",
-    "--output",
-    bundle,
+  const bundled = bundleForWeb(
+    web,
     "browser-entry.mjs",
-  ], web);
-  const bundled = await readFile(bundle, "utf8");
-  const nodeImports = bundled.match(/["']node:[\w/]+["']/g) ?? [];
-  if (
-    nodeImports.length > 0 ||
-    /\bfunction createClient\b|dotenv\/lib/.test(bundled)
-  ) {
-    throw new Error(
-      `the browser bundle of all eight packages reaches Node-only code: ${
-        [...new Set(nodeImports)].join(", ") || "node-redis or dotenv"
-      }`,
-    );
-  }
+    join(work, "browser-bundle.js"),
+    "the browser bundle of all eight packages",
+  );
   console.log(
     `browser: all eight packages bundle for the web (${
       Math.round(bundled.length / 1000)
@@ -193,6 +176,44 @@ try {
   process.exitCode = 1;
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+/**
+ * Bundles `entry` in `project` for the web with `deno bundle --platform
+ * browser` (so the installed packages' `browser` conditions apply) and fails
+ * when the bundle reaches Node-only code: a `node:` module, node-redis or
+ * dotenv.
+ *
+ * @returns The bundle's text.
+ */
+function bundleForWeb(
+  project: string,
+  entry: string,
+  output: string,
+  what: string,
+): string {
+  sh(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "browser",
+    "--output",
+    output,
+    entry,
+  ], project);
+  const bundled = readFileSync(output, "utf8");
+  const nodeImports = bundled.match(/["']node:[\w/]+["']/g) ?? [];
+  if (
+    nodeImports.length > 0 ||
+    /\bfunction createClient\b|dotenv\/lib/.test(bundled)
+  ) {
+    throw new Error(
+      `${what} reaches Node-only code: ${
+        [...new Set(nodeImports)].join(", ") || "node-redis or dotenv"
+      }`,
+    );
+  }
+  return bundled;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -221,25 +242,12 @@ async function runInChromium(project: string): Promise<void> {
     join(ROOT, "scripts", "consumer", "browser_app.ts"),
     join(project, "browser_app.ts"),
   );
-  const bundle = join(project, "browser-app.js");
-  sh(Deno.execPath(), [
-    "bundle",
-    "--quiet",
-    "--platform",
-    "browser",
-    "--output",
-    bundle,
+  const script = bundleForWeb(
+    project,
     "browser_app.ts",
-  ], project);
-  const script = await readFile(bundle, "utf8");
-  const nodeImports = script.match(/["']node:[\w/]+["']/g) ?? [];
-  if (nodeImports.length > 0) {
-    throw new Error(
-      `the browser app bundle reaches Node-only code: ${
-        [...new Set(nodeImports)].join(", ")
-      }`,
-    );
-  }
+    join(project, "browser-app.js"),
+    "the browser app bundle",
+  );
   const received: {
     method: string;
     path: string;

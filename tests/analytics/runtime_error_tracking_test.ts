@@ -227,62 +227,87 @@ test("Deno: the unref'd flush timer does not keep the process alive", {
   }
 });
 
-test(
-  "Node: an uncaught exception is tracked, flushed, then still crashes with exit code 1",
-  {
-    skip: noNode,
-  },
-  async () => {
-    const f = await fixture("node");
-    try {
-      const result = await f.run("uncaught");
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /Error: kaboom-uncaught/);
-      const [event] = f.exceptions();
-      assert.equal(event.properties.description, "kaboom-uncaught");
-      assert.equal(event.properties.source, "uncaughtException");
-      assert.equal(event.properties.fatal, true);
-    } finally {
-      await f.close();
-    }
-  },
-);
+// Node.js and Bun share the process-event flavour of error tracking; the same
+// child program proves it in both.
+for (
+  const [label, runtime, skip] of [
+    ["Node", "node", noNode],
+    ["Bun", "bun", noBun],
+  ] as const
+) {
+  test(
+    `${label}: an uncaught exception is tracked, flushed, then still crashes with exit code 1`,
+    { skip },
+    async () => {
+      const f = await fixture(runtime);
+      try {
+        const result = await f.run("uncaught");
+        assert.equal(result.code, 1, result.stderr);
+        // Node prints `Error: <message>`, Bun `error: <message>`.
+        assert.match(result.stderr, /[Ee]rror: kaboom-uncaught/);
+        const [event] = f.exceptions();
+        assert.equal(event.properties.description, "kaboom-uncaught");
+        assert.equal(event.properties.source, "uncaughtException");
+        assert.equal(event.properties.fatal, true);
+      } finally {
+        await f.close();
+      }
+    },
+  );
 
-test(
-  "Node: an unhandled rejection still crashes in the default mode, after the event is delivered",
-  {
-    skip: noNode,
-  },
-  async () => {
-    const f = await fixture("node");
-    try {
-      const result = await f.run("rejection");
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /Error: kaboom-rejection/);
-      const [event] = f.exceptions();
-      assert.equal(event.properties.source, "unhandledRejection");
-      assert.equal(event.properties.fatal, true);
-    } finally {
-      await f.close();
-    }
-  },
-);
+  test(
+    `${label}: an unhandled rejection still crashes in the default mode, after the event is delivered`,
+    { skip },
+    async () => {
+      const f = await fixture(runtime);
+      try {
+        const result = await f.run("rejection");
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, /[Ee]rror: kaboom-rejection/);
+        const [event] = f.exceptions();
+        assert.equal(event.properties.source, "unhandledRejection");
+        assert.equal(event.properties.fatal, true);
+      } finally {
+        await f.close();
+      }
+    },
+  );
 
-test("Node: the application's own uncaughtException handler still decides", {
-  skip: noNode,
-}, async () => {
-  const f = await fixture("node");
-  try {
-    const result = await f.run("node-handled");
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /app handled kaboom-handled/);
-    assert.match(result.stdout, /still alive/);
-    const [event] = f.exceptions();
-    assert.equal(event.properties.fatal, false);
-  } finally {
-    await f.close();
-  }
-});
+  test(
+    `${label}: the application's own uncaughtException handler still decides`,
+    { skip },
+    async () => {
+      const f = await fixture(runtime);
+      try {
+        const result = await f.run("node-handled");
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /app handled kaboom-handled/);
+        assert.match(result.stdout, /still alive/);
+        const [event] = f.exceptions();
+        assert.equal(event.properties.fatal, false);
+      } finally {
+        await f.close();
+      }
+    },
+  );
+
+  test(
+    `${label}: the unref'd flush timer does not keep the process alive`,
+    { skip },
+    async () => {
+      const f = await fixture(runtime);
+      try {
+        const result = await f.run("idle");
+        assert.equal(result.timedOut, false);
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /done/);
+        assert.ok(result.elapsedMs < 30_000);
+      } finally {
+        await f.close();
+      }
+    },
+  );
+}
 
 test("Node: --unhandled-rejections=warn keeps warning instead of crashing", {
   skip: noNode,
@@ -295,90 +320,6 @@ test("Node: --unhandled-rejections=warn keeps warning instead of crashing", {
     const [event] = f.exceptions();
     assert.equal(event.properties.description, "kaboom-warned");
     assert.equal(event.properties.fatal, false);
-  } finally {
-    await f.close();
-  }
-});
-
-test("Node: the unref'd flush timer does not keep the process alive", {
-  skip: noNode,
-}, async () => {
-  const f = await fixture("node");
-  try {
-    const result = await f.run("idle");
-    assert.equal(result.timedOut, false);
-    assert.equal(result.code, 0, result.stderr);
-    assert.ok(result.elapsedMs < 30_000);
-  } finally {
-    await f.close();
-  }
-});
-
-// Bun takes the Node.js flavour of error tracking (process events); the same
-// child program proves it there.
-test(
-  "Bun: an uncaught exception is tracked, flushed, then still crashes with exit code 1",
-  { skip: noBun },
-  async () => {
-    const f = await fixture("bun");
-    try {
-      const result = await f.run("uncaught");
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /kaboom-uncaught/);
-      const [event] = f.exceptions();
-      assert.equal(event.properties.description, "kaboom-uncaught");
-      assert.equal(event.properties.source, "uncaughtException");
-      assert.equal(event.properties.fatal, true);
-    } finally {
-      await f.close();
-    }
-  },
-);
-
-test(
-  "Bun: an unhandled rejection still crashes, after the event is delivered",
-  { skip: noBun },
-  async () => {
-    const f = await fixture("bun");
-    try {
-      const result = await f.run("rejection");
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /kaboom-rejection/);
-      const [event] = f.exceptions();
-      assert.equal(event.properties.source, "unhandledRejection");
-      assert.equal(event.properties.fatal, true);
-    } finally {
-      await f.close();
-    }
-  },
-);
-
-test("Bun: the application's own uncaughtException handler still decides", {
-  skip: noBun,
-}, async () => {
-  const f = await fixture("bun");
-  try {
-    const result = await f.run("node-handled");
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /app handled kaboom-handled/);
-    assert.match(result.stdout, /still alive/);
-    const [event] = f.exceptions();
-    assert.equal(event.properties.fatal, false);
-  } finally {
-    await f.close();
-  }
-});
-
-test("Bun: the unref'd flush timer does not keep the process alive", {
-  skip: noBun,
-}, async () => {
-  const f = await fixture("bun");
-  try {
-    const result = await f.run("idle");
-    assert.equal(result.timedOut, false);
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /done/);
-    assert.ok(result.elapsedMs < 30_000);
   } finally {
     await f.close();
   }
