@@ -17,7 +17,7 @@
 // Run: deno bench -A bench/npm_bench.ts
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -55,9 +55,12 @@ for (const dir of KIT) {
   ], DIR);
 }
 const tarballs = await readdir(packs);
+const version = (JSON.parse(
+  await readFile(join(ROOT, "npm", "kit-core", "package.json"), "utf8"),
+) as { version: string }).version;
 const tarball = (dir: string): string => {
-  const name = tarballs.find((file) => file.startsWith(`vendor-${dir}-0`));
-  if (name === undefined) throw new Error(`no tarball for ${dir}`);
+  const name = `vendor-${dir}-${version}.tgz`;
+  if (!tarballs.includes(name)) throw new Error(`no tarball ${name}`);
   return `file:${join(packs, name)}`;
 };
 await writeFile(

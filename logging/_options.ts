@@ -112,8 +112,7 @@ function checkValue(
       // In a browser a path relative to the page (`/logs`) is resolved
       // against it, as CustomAnalyticsProvider and HttpClient do; elsewhere
       // there is no page and the address must be absolute.
-      const page = (globalThis as { location?: { href?: string } }).location
-        ?.href;
+      const page = pageAddress();
       let url: URL;
       try {
         url = new URL(String(value), page);
@@ -169,4 +168,16 @@ function integerProblem(min: number): string {
     : min === 0
     ? "must be a non-negative integer"
     : `must be an integer of at least ${min}`;
+}
+
+/** The page's address in a browser; `undefined` elsewhere. */
+function pageAddress(): string | undefined {
+  try {
+    const location = (globalThis as { location?: { href?: unknown } })
+      .location;
+    return typeof location?.href === "string" ? location.href : undefined;
+  } catch {
+    // Deno before 2 threw when `location` was read without --location.
+    return undefined;
+  }
 }

@@ -81,9 +81,12 @@ for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
 // flush() or dispose() (the flush timer and the retry waits are unref'd).
 const KEEP_ALIVE_MS = 2_147_483_647;
 
-// A retry wait that never keeps the process alive on its own.
+// A retry wait that never keeps the process alive on its own. Clamped to
+// what setTimeout accepts (a longer delay would fire at once in Node.js).
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
+  return new Promise((resolve) =>
+    unrefTimer(setTimeout(resolve, Math.min(ms, KEEP_ALIVE_MS)))
+  );
 }
 
 /**
@@ -391,9 +394,9 @@ export class RemoteLogProvider implements ILogProvider {
           const reason = error instanceof Error ? error.message : String(error);
           this.#drop(
             batch.length,
-            `RemoteLogProvider: ${
-              entries(batch.length)
-            } dropped after ${attempt} attempts: ${reason}`,
+            `RemoteLogProvider: ${entries(batch.length)} dropped after ${
+              attempt === 1 ? "1 attempt" : `${attempt} attempts`
+            }: ${reason}`,
             status,
             detach(error),
           );

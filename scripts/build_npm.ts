@@ -246,11 +246,14 @@ async function buildPackage(
     // resolve through script/package.json, and the `imports` field of a
     // nested package.json is not one to rely on. Browser bundlers get the
     // ES build (the `browser` export condition), whose `#` imports choose.
-    const cjs = ts.transpileModule(rewrite(undefined), {
+    const direct = rewrite(undefined);
+    const cjs = ts.transpileModule(direct, {
       compilerOptions: CJS_OPTIONS,
       fileName: rel,
     });
-    const dts = ts.transpileDeclaration(source, {
+    // Declarations name the server files directly too: types never depend
+    // on the browser choice, and script/ has no `#` imports to resolve.
+    const dts = ts.transpileDeclaration(direct, {
       compilerOptions: DTS_OPTIONS,
       fileName: rel,
       reportDiagnostics: true,
@@ -265,12 +268,10 @@ async function buildPackage(
         `${info.folder}/${rel}: declarations need explicit types:\n${text}`,
       );
     }
-    for (
-      const [folder, code] of [["esm", esm.outputText], [
-        "script",
-        cjs.outputText,
-      ]] as const
-    ) {
+    const outputs = [["esm", esm.outputText]];
+    // CommonJS never reaches a browser twin (it requires the server files).
+    if (!file.endsWith("_browser.ts")) outputs.push(["script", cjs.outputText]);
+    for (const [folder, code] of outputs) {
       const target = join(dir, folder, base + ".js");
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, code);
@@ -291,14 +292,9 @@ async function buildPackage(
     declared.add(base);
     const text = declarations.get(base)!;
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
-      const specifier = ref.fileName;
-      let target: string | undefined;
-      if (specifier.startsWith(".")) {
-        target = join(dirname(base), specifier).replace(/\.js$/, "");
-      } else if (specifier.startsWith("#")) {
-        target = subpathImports[specifier]?.server.replace(/\.js$/, "");
-      }
-      if (target !== undefined && declarations.has(target)) reach.push(target);
+      if (!ref.fileName.startsWith(".")) continue;
+      const target = join(dirname(base), ref.fileName).replace(/\.js$/, "");
+      if (declarations.has(target)) reach.push(target);
     }
   }
   for (const base of declared) {

@@ -44,8 +44,8 @@ export const denoExecutable: string | undefined =
     : undefined;
 
 /**
- * The Bun executable: this process when running under Bun, else `bun` on
- * PATH, else the one the npm passes install (npm/node_modules/.bin/bun).
+ * The Bun executable: this process when running under Bun, else the one the
+ * npm passes install (npm/node_modules/.bin/bun), else `bun` on PATH.
  */
 export const bunExecutable: string | undefined =
   (process.versions as Record<string, string | undefined>).bun !== undefined

@@ -209,6 +209,42 @@ test("RemoteLogProvider honours Retry-After on a 429", async () => {
   });
 });
 
+test("RemoteLogProvider caps the backoff and Retry-After by maxRetryDelay", {
+  // Without the cap the retry would wait an hour.
+  timeout: 30_000,
+}, async () => {
+  await withServer(async (server) => {
+    const times: number[] = [];
+    server.setHandler((_request, response) => {
+      times.push(Date.now());
+      if (times.length === 1) {
+        // An hour, by the server's wish.
+        sendJson(response, 429, {}, { "retry-after": "3600" });
+      } else if (times.length === 2) {
+        // Backoff alone would wait retryDelay × 2 = 20 s.
+        sendJson(response, 503, {});
+      } else sendJson(response, 200, {});
+    });
+    const { remote, errors } = provider(server, {
+      retryDelay: 10_000,
+      maxRetryDelay: 200,
+    });
+    await remote.log(entry(1));
+    await remote.flush();
+    assert.equal(times.length, 3);
+    const first = times[1] - times[0];
+    const second = times[2] - times[1];
+    assert.ok(first >= 180 && first < 5_000, `first retry after ${first} ms`);
+    assert.ok(
+      second >= 180 && second < 5_000,
+      `second retry after ${second} ms`,
+    );
+    assert.equal(remote.dropped, 0);
+    assert.deepEqual(errors, []);
+    await remote.dispose();
+  });
+});
+
 test("RemoteLogProvider does not retry a 401; the batch is dropped, counted and reported", async () => {
   await withServer(async (server) => {
     server.setHandler((_request, response) =>
@@ -377,7 +413,7 @@ test("RemoteLogProvider's retry wait does not keep the process alive", async () 
       `import { LogLevel, RemoteLogProvider } from LOGGING;
 const remote = new RemoteLogProvider({ endpoint: ${
         JSON.stringify(`${server.url}/ingest`)
-      }, flushInterval: 10, retryDelay: 60000, onError: () => {} });
+      }, flushInterval: 10, retryDelay: 60000, maxRetryDelay: 60000, onError: () => {} });
 await remote.log({ timestamp: new Date(), level: LogLevel.Info, category: "x", message: "m", properties: {} });
 await new Promise((resolve) => setTimeout(resolve, 500));
 console.log("script ended");
