@@ -4,6 +4,7 @@
 // sends to the same server through CustomAnalyticsProvider.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { chromium } from "playwright-core";
@@ -12,7 +13,10 @@ import { receivedEvents, type TestServer, waitFor } from "./_helpers.ts";
 import { bundleAnalytics, denoExecutable, tempDir } from "./_subprocess.ts";
 import type { AnalyticsEvent } from "../../analytics/mod.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+// Chromium as .ci/run finds it (on PATH), else Debian's place.
+const CHROMIUM = spawnSync("sh", ["-c", "command -v chromium"], {
+  encoding: "utf8",
+}).stdout?.trim() || "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -25,7 +29,7 @@ const CHROMIUM_ARGS = [
 ];
 
 const skip = !existsSync(CHROMIUM)
-  ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`
+  ? `Chromium is not installed (apt-get install chromium; .ci/run installs it)`
   : denoExecutable === undefined
   ? "deno is needed to bundle analytics/mod.ts for the page"
   : false;
