@@ -1,5 +1,6 @@
 // Internal: option validation and configuration reading shared by the
 // providers.
+import { pageAddress } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
@@ -125,7 +126,7 @@ export function resolveEndpoint(
   if (typeof value !== "string" || value.trim() === "") {
     throw new AnalyticsConfigurationError(`${owner}: ${name} is required`);
   }
-  const base = (globalThis as { location?: { href?: string } }).location?.href;
+  const base = pageAddress();
   let url: URL;
   try {
     url = new URL(value, base);

@@ -19,3 +19,4 @@ export * from "./casing.ts";
 export * from "./type_guards.ts";
 export * from "./timers.ts";
 export * from "./retry_after.ts";
+export * from "./page_address.ts";

@@ -1,4 +1,5 @@
 // Address helpers of HttpClient: the base address, query strings.
+import { pageAddress } from "../core/mod.ts";
 
 /** A query-string value; `null` and `undefined` entries are left out. */
 type QueryValue = string | number | boolean | null | undefined;
@@ -34,17 +35,6 @@ export function withQuery(url: string, query: Query): string {
   }
   if (text === "") return url;
   return url + (url.includes("?") ? "&" : "?") + text;
-}
-
-function pageAddress(): string | undefined {
-  try {
-    const location = (globalThis as { location?: { href?: unknown } })
-      .location;
-    return typeof location?.href === "string" ? location.href : undefined;
-  } catch {
-    // Deno throws when `location` is read without --location.
-    return undefined;
-  }
 }
 
 /** Validates the base address; returns it with a trailing slash. */

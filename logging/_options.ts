@@ -2,6 +2,7 @@
 // from code) and LoggerManager.fromConfiguration (values from configuration
 // files and environment variables, where numbers and booleans may arrive as
 // strings: `coerce` converts those).
+import { pageAddress } from "../core/mod.ts";
 import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 
@@ -168,16 +169,4 @@ function integerProblem(min: number): string {
     : min === 0
     ? "must be a non-negative integer"
     : `must be an integer of at least ${min}`;
-}
-
-/** The page's address in a browser; `undefined` elsewhere. */
-function pageAddress(): string | undefined {
-  try {
-    const location = (globalThis as { location?: { href?: unknown } })
-      .location;
-    return typeof location?.href === "string" ? location.href : undefined;
-  } catch {
-    // Deno before 2 threw when `location` was read without --location.
-    return undefined;
-  }
 }
