@@ -1,7 +1,8 @@
 /**
  * Core utilities of Kit (`@vendor/kit-core`): string helpers, case
- * conversion, type guards, a runtime-neutral timer helper and a Retry-After
- * reader. Nothing here patches a global prototype.
+ * conversion, type guards, a runtime-neutral timer helper, a Retry-After
+ * reader and the options every bounded `flush()`/`dispose()` takes. Nothing
+ * here patches a global prototype.
  *
  * @example Usage
  * ```ts
@@ -20,3 +21,4 @@ export * from "./type_guards.ts";
 export * from "./timers.ts";
 export * from "./retry_after.ts";
 export * from "./page_address.ts";
+export * from "./dispose_options.ts";

@@ -24,3 +24,5 @@ export * from "./circular_dependency_error.ts";
 export * from "./async_service_error.ts";
 export * from "./event_aggregator.ts";
 export * from "./signal.ts";
+export * from "./health.ts";
+export * from "./request_context.ts";

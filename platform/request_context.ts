@@ -1,0 +1,89 @@
+import { contextStore } from "./_async_context.ts";
+
+/**
+ * The values of one request's context: its `requestId`, plus anything the
+ * application adds (a user id, a tenant). Kit's logging adds every value to
+ * each entry written inside the context, the HTTP client sends `requestId`
+ * as `X-Request-ID`, and analytics events carry it in their context.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RequestContextValues } from "@vendor/kit/platform";
+ *
+ * const values: RequestContextValues = { requestId: "r-1", tenant: "acme" };
+ * ```
+ */
+export interface RequestContextValues {
+  /** The request's id, as received in `X-Request-ID` or generated. */
+  readonly requestId: string;
+  /** Any other value the application wants carried along. */
+  readonly [key: string]: unknown;
+}
+
+const store = contextStore<RequestContextValues>();
+
+/**
+ * The context of the request being handled, carried across `await`s with no
+ * parameter passed around (`AsyncLocalStorage` in Deno, Node.js and Bun; one
+ * context per page in a browser). The application host's `app.handle()`
+ * opens one per request; `RequestContext.run` opens one anywhere else (a
+ * queue consumer, a scheduled job).
+ *
+ * @example Usage
+ * ```ts
+ * import { RequestContext } from "@vendor/kit/platform";
+ *
+ * await RequestContext.run({ requestId: "job-42" }, async () => {
+ *   await Promise.resolve();
+ *   console.log(RequestContext.current()?.requestId); // "job-42"
+ * });
+ * console.log(RequestContext.current()); // undefined
+ * ```
+ */
+export class RequestContext {
+  /**
+   * Runs `fn` inside a context holding `values`; everything it starts,
+   * synchronously or after an `await`, sees them through
+   * {@linkcode RequestContext.current}.
+   *
+   * @typeParam T What `fn` returns.
+   * @param values The context's values; `requestId` is required.
+   * @param fn The work to run inside the context.
+   * @returns What `fn` returned.
+   * @throws {TypeError} When `values.requestId` is not a non-empty string.
+   *
+   * @example Usage
+   * ```ts
+   * import { RequestContext } from "@vendor/kit/platform";
+   *
+   * const id = RequestContext.run(
+   *   { requestId: "r-7" },
+   *   () => RequestContext.current()?.requestId,
+   * ); // "r-7"
+   * ```
+   */
+  static run<T>(values: RequestContextValues, fn: () => T): T {
+    if (typeof values?.requestId !== "string" || values.requestId === "") {
+      throw new TypeError(
+        "RequestContext.run: values.requestId must be a non-empty string",
+      );
+    }
+    return store.run(Object.freeze({ ...values }), fn);
+  }
+
+  /**
+   * The values of the context the caller runs in.
+   *
+   * @returns The values, or `undefined` outside any context.
+   *
+   * @example Usage
+   * ```ts
+   * import { RequestContext } from "@vendor/kit/platform";
+   *
+   * RequestContext.current(); // undefined outside RequestContext.run
+   * ```
+   */
+  static current(): RequestContextValues | undefined {
+    return store.get();
+  }
+}
