@@ -6,7 +6,7 @@ const asyncDisposeSymbol: symbol | undefined =
 const disposeSymbol: symbol | undefined =
   (Symbol as { dispose?: symbol }).dispose;
 
-type Disposer = () => unknown;
+type Disposer = (...args: unknown[]) => unknown;
 
 function method(
   value: object,
@@ -29,12 +29,27 @@ export function isDisposable(value: unknown): boolean {
     method(value, "dispose") !== undefined;
 }
 
-/** Calls `[Symbol.asyncDispose]`, `[Symbol.dispose]` or `dispose()`, first found. */
-export async function disposeValue(value: unknown): Promise<void> {
+/**
+ * Calls `[Symbol.asyncDispose]`, `[Symbol.dispose]` or `dispose()`, first
+ * found. With `signal` (the application host's shutdown deadline) a
+ * `dispose(options)` method comes first and receives `{ signal }`, so Kit's
+ * batching providers stop retrying when the deadline passes.
+ */
+export async function disposeValue(
+  value: unknown,
+  signal?: AbortSignal,
+): Promise<void> {
   if (
     (typeof value !== "object" && typeof value !== "function") || value === null
   ) {
     return;
+  }
+  if (signal !== undefined) {
+    const dispose = method(value, "dispose");
+    if (dispose !== undefined) {
+      await dispose.call(value, { signal });
+      return;
+    }
   }
   const disposer = method(value, asyncDisposeSymbol) ??
     method(value, disposeSymbol) ?? method(value, "dispose");

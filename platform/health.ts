@@ -59,3 +59,93 @@ export interface HealthCheckable {
     signal?: AbortSignal,
   ): HealthCheckResult | Promise<HealthCheckResult>;
 }
+
+/**
+ * A health check the application runs for `app.health()`: it returns or
+ * resolves to a {@linkcode HealthCheckResult}; a throw or rejection counts
+ * as `unhealthy` with the error's message. The signal aborts when the
+ * check's timeout passes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HealthCheck } from "@vendor/kit/platform";
+ *
+ * const check: HealthCheck = async (signal) => {
+ *   const response = await fetch("http://127.0.0.1:5432/", { signal })
+ *     .catch(() => undefined);
+ *   return { status: response ? "healthy" : "unhealthy" };
+ * };
+ * ```
+ */
+export type HealthCheck = (
+  signal: AbortSignal,
+) => HealthCheckResult | Promise<HealthCheckResult>;
+
+/**
+ * How a health check counts.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HealthCheckOptions } from "@vendor/kit/platform";
+ *
+ * const options: HealthCheckOptions = { timeout: 500, critical: false };
+ * ```
+ */
+export interface HealthCheckOptions {
+  /**
+   * Milliseconds the check may take; past it the check is `unhealthy` with
+   * a timeout error. Default 2000.
+   */
+  timeout?: number;
+  /**
+   * Whether the check decides the overall status. A critical `unhealthy`
+   * check makes the application `unhealthy`; a non-critical one makes it at
+   * most `degraded`. Default `true`.
+   */
+  critical?: boolean;
+}
+
+/**
+ * The result of one check in a {@linkcode HealthReport}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HealthCheckReport } from "@vendor/kit/platform";
+ *
+ * const entry: HealthCheckReport = { status: "healthy", durationMs: 1.2 };
+ * ```
+ */
+export interface HealthCheckReport {
+  /** The check's state. */
+  status: HealthStatus;
+  /** How long the check took, in milliseconds. */
+  durationMs: number;
+  /** What the check said about its state. */
+  detail?: string | Readonly<Record<string, unknown>>;
+  /** The message of the error the check threw, or of its timeout. */
+  error?: string;
+  /** `false` for a check that cannot make the application unhealthy. */
+  critical?: boolean;
+}
+
+/**
+ * What `app.health()` returns and `app.healthHandler()` answers as JSON.
+ * `starting` and `stopping` are reported (with no checks run) before the
+ * start-up finished and once shutdown began.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HealthReport } from "@vendor/kit/platform";
+ *
+ * const report: HealthReport = {
+ *   status: "degraded",
+ *   checks: { cache: { status: "degraded", durationMs: 0.4 } },
+ * };
+ * ```
+ */
+export interface HealthReport {
+  /** The worst status of the critical checks, or the life-cycle state. */
+  status: HealthStatus | "starting" | "stopping";
+  /** Each check by name. */
+  checks: Record<string, HealthCheckReport>;
+}

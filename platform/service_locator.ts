@@ -2,8 +2,17 @@ import { isPromiseLike } from "../core/mod.ts";
 import { AsyncServiceError } from "./async_service_error.ts";
 import { CircularDependencyError } from "./circular_dependency_error.ts";
 import { ServiceNotFoundError } from "./service_not_found_error.ts";
+import { ServiceCreationError } from "./service_creation_error.ts";
+import { Signal } from "./signal.ts";
 import { disposeValue, isDisposable } from "./_dispose.ts";
+import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
 import { suggest } from "./_suggest.ts";
+
+/**
+ * The default service map of a {@linkcode ServiceLocator}: any name, each
+ * service `unknown` until a type argument says what it is.
+ */
+export type ServiceMap = Record<string, unknown>;
 
 /**
  * Creates a service. It receives the locator so it can `get` its own
@@ -11,16 +20,78 @@ import { suggest } from "./_suggest.ts";
  * the service with {@linkcode ServiceLocator.getAsync}).
  *
  * @typeParam T The type of the service.
+ * @typeParam TServices The locator's map of names to service types.
  */
-export type ServiceFactory<T = unknown> = (
-  locator: ServiceLocator,
-) => T | Promise<T>;
+export type ServiceFactory<
+  T = unknown,
+  TServices extends object = ServiceMap,
+> = (locator: ServiceLocator<TServices>) => T | Promise<T>;
+
+/**
+ * How a service is registered.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceRegistrationOptions } from "@vendor/kit/platform";
+ *
+ * const options: ServiceRegistrationOptions = { eager: true };
+ * ```
+ */
+export interface ServiceRegistrationOptions {
+  /**
+   * Create the service during the application's start-up (after its four
+   * steps) instead of on first request, so a bad password or a missing file
+   * fails start-up, naming the service, rather than the first request.
+   * {@linkcode ServiceLocator.createEagerServices} does it for a locator used
+   * without the application host. Default `false`.
+   */
+  eager?: boolean;
+  /**
+   * The service is a hosted service (it has `start(signal)` and `stop()`):
+   * the application host creates it eagerly, starts it after the eager
+   * services and stops it first at shutdown. Default `false`.
+   */
+  hosted?: boolean;
+}
+
+/**
+ * What {@linkcode ServiceLocator.serviceCreated} dispatches: the name and
+ * the new service, and how long its factory took.
+ *
+ * @example Usage
+ * ```ts
+ * import { ServiceLocator } from "@vendor/kit/platform";
+ *
+ * const locator = new ServiceLocator();
+ * locator.serviceCreated.add(({ name, durationMs }) =>
+ *   console.log(`${name} took ${durationMs.toFixed(1)} ms`)
+ * );
+ * ```
+ */
+export interface ServiceCreatedEvent {
+  /** The service name. */
+  readonly name: string;
+  /** The service. */
+  readonly service: unknown;
+  /** How long its factory took, in milliseconds (until its promise settled). */
+  readonly durationMs: number;
+}
+
+// The names of a typed map, or any string for the default map.
+type NameOf<TServices extends object> = keyof TServices & string;
+// The type `get` returns: the explicit type argument when given, else the
+// map's type for the name.
+type Resolved<T, TServices extends object, K extends NameOf<TServices>> =
+  [T] extends [never] ? TServices[K] : T;
 
 // Everything a locator knows. Factories receive a view of the same state that
 // also carries the chain of services being created, so cycles through async
 // factories are caught too.
 class LocatorState {
   readonly factories = new Map<string, ServiceFactory>();
+  // Names registered with { eager } or { hosted }, in registration order.
+  readonly eager = new Map<string, ServiceRegistrationOptions>();
+  readonly serviceCreated = new Signal<ServiceCreatedEvent>();
   readonly instances = new Map<string, unknown>();
   readonly pending = new Map<string, Promise<unknown>>();
   // Services this locator created (not registered instances), in creation
@@ -44,6 +115,14 @@ class LocatorState {
  * or rejects is not cached, so the next request tries again; concurrent
  * `getAsync` calls share one creation. `dispose()` (or `await using`) disposes
  * what the locator created, newest first.
+ *
+ * An optional map of names to types makes names and types checked:
+ * `new ServiceLocator<{ http: HttpClient }>()` gives an `HttpClient` from
+ * `get("http")` with no type argument, and an unknown name is a type error.
+ * `get<T>(name)` keeps working either way.
+ *
+ * @typeParam TServices Names and types of the services (any name, each
+ * `unknown`, by default).
  *
  * @example Usage
  * ```ts
@@ -74,13 +153,31 @@ class LocatorState {
  * ServiceLocator.reset();
  * ```
  */
-export class ServiceLocator {
+export class ServiceLocator<TServices extends object = ServiceMap> {
   // Created on first use: a static initializer that constructs the class
   // itself trips the CommonJS/ESM transpilers of the npm build.
   static #defaultLocator: ServiceLocator | undefined;
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
+
+  /**
+   * Creates an empty locator.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator<{ port: number }>();
+   * locator.registerInstance("port", 3000);
+   * const port: number = locator.get("port");
+   * ```
+   */
+  constructor() {
+    locatorHooks.set(this, {
+      takeCreated: (): CreatedService[] => this.#takeCreated(),
+    });
+  }
 
   /** The process-wide locator that the static methods act on. */
   static get default(): ServiceLocator {
@@ -150,7 +247,7 @@ export class ServiceLocator {
    * ```
    */
   static get<T = unknown>(name: string): T {
-    return ServiceLocator.default.get<T>(name);
+    return ServiceLocator.default.get(name) as T;
   }
 
   /**
@@ -173,7 +270,7 @@ export class ServiceLocator {
    * ```
    */
   static getAsync<T = unknown>(name: string): Promise<T> {
-    return ServiceLocator.default.getAsync<T>(name);
+    return ServiceLocator.default.getAsync(name) as Promise<T>;
   }
 
   /**
@@ -267,7 +364,14 @@ export class ServiceLocator {
    * locator.get<number>("b"); // 2
    * ```
    */
-  register<T>(name: string, factory: ServiceFactory<T>): this {
+  register<
+    T = never,
+    K extends NameOf<TServices> = NameOf<TServices>,
+  >(
+    name: K,
+    factory: ServiceFactory<Resolved<T, TServices, K>, TServices>,
+    options?: ServiceRegistrationOptions,
+  ): this {
     if (typeof factory !== "function") {
       throw new TypeError(
         `ServiceLocator.register('${name}'): the factory must be a function`,
@@ -276,8 +380,87 @@ export class ServiceLocator {
     const state = this.#state;
     state.instances.delete(name);
     state.pending.delete(name);
-    state.factories.set(name, factory as ServiceFactory);
+    state.factories.set(name, factory as unknown as ServiceFactory);
+    state.eager.delete(name);
+    if (options?.eager === true || options?.hosted === true) {
+      state.eager.set(name, { ...options });
+    }
     return this;
+  }
+
+  /**
+   * Creates every service registered with `{ eager: true }` or
+   * `{ hosted: true }` that is not created yet, one after the other in
+   * registration order, awaiting async factories. The application host calls
+   * it after its four start-up steps; call it yourself when you use a locator
+   * without the host.
+   *
+   * @returns A promise that resolves when every eager service exists.
+   * @throws {ServiceCreationError} Naming the first service whose factory
+   * threw or rejected (its error is the `cause`).
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator();
+   * locator.register("db", async () => ({ ready: true }), { eager: true });
+   * await locator.createEagerServices();
+   * locator.get<{ ready: boolean }>("db").ready; // true
+   * ```
+   */
+  async createEagerServices(): Promise<void> {
+    for (const name of [...this.#state.eager.keys()]) {
+      try {
+        await this.getAsync(name as NameOf<TServices>);
+      } catch (error) {
+        throw new ServiceCreationError(name, error);
+      }
+    }
+  }
+
+  /**
+   * The names registered with `{ eager: true }` or `{ hosted: true }`, in
+   * registration order, with their options.
+   *
+   * @returns Each name and the options it was registered with.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator();
+   * locator.register("worker", () => ({}), { hosted: true });
+   * locator.eagerServices(); // [["worker", { hosted: true }]]
+   * ```
+   */
+  eagerServices(): [string, ServiceRegistrationOptions][] {
+    return [...this.#state.eager].map(([name, options]) => [name, {
+      ...options,
+    }]);
+  }
+
+  /**
+   * Dispatched each time this locator creates a service (a factory's value,
+   * not a registered instance), after the factory returned or its promise
+   * resolved. The application host logs these lines with `KIT_LOG_LEVEL=debug`
+   * and picks up services that have a `checkHealth()` method.
+   *
+   * @returns The signal; `add` returns a function that detaches the handler.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator();
+   * const names: string[] = [];
+   * locator.serviceCreated.add((event) => names.push(event.name));
+   * locator.register("a", () => 1).get("a");
+   * names; // ["a"]
+   * ```
+   */
+  get serviceCreated(): Signal<ServiceCreatedEvent> {
+    return this.#state.serviceCreated;
   }
 
   /**
@@ -297,9 +480,13 @@ export class ServiceLocator {
    * locator.get<number>("port"); // 3000
    * ```
    */
-  registerInstance<T>(name: string, instance: T): this {
+  registerInstance<
+    T = never,
+    K extends NameOf<TServices> = NameOf<TServices>,
+  >(name: K, instance: Resolved<T, TServices, K>): this {
     const state = this.#state;
     state.factories.delete(name);
+    state.eager.delete(name);
     state.pending.delete(name);
     state.instances.set(name, instance);
     return this;
@@ -325,10 +512,12 @@ export class ServiceLocator {
    * locator.get<number[]>("list") === locator.get<number[]>("list"); // true
    * ```
    */
-  get<T = unknown>(name: string): T {
+  get<T = never, K extends NameOf<TServices> = NameOf<TServices>>(
+    name: K,
+  ): Resolved<T, TServices, K> {
     const instance = this.#state.instances.get(name);
-    if (instance !== undefined) return instance as T;
-    return this.#create(name) as T;
+    if (instance !== undefined) return instance as Resolved<T, TServices, K>;
+    return this.#create(name) as Resolved<T, TServices, K>;
   }
 
   /**
@@ -355,22 +544,25 @@ export class ServiceLocator {
    * a === b; // true
    * ```
    */
-  async getAsync<T = unknown>(name: string): Promise<T> {
+  async getAsync<T = never, K extends NameOf<TServices> = NameOf<TServices>>(
+    name: K,
+  ): Promise<Resolved<T, TServices, K>> {
+    type R = Resolved<T, TServices, K>;
     const state = this.#state;
     const instance = state.instances.get(name);
     if (instance !== undefined || state.instances.has(name)) {
-      return instance as T;
+      return instance as R;
     }
     const pending = state.pending.get(name);
     if (pending !== undefined) {
       if (this.#path.includes(name)) {
         throw new CircularDependencyError([...this.#path, name]);
       }
-      return await pending as T;
+      return await pending as R;
     }
     const result = this.#run(name);
-    if (!isPromiseLike(result)) return result as T;
-    return await this.#track(name, result) as T;
+    if (!isPromiseLike(result)) return result as R;
+    return await this.#track(name, result) as R;
   }
 
   /**
@@ -388,7 +580,7 @@ export class ServiceLocator {
    * locator.has("b"); // false
    * ```
    */
-  has(name: string): boolean {
+  has(name: NameOf<TServices> | (string & {})): boolean {
     return this.#state.factories.has(name) || this.#state.instances.has(name);
   }
 
@@ -407,10 +599,11 @@ export class ServiceLocator {
    * locator.unregister("a"); // false
    * ```
    */
-  unregister(name: string): boolean {
+  unregister(name: NameOf<TServices> | (string & {})): boolean {
     const state = this.#state;
     const known = this.has(name);
     state.factories.delete(name);
+    state.eager.delete(name);
     state.instances.delete(name);
     state.pending.delete(name);
     state.created = state.created.filter((entry) => entry.name !== name);
@@ -442,13 +635,11 @@ export class ServiceLocator {
     while (state.pending.size > 0) {
       await Promise.allSettled([...state.pending.values()]);
     }
-    const created = state.created;
-    state.created = [];
+    const created = this.#takeCreated();
     const errors: unknown[] = [];
     const failed: string[] = [];
     for (let i = created.length - 1; i >= 0; i--) {
       const { name, value } = created[i];
-      if (state.instances.get(name) === value) state.instances.delete(name);
       try {
         await disposeValue(value);
       } catch (error) {
@@ -472,6 +663,17 @@ export class ServiceLocator {
    */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
+  }
+
+  // Hands over (and forgets) what this locator created, oldest first.
+  #takeCreated(): CreatedService[] {
+    const state = this.#state;
+    const created = state.created;
+    state.created = [];
+    for (const { name, value } of created) {
+      if (state.instances.get(name) === value) state.instances.delete(name);
+    }
+    return created;
   }
 
   #create(name: string): unknown {
@@ -506,24 +708,30 @@ export class ServiceLocator {
       throw new CircularDependencyError([...state.resolving, name]);
     }
     state.resolving.push(name);
+    const started = performance.now();
     let result: unknown;
     try {
       result = factory(this.#scoped(name));
     } finally {
       state.resolving.pop();
     }
-    if (!isPromiseLike(result)) this.#store(name, result, factory);
+    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
+    else this.#started.set(result, started);
     return result;
   }
+
+  // When each async factory's promise was started, for serviceCreated.
+  #started = new WeakMap<object, number>();
 
   #track(name: string, result: PromiseLike<unknown>): Promise<unknown> {
     const state = this.#state;
     const factory = state.factories.get(name);
+    const started = this.#started.get(result) ?? performance.now();
     const promise: Promise<unknown> = Promise.resolve(result).then(
       (value) => {
         if (state.pending.get(name) === promise) {
           state.pending.delete(name);
-          this.#store(name, value, factory);
+          this.#store(name, value, factory, started);
         }
         return value;
       },
@@ -540,16 +748,24 @@ export class ServiceLocator {
     name: string,
     value: unknown,
     factory: ServiceFactory | undefined,
+    started: number,
   ): void {
     const state = this.#state;
     // A registration replaced while its factory ran does not get the old value.
     if (state.factories.get(name) !== factory) return;
     state.instances.set(name, value);
     if (isDisposable(value)) state.created.push({ name, value });
+    if (state.serviceCreated.size > 0) {
+      state.serviceCreated.dispatch({
+        name,
+        service: value,
+        durationMs: performance.now() - started,
+      });
+    }
   }
 
-  #scoped(name: string): ServiceLocator {
-    const view = new ServiceLocator();
+  #scoped(name: string): ServiceLocator<TServices> {
+    const view = new ServiceLocator<TServices>();
     view.#state = this.#state;
     view.#path = [...this.#path, name];
     return view;

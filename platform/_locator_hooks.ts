@@ -1,0 +1,18 @@
+// What the application host needs from a ServiceLocator beyond its public
+// API: to take over the disposal of the services it created (in its own
+// order, with a deadline). Not re-exported.
+
+/** A service a locator created, with its name. */
+export interface CreatedService {
+  name: string;
+  value: unknown;
+}
+
+/** Internal access to one locator. */
+export interface LocatorHooks {
+  /** Hands over what the locator created, oldest first, and forgets it. */
+  takeCreated(): CreatedService[];
+}
+
+/** Filled by each ServiceLocator's constructor. */
+export const locatorHooks: WeakMap<object, LocatorHooks> = new WeakMap();

@@ -1,0 +1,20 @@
+// Browser flavour of the host's process access: a page has no signals, no
+// process to end and no environment variables.
+import type { ShutdownSignal } from "./_process_deno.ts";
+
+export type { ShutdownSignal };
+
+/** A page receives no shutdown signals: nothing to listen to. */
+export function onShutdownSignal(
+  _handler: (signal: ShutdownSignal) => void,
+): () => void {
+  return () => {};
+}
+
+/** A page has no process to end. */
+export function exitProcess(_code: number): void {}
+
+/** A page has no environment variables. */
+export function readEnv(_name: string): string | undefined {
+  return undefined;
+}

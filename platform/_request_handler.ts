@@ -1,0 +1,102 @@
+// app.handle(): a request id per request (kept from X-Request-ID when it is a
+// sane token), the handler run inside a RequestContext, X-Request-ID on the
+// response, one access log line, and a 500 that tells the client nothing
+// about the error.
+import { RequestContext } from "./request_context.ts";
+import type { ApplicationLogger } from "./application_options.ts";
+
+/** A Fetch-style handler, with whatever extra arguments the server passes. */
+export type FetchHandler<A extends unknown[]> = (
+  request: Request,
+  ...args: A
+) => Response | Promise<Response>;
+
+// Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
+// (spaces, quotes, line breaks, a 10 kB header) is replaced, so a client
+// cannot forge log lines through it.
+const SANE_ID = /^[\w.:+=/-]{1,128}$/;
+
+/** The request id to use: the client's when sane, else a new UUID. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given !== null && SANE_ID.test(given) ? given : crypto.randomUUID();
+}
+
+// The path of a URL without its query (which may hold secrets) or fragment,
+// without the cost of a URL parse per request.
+function pathOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+function withHeader(response: Response, id: string): Response {
+  try {
+    response.headers.set("X-Request-ID", id);
+    return response;
+  } catch {
+    // Immutable headers (a Response.redirect(), a proxied fetch response).
+    const copy = new Response(response.body, response);
+    copy.headers.set("X-Request-ID", id);
+    return copy;
+  }
+}
+
+/** Wraps `handler`; `logger()` is read per request (logging may be replaced). */
+export function wrapHandler<A extends unknown[]>(
+  handler: FetchHandler<A>,
+  logger: () => ApplicationLogger,
+): (request: Request, ...args: A) => Promise<Response> {
+  if (typeof handler !== "function") {
+    throw new TypeError("app.handle(handler): the handler must be a function");
+  }
+  return (request: Request, ...args: A): Promise<Response> => {
+    const requestId = requestIdOf(request);
+    return RequestContext.run({ requestId }, async () => {
+      const started = performance.now();
+      let response: Response;
+      try {
+        response = await handler(request, ...args);
+        if (!(response instanceof Response)) {
+          throw new TypeError(
+            `The handler returned ${
+              response === undefined ? "undefined" : typeof response
+            } instead of a Response`,
+          );
+        }
+      } catch (error) {
+        const path = pathOf(request.url);
+        logger().error(
+          `${request.method} ${path} failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          { error, method: request.method, path, requestId },
+        );
+        response = Response.json(
+          { message: "Internal Server Error", requestId },
+          { status: 500 },
+        );
+      }
+      const durationMs = Math.round((performance.now() - started) * 100) /
+        100;
+      const path = pathOf(request.url);
+      logger().info(
+        `${request.method} ${path} ${response.status} ${durationMs} ms`,
+        {
+          method: request.method,
+          path,
+          status: response.status,
+          durationMs,
+          requestId,
+        },
+      );
+      return withHeader(response, requestId);
+    });
+  };
+}

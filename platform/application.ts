@@ -1,0 +1,720 @@
+import { deadlineSignal } from "../core/mod.ts";
+import { ApplicationStartError } from "./application_start_error.ts";
+import type {
+  ApplicationLogger,
+  ApplicationOptions,
+  ApplicationRunOptions,
+  HostedService,
+  ShutdownReport,
+} from "./application_options.ts";
+import type {
+  HealthCheck,
+  HealthCheckable,
+  HealthCheckOptions,
+  HealthReport,
+} from "./health.ts";
+import { ServiceCreationError } from "./service_creation_error.ts";
+import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
+import { disposeValue } from "./_dispose.ts";
+import { type RegisteredCheck, runChecks } from "./_health_checks.ts";
+import { locatorHooks } from "./_locator_hooks.ts";
+import { exitProcess, onShutdownSignal, readEnv } from "./_process_deno.ts";
+import { type FetchHandler, wrapHandler } from "./_request_handler.ts";
+import { STEP_NAMES } from "./_steps.ts";
+import {
+  abandonAfter,
+  consoleLogger,
+  diagnosticsEnabled,
+  errorOf,
+  loggerOf,
+  messageOf,
+} from "./_application_support.ts";
+
+type State = "starting" | "running" | "stopping" | "stopped";
+
+const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+const DEFAULT_CHECK_TIMEOUT = 2_000;
+// The share of the shutdown deadline kept for logging, which is disposed
+// last so the shutdown's own lines are written: 10 %, at most 1 s.
+const LOGGING_RESERVE_SHARE = 0.1;
+const LOGGING_RESERVE_MAX = 1_000;
+
+/**
+ * The application host: runs the four start-up steps in order
+ * (configuration, logging, platform services, application services), then
+ * the eager and hosted services; answers health checks; wraps request
+ * handlers with a request context; and stops everything, logging last,
+ * within a deadline.
+ *
+ * Each step is awaited and timed; with the environment variable
+ * `KIT_LOG_LEVEL=debug` every step, its duration and every service creation
+ * is logged. A failing step rejects with {@linkcode ApplicationStartError}
+ * naming it, after disposing what was created so far.
+ *
+ * @typeParam TServices Names and types of the services, so that
+ * `app.services.get("http")` is typed without a type argument.
+ *
+ * @example Usage
+ * ```ts
+ * import { Application } from "@vendor/kit/platform";
+ *
+ * const app = await Application.start({
+ *   configuration: () => ({ greeting: "hello" }),
+ *   services: (services, config) => {
+ *     services.register("greeter", () => ({ greet: () => config.greeting }));
+ *   },
+ * });
+ * console.log(app.services.get<{ greet(): string }>("greeter").greet());
+ * await app.stop();
+ * ```
+ *
+ * @example A service that runs until SIGINT or SIGTERM
+ * ```ts ignore
+ * import { Application } from "@vendor/kit/platform";
+ *
+ * await Application.run({
+ *   configuration: () => ({ port: 3000 }),
+ *   services: (services, config, app) => {
+ *     app.addHostedService("http", {
+ *       start(signal) {
+ *         Deno.serve({ port: config.port, signal }, app.handle(() =>
+ *           new Response("ok")
+ *         ));
+ *       },
+ *       stop() {},
+ *     });
+ *   },
+ * });
+ * ```
+ */
+export class Application<TServices extends object = ServiceMap> {
+  readonly #services: ServiceLocator<TServices>;
+  readonly #shutdownTimeout: number;
+  readonly #checks = new Map<string, RegisteredCheck>();
+  // Checks found on created services (checkHealth()), by service name.
+  readonly #serviceChecks = new Map<string, HealthCheckable>();
+  readonly #hosted: { name: string; service: HostedService }[] = [];
+  readonly #started: { name: string; service: HostedService }[] = [];
+  readonly #running = new AbortController();
+  readonly #diagnostics: boolean;
+  readonly #detachCreated: () => void;
+  #state: State = "starting";
+  #logger: ApplicationLogger;
+  #hasLogging = false;
+  #stopping: Promise<ShutdownReport> | undefined;
+
+  private constructor(options: ApplicationOptions<TServices, unknown>) {
+    const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
+    if (
+      typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < 0
+    ) {
+      throw new RangeError(
+        `shutdownTimeout must be a number of milliseconds of 0 or more: ${timeout}`,
+      );
+    }
+    this.#shutdownTimeout = timeout;
+    this.#services = options.locator ?? new ServiceLocator<TServices>();
+    this.#diagnostics = diagnosticsEnabled(readEnv("KIT_LOG_LEVEL"));
+    this.#logger = consoleLogger(this.#diagnostics);
+    this.#detachCreated = this.#services.serviceCreated.add((event) => {
+      const service = event.service as Partial<HealthCheckable> | null;
+      if (
+        service !== null && typeof service === "object" &&
+        typeof service.checkHealth === "function"
+      ) {
+        this.#serviceChecks.set(event.name, service as HealthCheckable);
+      }
+      this.#debug(
+        `Service '${event.name}' created in ${event.durationMs.toFixed(1)} ms`,
+        { service: event.name, durationMs: event.durationMs },
+      );
+    });
+  }
+
+  /**
+   * Starts an application: runs the four steps in order, each awaited; then
+   * creates the services registered with `{ eager: true }` and starts the
+   * hosted services, in registration order.
+   *
+   * @typeParam TServices Names and types of the services.
+   * @typeParam TConfig What the configuration step builds.
+   * @param options The steps and the shutdown deadline.
+   * @returns The running application.
+   * @throws {ApplicationStartError} When a step, an eager service or a
+   * hosted service's `start` fails; what was created is disposed first.
+   * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * await using app = await Application.start({
+   *   configuration: () => ({ name: "demo" }),
+   * });
+   * app.services.get("config"); // { name: "demo" }
+   * ```
+   */
+  static async start<TServices extends object = ServiceMap, TConfig = unknown>(
+    options: ApplicationOptions<TServices, TConfig>,
+  ): Promise<Application<TServices>> {
+    const app = new Application<TServices>(
+      options as ApplicationOptions<TServices, unknown>,
+    );
+    await app.#start(options as ApplicationOptions<TServices, unknown>);
+    return app;
+  }
+
+  /**
+   * Starts the application, waits for SIGINT or SIGTERM (in Deno, Node.js
+   * and Bun), stops it, and ends the process with 0, or 1 when start-up or
+   * shutdown failed. A second signal during shutdown ends the process at
+   * once with 130 (SIGINT) or 143 (SIGTERM). The signal listeners are
+   * removed when it is done.
+   *
+   * @typeParam TServices Names and types of the services.
+   * @typeParam TConfig What the configuration step builds.
+   * @param options The start-up options; `exit: false` resolves to the exit
+   * code instead of ending the process.
+   * @returns The exit code (when `exit` is `false`).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * await Application.run({ configuration: () => ({}) });
+   * ```
+   */
+  static async run<TServices extends object = ServiceMap, TConfig = unknown>(
+    options: ApplicationRunOptions<TServices, TConfig>,
+  ): Promise<number> {
+    const exit = options.exit !== false;
+    const done = (code: number): number => {
+      if (exit) exitProcess(code);
+      return code;
+    };
+    let received: ((signal: string) => void) | undefined;
+    let stopping = false;
+    const signals: string[] = [];
+    const detach = onShutdownSignal((signal) => {
+      if (stopping) {
+        const code = signal === "SIGINT" ? 130 : 143;
+        console.error(
+          `Received ${signal} again during shutdown: exiting now with ${code} without waiting.`,
+        );
+        exitProcess(code);
+        return;
+      }
+      signals.push(signal);
+      received?.(signal);
+    });
+    // Waiting for a signal is the point of run(): keep the process alive
+    // until one arrives (signal listeners alone do not in Node.js).
+    const keepAlive = setInterval(() => {}, 2_147_483_647);
+    let app: Application<TServices>;
+    try {
+      try {
+        app = await Application.start(options);
+      } catch (error) {
+        console.error(messageOf(error));
+        return done(1);
+      }
+      const signal = signals[0] ?? await new Promise<string>((resolve) => {
+        received = resolve;
+      });
+      stopping = true;
+      app.#logger.info(`Received ${signal}: stopping`, { signal });
+      const report = await app.stop();
+      return done(report.ok ? 0 : 1);
+    } finally {
+      clearInterval(keepAlive);
+      detach();
+    }
+  }
+
+  /**
+   * The service locator the steps filled: `config` (step 1), `logging`
+   * (step 2, when there is a logging step), and what steps 3 and 4
+   * registered.
+   *
+   * @returns The locator.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * app.services.has("config"); // true
+   * await app.stop();
+   * ```
+   */
+  get services(): ServiceLocator<TServices> {
+    return this.#services;
+  }
+
+  /**
+   * Adds a hosted service. Added before start-up finished (in step 3 or 4),
+   * it starts after the eager services, in the order added; added later, it
+   * starts at once. Hosted services stop first at shutdown, newest first.
+   *
+   * @param name The name used in logs and in the shutdown report.
+   * @param service The service.
+   * @returns A promise that settles when the service started (at once
+   * while start-up is still running).
+   * @throws {TypeError} When `service` has no `start` or `stop` method.
+   * @throws {Error} When the application is stopping or stopped.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * await app.addHostedService("worker", {
+   *   start: () => console.log("started"),
+   *   stop: () => console.log("stopped"),
+   * });
+   * await app.stop();
+   * ```
+   */
+  async addHostedService(name: string, service: HostedService): Promise<void> {
+    if (
+      service === null || typeof service !== "object" ||
+      typeof service.start !== "function" || typeof service.stop !== "function"
+    ) {
+      throw new TypeError(
+        `addHostedService('${name}'): a hosted service needs start(signal) and stop() methods`,
+      );
+    }
+    if (this.#state === "stopping" || this.#state === "stopped") {
+      throw new Error(
+        `addHostedService('${name}'): the application is ${this.#state}`,
+      );
+    }
+    const entry = { name, service };
+    this.#hosted.push(entry);
+    if (this.#state === "running") await this.#startHosted(entry);
+  }
+
+  /**
+   * Adds a health check, run by {@linkcode Application.health} under its
+   * timeout. A check with the name of a service replaces that service's own
+   * `checkHealth()`.
+   *
+   * @param name The name in the health report.
+   * @param check Returns or resolves to `{ status, detail? }`; a throw
+   * counts as `unhealthy`.
+   * @param options `timeout` (default 2000 ms) and `critical` (default
+   * `true`).
+   * @returns This application, for chaining.
+   * @throws {TypeError} When `check` is not a function.
+   * @throws {RangeError} When `timeout` is not a positive number.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * app.addHealthCheck("disk", () => ({ status: "healthy" }), {
+   *   critical: false,
+   * });
+   * console.log((await app.health()).status); // "healthy"
+   * await app.stop();
+   * ```
+   */
+  addHealthCheck(
+    name: string,
+    check: HealthCheck,
+    options: HealthCheckOptions = {},
+  ): this {
+    if (typeof check !== "function") {
+      throw new TypeError(
+        `addHealthCheck('${name}'): the check must be a function`,
+      );
+    }
+    const timeout = options.timeout ?? DEFAULT_CHECK_TIMEOUT;
+    if (typeof timeout !== "number" || !(timeout > 0)) {
+      throw new RangeError(
+        `addHealthCheck('${name}'): timeout must be a positive number of milliseconds: ${timeout}`,
+      );
+    }
+    this.#checks.set(name, {
+      check,
+      timeout,
+      critical: options.critical ?? true,
+    });
+    return this;
+  }
+
+  /**
+   * Runs every health check concurrently, each under its timeout: the ones
+   * added with {@linkcode Application.addHealthCheck} and, under their
+   * service names, those of created services that have a `checkHealth()`
+   * method (Kit's cache manager, log and analytics providers, configuration
+   * manager). The overall status is the worst of the critical checks; a
+   * non-critical `unhealthy` check makes it `degraded`. Before start-up
+   * finished and once shutdown began, it reports `starting`/`stopping`
+   * without running the checks.
+   *
+   * @returns The overall status and each check's status, duration, detail
+   * and error.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * const report = await app.health();
+   * console.log(report.status, Object.keys(report.checks));
+   * await app.stop();
+   * ```
+   */
+  async health(): Promise<HealthReport> {
+    if (this.#state !== "running") {
+      return {
+        status: this.#state === "starting" ? "starting" : "stopping",
+        checks: {},
+      };
+    }
+    const checks = new Map<string, RegisteredCheck>();
+    for (const [name, service] of this.#serviceChecks) {
+      checks.set(name, {
+        check: (signal) => service.checkHealth(signal),
+        timeout: DEFAULT_CHECK_TIMEOUT,
+        critical: true,
+      });
+    }
+    for (const [name, check] of this.#checks) checks.set(name, check);
+    return await runChecks(checks);
+  }
+
+  /**
+   * A Fetch-style handler for a health endpoint (`GET /health`): it answers
+   * the JSON of {@linkcode Application.health} with 200 when the status is
+   * `healthy` or `degraded`, and 503 when it is `unhealthy`, `starting` or
+   * `stopping`, so a container health check passes only while the
+   * application can serve.
+   *
+   * @returns The handler.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * const response = await app.healthHandler()(
+   *   new Request("http://localhost/health"),
+   * );
+   * console.log(response.status); // 200
+   * await app.stop();
+   * ```
+   */
+  healthHandler(): (request: Request) => Promise<Response> {
+    return async (_request: Request): Promise<Response> => {
+      const report = await this.health();
+      const ok = report.status === "healthy" || report.status === "degraded";
+      return Response.json(report, {
+        status: ok ? 200 : 503,
+        headers: { "Cache-Control": "no-store" },
+      });
+    };
+  }
+
+  /**
+   * Wraps a Fetch-style handler (for `Deno.serve`, `Bun.serve`, Hono's
+   * `app.fetch`, or Node.js through `@hono/node-server`): each request gets
+   * a request id (its `X-Request-ID` when that is a sane token of at most
+   * 128 letters, digits and `._:+=/-`, else a new UUID), runs inside a
+   * {@linkcode RequestContext} holding it, answers with `X-Request-ID` set,
+   * and writes one access log line at info (method, path without query,
+   * status, duration, request id). A handler that throws gives a 500 JSON
+   * `{ message: "Internal Server Error", requestId }` and the error is
+   * logged with the request id; nothing about it reaches the client.
+   *
+   * @typeParam A Any arguments after the request that the server passes.
+   * @param handler The application's handler.
+   * @returns The wrapped handler.
+   * @throws {TypeError} When `handler` is not a function.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application, RequestContext } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * const handler = app.handle(() =>
+   *   new Response(RequestContext.current()?.requestId)
+   * );
+   * const response = await handler(
+   *   new Request("http://localhost/", { headers: { "X-Request-ID": "r-1" } }),
+   * );
+   * console.log(await response.text()); // "r-1"
+   * await app.stop();
+   * ```
+   */
+  handle<A extends unknown[]>(
+    handler: FetchHandler<A>,
+  ): (request: Request, ...args: A) => Promise<Response> {
+    return wrapHandler(handler, () => this.#logger);
+  }
+
+  /**
+   * Stops the application once (later calls return the same promise):
+   * hosted services stop, newest first; then the services the locator
+   * created are disposed, newest first (a `dispose(options)` method receives
+   * `{ signal }` for the time left); then logging, last, so the shutdown's
+   * own lines are written. All within `shutdownTimeout`: past it, `stop()`
+   * resolves anyway and names what it abandoned. Logging keeps a reserve of
+   * the deadline (10 %, at most 1 s) for its last flush.
+   *
+   * @returns What stopped late or failed; `ok` when nothing did.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({ configuration: () => ({}) });
+   * const report = await app.stop();
+   * console.log(report.ok); // true
+   * ```
+   */
+  stop(): Promise<ShutdownReport> {
+    return this.#stopping ??= this.#stop(true);
+  }
+
+  /**
+   * The same as {@linkcode Application.stop}, for `await using`.
+   *
+   * @returns A promise that settles when the application stopped.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  async #start(options: ApplicationOptions<TServices, unknown>): Promise<void> {
+    const services = this.#services;
+    const began = performance.now();
+    let step: 1 | 2 | 3 | 4 = 1;
+    try {
+      await this.#step(1, async () => {
+        services.register("config" as never, options.configuration as never);
+        return await services.getAsync("config" as never);
+      });
+      const config = services.get("config" as never) as unknown;
+      if (options.logging !== undefined) {
+        step = 2;
+        const logging = options.logging;
+        await this.#step(2, async () => {
+          services.register(
+            "logging" as never,
+            (() => logging(config, services)) as never,
+          );
+          const value = await services.getAsync("logging" as never);
+          this.#hasLogging = true;
+          const logger = loggerOf(value);
+          if (logger !== undefined) this.#logger = logger;
+          return value;
+        });
+      }
+      if (options.platform !== undefined) {
+        step = 3;
+        const platform = options.platform;
+        await this.#step(3, () => platform(services, config, this));
+      }
+      if (options.services !== undefined) {
+        step = 4;
+        const setup = options.services;
+        await this.#step(4, () => setup(services, config, this));
+      }
+      step = 4;
+      await this.#createEager();
+      for (const entry of this.#hosted) await this.#startHosted(entry);
+    } catch (error) {
+      const failure = error instanceof ApplicationStartError
+        ? error
+        : new ApplicationStartError(step, error);
+      // Without a logging step, run() or the caller prints the rejection.
+      if (this.#hasLogging) {
+        this.#logger.error(failure.message, { error: failure.cause });
+      }
+      this.#state = "stopping";
+      this.#stopping = this.#stop(false);
+      await this.#stopping;
+      throw failure;
+    }
+    this.#state = "running";
+    const ms = (performance.now() - began).toFixed(1);
+    this.#logger.info(`Application started in ${ms} ms`, {
+      durationMs: Number(ms),
+    });
+  }
+
+  async #step(step: 1 | 2 | 3 | 4, run: () => unknown): Promise<void> {
+    const began = performance.now();
+    try {
+      await run();
+    } catch (error) {
+      throw new ApplicationStartError(step, error);
+    }
+    const durationMs = performance.now() - began;
+    this.#debug(
+      `Start-up step ${step} (${STEP_NAMES[step - 1]}) done in ${
+        durationMs.toFixed(1)
+      } ms`,
+      { step, durationMs },
+    );
+  }
+
+  async #createEager(): Promise<void> {
+    const services = this.#services;
+    try {
+      await services.createEagerServices();
+    } catch (error) {
+      const name = error instanceof ServiceCreationError
+        ? error.serviceName
+        : undefined;
+      throw new ApplicationStartError(4, error, name);
+    }
+    for (const [name, options] of services.eagerServices()) {
+      if (options.hosted !== true) continue;
+      const service = services.get(name as never) as HostedService;
+      if (
+        service === null || typeof service !== "object" ||
+        typeof service.start !== "function" ||
+        typeof service.stop !== "function"
+      ) {
+        throw new ApplicationStartError(
+          4,
+          new TypeError(
+            `service '${name}' is registered as hosted but has no start(signal) and stop() methods`,
+          ),
+          name,
+        );
+      }
+      if (!this.#hosted.some((entry) => entry.service === service)) {
+        this.#hosted.push({ name, service });
+      }
+    }
+  }
+
+  async #startHosted(
+    entry: { name: string; service: HostedService },
+  ): Promise<void> {
+    const began = performance.now();
+    try {
+      await entry.service.start(this.#running.signal);
+    } catch (error) {
+      const cause = new Error(
+        `hosted service '${entry.name}' could not start: ${messageOf(error)}`,
+        { cause: error },
+      );
+      if (this.#state === "starting") {
+        throw new ApplicationStartError(4, cause, entry.name);
+      }
+      throw cause;
+    }
+    this.#started.push(entry);
+    this.#debug(
+      `Hosted service '${entry.name}' started in ${
+        (performance.now() - began).toFixed(1)
+      } ms`,
+      { service: entry.name },
+    );
+  }
+
+  async #stop(logStop: boolean): Promise<ShutdownReport> {
+    this.#state = "stopping";
+    const began = performance.now();
+    const total = this.#shutdownTimeout;
+    const reserve = this.#hasLogging
+      ? Math.min(total * LOGGING_RESERVE_SHARE, LOGGING_RESERVE_MAX)
+      : 0;
+    const signal = deadlineSignal({ timeout: total - reserve })!;
+    const timedOut: string[] = [];
+    const errors: Error[] = [];
+    if (logStop) this.#logger.info("Application stopping");
+    this.#running.abort(new Error("The application is stopping"));
+
+    // 1. Hosted services, newest first.
+    for (const { name, service } of this.#started.splice(0).reverse()) {
+      await this.#settle(name, () => service.stop(signal), signal, {
+        timedOut,
+        errors,
+      });
+    }
+    // 2. Created services, newest first; logging kept for last.
+    const created = locatorHooks.get(this.#services)?.takeCreated() ?? [];
+    const logging = created.filter((entry) => entry.name === "logging");
+    const others = created.filter((entry) => entry.name !== "logging");
+    for (const { name, value } of others.reverse()) {
+      await this.#settle(name, () => disposeValue(value, signal), signal, {
+        timedOut,
+        errors,
+      });
+    }
+    this.#detachCreated();
+    const report: ShutdownReport = {
+      ok: timedOut.length === 0 && errors.length === 0,
+      timedOut,
+      errors,
+    };
+    const ms = (performance.now() - began).toFixed(1);
+    if (report.ok) {
+      if (logStop) {
+        this.#logger.info(`Application stopped in ${ms} ms`, {
+          durationMs: Number(ms),
+        });
+      }
+    } else {
+      this.#logger.warning(
+        `Application stopped in ${ms} ms` +
+          (timedOut.length > 0
+            ? `; abandoned at the ${total} ms deadline: ${timedOut.join(", ")}`
+            : "") +
+          (errors.length > 0
+            ? `; ${errors.length} error(s): ${
+              errors.map((error) => error.message).join("; ")
+            }`
+            : ""),
+        { durationMs: Number(ms), timedOut, errors: errors.length },
+      );
+    }
+    // 3. Logging, last, with the whole deadline (its reserve included).
+    const remaining = Math.max(0, total - (performance.now() - began));
+    const last = deadlineSignal({ timeout: remaining })!;
+    for (const { name, value } of logging) {
+      await this.#settle(name, () => disposeValue(value, last), last, {
+        timedOut,
+        errors,
+      });
+    }
+    report.ok = timedOut.length === 0 && errors.length === 0;
+    this.#logger = consoleLogger(this.#diagnostics);
+    this.#state = "stopped";
+    return report;
+  }
+
+  async #settle(
+    name: string,
+    run: () => unknown,
+    signal: AbortSignal,
+    into: { timedOut: string[]; errors: Error[] },
+  ): Promise<void> {
+    try {
+      const finished = await abandonAfter(
+        Promise.resolve().then(run),
+        signal,
+      );
+      if (!finished) into.timedOut.push(name);
+    } catch (error) {
+      into.errors.push(errorOf(name, error));
+    }
+  }
+
+  #debug(message: string, properties: Record<string, unknown>): void {
+    if (!this.#diagnostics) return;
+    const logger = this.#logger;
+    if (logger.isEnabled !== undefined && !logger.isEnabled(0)) {
+      console.error(`[kit] ${message}`);
+    } else {
+      logger.debug(message, properties);
+    }
+  }
+}
