@@ -580,7 +580,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * locator.has("b"); // false
    * ```
    */
-  has(name: NameOf<TServices> | (string & {})): boolean {
+  has(name: string): boolean {
     return this.#state.factories.has(name) || this.#state.instances.has(name);
   }
 
@@ -599,7 +599,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * locator.unregister("a"); // false
    * ```
    */
-  unregister(name: NameOf<TServices> | (string & {})): boolean {
+  unregister(name: string): boolean {
     const state = this.#state;
     const known = this.has(name);
     state.factories.delete(name);
