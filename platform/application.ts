@@ -627,6 +627,24 @@ export class Application<TServices extends object = ServiceMap> {
       ? Math.min(total * LOGGING_RESERVE_SHARE, LOGGING_RESERVE_MAX)
       : 0;
     const signal = deadlineSignal({ timeout: total - reserve })!;
+    // The deadline's timers are unref'd; while stop() runs, the process
+    // stays alive until the deadline, so a hung disposal cannot cut the
+    // shutdown's last lines short.
+    const keepAlive = setTimeout(() => {}, Math.min(total, 2_147_483_647));
+    try {
+      return await this.#stopWithin(began, total, reserve, signal, logStop);
+    } finally {
+      clearTimeout(keepAlive);
+    }
+  }
+
+  async #stopWithin(
+    began: number,
+    total: number,
+    reserve: number,
+    signal: AbortSignal,
+    logStop: boolean,
+  ): Promise<ShutdownReport> {
     const timedOut: string[] = [];
     const errors: Error[] = [];
     if (logStop) this.#logger.info("Application stopping");
