@@ -10,6 +10,7 @@ export class CallContext implements HttpCallContext {
   /** The total-timeout signal of the call, when there is one. */
   readonly total: AbortSignal | undefined;
   readonly interceptors: readonly HttpInterceptor[];
+  readonly maxResponseSize: number;
   readonly #replayable: boolean;
   attempt = 0;
   replayed = false;
@@ -30,12 +31,14 @@ export class CallContext implements HttpCallContext {
     interceptors: readonly HttpInterceptor[],
     replayable: boolean,
     total: AbortSignal | undefined,
+    maxResponseSize: number,
   ) {
     this.method = method;
     this.url = url;
     this.signal = signal;
     this.total = total;
     this.interceptors = interceptors;
+    this.maxResponseSize = maxResponseSize;
     this.#replayable = replayable;
   }
 

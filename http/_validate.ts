@@ -41,3 +41,19 @@ export function count(
   }
   return value;
 }
+
+/** Validates a size in bytes; `Infinity` means no limit and is stored as 0. */
+export function byteCount(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (value === Infinity) return 0;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(
+      `Invalid ${name}: ${value}; expected a whole number of bytes >= 0`,
+    );
+  }
+  return value;
+}

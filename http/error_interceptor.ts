@@ -1,4 +1,4 @@
-import { HttpError } from "./http_error.ts";
+import { errorOf } from "./_body.ts";
 import type { HttpCallContext, HttpInterceptor } from "./http_interceptor.ts";
 
 /** Options of {@linkcode ErrorInterceptor}. */
@@ -73,14 +73,16 @@ export class ErrorInterceptor implements HttpInterceptor {
    * @param response The response of the call.
    * @param context The call it belongs to.
    * @returns The response when its status is 200–299.
-   * @throws {HttpError} When the status is anything else.
+   * @throws {HttpError} When the status is anything else; a
+   * {@linkcode ResponseTooLargeError} when its body is larger than the call's
+   * `maxResponseSize`.
    */
   async onResponse(
     response: Response,
     context: HttpCallContext,
   ): Promise<Response> {
     if (response.ok) return response;
-    throw await HttpError.fromResponse(response, {
+    throw await errorOf(response, context.maxResponseSize ?? 0, {
       requestId: context.state.get(REQUEST_ID) as string | undefined,
       method: context.method,
       url: context.url,

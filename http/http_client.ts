@@ -1,6 +1,8 @@
 import ky from "ky";
 import { parseRetryAfter } from "../core/mod.ts";
+import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
+import { errorOf, readText } from "./_body.ts";
 import { CallContext } from "./_call_context.ts";
 import {
   backoffDelay,
@@ -13,7 +15,7 @@ import { HttpError } from "./http_error.ts";
 import type { HttpInterceptor } from "./http_interceptor.ts";
 import { TimeoutError } from "./timeout_error.ts";
 import { resolveBase, withQuery } from "./_url.ts";
-import { count, MAX_TIMER, milliseconds } from "./_validate.ts";
+import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
 
 /** Options of {@linkcode HttpClient} (spec §2.5). */
 export interface HttpClientOptions {
@@ -40,9 +42,21 @@ export interface HttpClientOptions {
   headers?: HeadersInit;
   /**
    * Limit for a whole call in milliseconds: every attempt, the waits between
-   * them and reading the body. `0` (the default) turns it off.
+   * them and reading the body. `0` or `Infinity` turns it off. Default 30000,
+   * or `timeout` when that is longer (so one whole attempt always fits).
    */
   totalTimeout?: number;
+  /**
+   * Largest response body, in bytes, that the JSON methods read (success and
+   * error bodies alike, also the error body that {@linkcode ErrorInterceptor}
+   * reads). A larger body fails the call with a
+   * {@linkcode ResponseTooLargeError}: at once when its `Content-Length` is
+   * above the limit, otherwise as soon as the bytes received pass it. `0` or
+   * `Infinity` turns the limit off. The body returned by
+   * {@linkcode HttpClient.request} is the caller's to read and is not
+   * limited. Default 52428800 (50 MiB).
+   */
+  maxResponseSize?: number;
   /** Upper bound of one backoff delay in milliseconds. Default 30000. */
   maxRetryDelay?: number;
   /**
@@ -88,6 +102,16 @@ export interface HttpRequestOptions {
   /** Retry attempts for this call, overriding the client's. */
   retryAttempts?: number;
   /**
+   * Limit of the whole call in milliseconds, overriding the client's
+   * `totalTimeout` (`0` = none).
+   */
+  totalTimeout?: number;
+  /**
+   * Largest response body for this call in bytes, overriding the client's
+   * `maxResponseSize` (`0` = no limit).
+   */
+  maxResponseSize?: number;
+  /**
    * Marks the call as safe to repeat, so that a POST or PATCH is retried
    * like GET, HEAD, PUT, DELETE and OPTIONS are (for example with an
    * idempotency key).
@@ -111,7 +135,33 @@ export interface HttpRetryEvent {
   error?: unknown;
 }
 
+/**
+ * The options of an {@linkcode HttpClient} as it applies them: what was
+ * given, with defaults filled in (`0` where a limit is off). Read them from
+ * {@linkcode HttpClient.prototype.options}.
+ */
+export interface ResolvedHttpClientOptions {
+  /** Limit of one attempt in milliseconds (`0` = none). */
+  readonly timeout: number;
+  /** Extra attempts after the first. */
+  readonly retryAttempts: number;
+  /** Base delay between attempts in milliseconds. */
+  readonly retryDelay: number;
+  /** Limit of a whole call in milliseconds (`0` = none). */
+  readonly totalTimeout: number;
+  /** Largest response body read, in bytes (`0` = no limit). */
+  readonly maxResponseSize: number;
+  /** Upper bound of one backoff delay in milliseconds. */
+  readonly maxRetryDelay: number;
+  /** Longest `Retry-After` wait honoured, in milliseconds. */
+  readonly maxRetryAfter: number;
+  /** Fraction by which a backoff delay is randomly shortened. */
+  readonly retryJitter: number;
+}
+
 const DEFAULT_TIMEOUT = 10_000;
+const DEFAULT_TOTAL_TIMEOUT = 30_000;
+const DEFAULT_MAX_RESPONSE_SIZE = 50 * 1024 * 1024;
 const DEFAULT_RETRY_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY = 1_000;
 const DEFAULT_MAX_RETRY_DELAY = 30_000;
@@ -119,6 +169,8 @@ const DEFAULT_MAX_RETRY_AFTER = 60_000;
 const DEFAULT_JITTER = 0.2;
 const ABSOLUTE_URL = /^[a-z][a-z\d+\-.]*:/i;
 const NO_OPTIONS: HttpRequestOptions = {};
+/** Characters a header value cannot hold. */
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 const JSON_TYPE = "application/json";
 
 type Ky = typeof ky;
@@ -174,7 +226,9 @@ export class HttpClient {
   readonly #timeout: number;
   readonly #retryAttempts: number;
   readonly #retryDelay: number;
-  readonly #totalTimeout: number;
+  /** The total timeout; undefined when not given (it then follows timeout). */
+  readonly #totalTimeout: number | undefined;
+  readonly #maxResponseSize: number;
   readonly #maxRetryDelay: number;
   readonly #maxRetryAfter: number;
   readonly #jitter: number;
@@ -218,11 +272,13 @@ export class HttpClient {
       options.retryDelay,
       DEFAULT_RETRY_DELAY,
     );
-    this.#totalTimeout = milliseconds(
-      "totalTimeout",
-      options.totalTimeout,
-      0,
-      true,
+    this.#totalTimeout = options.totalTimeout === undefined
+      ? undefined
+      : milliseconds("totalTimeout", options.totalTimeout, 0, true);
+    this.#maxResponseSize = byteCount(
+      "maxResponseSize",
+      options.maxResponseSize,
+      DEFAULT_MAX_RESPONSE_SIZE,
     );
     this.#maxRetryDelay = milliseconds(
       "maxRetryDelay",
@@ -289,6 +345,34 @@ export class HttpClient {
     this.#kyIntercepted = ky.create({
       ...base,
       hooks: { beforeRequest: [runIntercepts] },
+    });
+  }
+
+  /**
+   * The options this client applies: those given to the constructor with the
+   * defaults filled in (`0` where a limit is off).
+   *
+   * @returns A frozen snapshot of the resolved options.
+   *
+   * @example Usage
+   * ```ts
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const client = new HttpClient("https://api.example.com");
+   * client.options.totalTimeout; // 30000
+   * client.options.maxResponseSize; // 52428800 (50 MiB)
+   * ```
+   */
+  get options(): ResolvedHttpClientOptions {
+    return Object.freeze({
+      timeout: this.#timeout,
+      retryAttempts: this.#retryAttempts,
+      retryDelay: this.#retryDelay,
+      totalTimeout: this.#totalTimeout ?? defaultTotal(this.#timeout),
+      maxResponseSize: this.#maxResponseSize,
+      maxRetryDelay: this.#maxRetryDelay,
+      maxRetryAfter: this.#maxRetryAfter,
+      retryJitter: this.#jitter,
     });
   }
 
@@ -529,12 +613,28 @@ export class HttpClient {
     if (options.headers !== undefined) {
       headers = mergeHeaders(headers, options.headers);
     }
+    // The request id of the context the call runs in, unless the caller set
+    // one (ErrorInterceptor keeps it instead of generating its own).
+    const requestId = RequestContext.current()?.requestId;
+    if (
+      requestId !== undefined && headers["x-request-id"] === undefined &&
+      !UNSAFE_HEADER_VALUE.test(requestId)
+    ) {
+      headers = options.headers === undefined ? { ...headers } : headers;
+      headers["x-request-id"] = requestId;
+    }
     const timeout = options.timeout === undefined
       ? this.#timeout
       : milliseconds("timeout", options.timeout, 0, true);
     const maxRetries = options.retryAttempts === undefined
       ? this.#retryAttempts
       : count("retryAttempts", options.retryAttempts, 0);
+    const totalTimeout = options.totalTimeout !== undefined
+      ? milliseconds("totalTimeout", options.totalTimeout, 0, true)
+      : this.#totalTimeout ?? defaultTotal(timeout);
+    const maxSize = options.maxResponseSize === undefined
+      ? this.#maxResponseSize
+      : byteCount("maxResponseSize", options.maxResponseSize, 0);
     // A stream can be sent only once: no retry, no replay.
     const repeatable = !(body instanceof ReadableStream);
     const retryable = repeatable &&
@@ -543,14 +643,14 @@ export class HttpClient {
     let total: AbortController | undefined;
     let totalTimer: ReturnType<typeof setTimeout> | undefined;
     let deadline = Infinity;
-    if (this.#totalTimeout > 0) {
+    if (totalTimeout > 0) {
       total = new AbortController();
-      deadline = Date.now() + this.#totalTimeout;
+      deadline = Date.now() + totalTimeout;
       totalTimer = setTimeout(
         abortTotal,
-        this.#totalTimeout,
+        totalTimeout,
         total,
-        this.#totalTimeout,
+        totalTimeout,
         method,
         url,
       );
@@ -565,6 +665,7 @@ export class HttpClient {
       interceptors,
       repeatable,
       totalSignal,
+      maxSize,
     );
     const instance = context === undefined ? this.#ky : this.#kyIntercepted;
 
@@ -598,6 +699,7 @@ export class HttpClient {
         delay ?? this.#backoff(retries),
         event,
         deadline,
+        totalTimeout,
         caller,
         totalSignal,
       );
@@ -673,13 +775,17 @@ export class HttpClient {
         }
         try {
           if (!response.ok) {
-            throw await HttpError.fromResponse(response, {
+            throw await errorOf(response, maxSize, {
               requestId: requestIdOf(context, headers),
               method,
               url,
             });
           }
-          const text = await response.text();
+          const text = await readText(response, maxSize, {
+            requestId: requestIdOf(context, headers),
+            method,
+            url,
+          });
           if (text === "") return undefined;
           try {
             return JSON.parse(text);
@@ -749,12 +855,13 @@ export class HttpClient {
     delay: number,
     event: HttpRetryEvent,
     deadline: number,
+    totalTimeout: number,
     caller: AbortSignal | undefined,
     total: AbortSignal | undefined,
   ): Promise<void> {
     if (Date.now() + delay >= deadline) {
       throw new TimeoutError(
-        this.#totalTimeout,
+        totalTimeout,
         "total",
         event.method,
         event.url,
@@ -868,6 +975,11 @@ function untilAborted<T>(
     first?.addEventListener("abort", onAbort);
     second?.addEventListener("abort", onAbort);
   });
+}
+
+/** The total timeout when none was given: 30 s, or one whole attempt. */
+function defaultTotal(timeout: number): number {
+  return timeout > DEFAULT_TOTAL_TIMEOUT ? timeout : DEFAULT_TOTAL_TIMEOUT;
 }
 
 function abortTotal(

@@ -19,6 +19,13 @@ export interface HttpCallContext {
   /** Per-call storage shared by the attempts of this call. */
   readonly state: Map<unknown, unknown>;
   /**
+   * The call's `maxResponseSize` in bytes (`0` = no limit), for an
+   * `onResponse` that reads the body ({@linkcode ErrorInterceptor} reads
+   * error bodies within it). Set by {@linkcode HttpClient}; optional so that
+   * hand-made contexts (in tests) need not carry it.
+   */
+  readonly maxResponseSize?: number;
+  /**
    * Asks the client to send the call once more after the current
    * `onResponse` returns: the rest of the `onResponse` chain is skipped, the
    * current response body is discarded, and every `intercept` runs again.
