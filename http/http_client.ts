@@ -1,8 +1,10 @@
 import ky from "ky";
 import { parseRetryAfter } from "../core/mod.ts";
+import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
 import { errorOf, readText } from "./_body.ts";
+import { readApiConfiguration } from "./_configuration.ts";
 import { CallContext } from "./_call_context.ts";
 import {
   backoffDelay,
@@ -74,6 +76,16 @@ export interface HttpClientOptions {
   onRetry?: (event: HttpRetryEvent) => void;
   /** The `fetch` to send requests with. Default `globalThis.fetch`. */
   fetch?: (input: Request, init?: RequestInit) => Promise<Response>;
+}
+
+/**
+ * Options of {@linkcode HttpClient.fromConfiguration}: every
+ * {@linkcode HttpClientOptions} and the base address. Each one given here
+ * wins over the configuration.
+ */
+export interface HttpClientConfigurationOptions extends HttpClientOptions {
+  /** The base address; wins over `api:baseUrl`. */
+  baseUrl?: string;
 }
 
 /** A query-string value; `null` and `undefined` entries are left out. */
@@ -346,6 +358,68 @@ export class HttpClient {
       ...base,
       hooks: { beforeRequest: [runIntercepts] },
     });
+  }
+
+  /**
+   * Creates a client from the `api` section of a configuration:
+   *
+   * | Key | Variable | Option | Accepted |
+   * |---|---|---|---|
+   * | `api:baseUrl` | `API_BASE_URL` | `baseUrl` (required) | absolute http(s) URL or a path starting with `/` |
+   * | `api:timeout` | `API_TIMEOUT` | `timeout` | whole milliseconds, 1000–60000 |
+   * | `api:retryAttempts` | `API_RETRY_ATTEMPTS` | `retryAttempts` | whole number, 0–10 |
+   *
+   * The variables reach these keys through the configuration's
+   * `addStandardVariables()`; a variable of that name read as a key of its
+   * own (`API_TIMEOUT`) is used when the `api:` key is absent. Numbers may be
+   * strings, as variables are. An option passed in code wins over the
+   * configuration (its value is then neither read nor checked); the
+   * configuration fills only what the code did not set, and the client's
+   * defaults the rest.
+   *
+   * @param config Any configuration (a `ConfigurationManager`, loaded).
+   * @param options Options that win over the configuration, and the other
+   * client options (`totalTimeout`, `maxResponseSize`, `headers`, …).
+   * @returns The client.
+   * @throws {HttpConfigurationError} When no base address is given or
+   * configured, or a configured value is not valid; the message names the
+   * key and the value.
+   * @throws {TypeError} As the constructor, for an invalid `options.baseUrl`.
+   * @throws {RangeError} As the constructor, for an invalid option.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({
+   *   "api:baseUrl": "https://api.example.com",
+   *   "api:timeout": "5000",
+   * }));
+   * config.addStandardVariables(); // API_BASE_URL, API_TIMEOUT, API_RETRY_ATTEMPTS
+   * await config.loadConfiguration();
+   * const client = HttpClient.fromConfiguration(config, { retryAttempts: 1 });
+   * client.options.timeout; // 5000 (configuration)
+   * client.options.retryAttempts; // 1 (code wins)
+   * ```
+   */
+  static fromConfiguration(
+    config: IConfiguration,
+    options: HttpClientConfigurationOptions = {},
+  ): HttpClient {
+    const { baseUrl, ...rest } = options;
+    const configured = readApiConfiguration(config, {
+      baseUrl: baseUrl !== undefined,
+      timeout: rest.timeout !== undefined,
+      retryAttempts: rest.retryAttempts !== undefined,
+    });
+    const merged: HttpClientOptions = { ...rest };
+    if (configured.timeout !== undefined) merged.timeout = configured.timeout;
+    if (configured.retryAttempts !== undefined) {
+      merged.retryAttempts = configured.retryAttempts;
+    }
+    return new HttpClient(baseUrl ?? configured.baseUrl!, merged);
   }
 
   /**
