@@ -53,6 +53,12 @@ export interface HttpLocalizationLoaderOptions {
   fetch?: LocalizationFetch;
   /** Extra request headers for `fetch` (`Accept: application/json` is sent). */
   headers?: Record<string, string>;
+  /**
+   * Limit of one load through `fetch` (without a client), in milliseconds:
+   * from sending the request until the body is read. `0` turns it off.
+   * Default 10000. With a client, the client's timeouts apply instead.
+   */
+  timeout?: number;
 }
 
 /**
@@ -80,6 +86,7 @@ export class HttpLocalizationLoader implements LocalizationLoader {
   readonly #client: LocalizationHttpClient | undefined;
   readonly #fetch: LocalizationFetch;
   readonly #headers: Record<string, string>;
+  readonly #timeout: number;
 
   /**
    * Creates the loader.
@@ -87,13 +94,26 @@ export class HttpLocalizationLoader implements LocalizationLoader {
    * @param template The address with the placeholder `{culture}`.
    * @param options The HTTP client or `fetch` to use, and headers.
    * @throws {TypeError} When `template` has no `{culture}`.
+   * @throws {RangeError} When `timeout` is not a whole number >= 0.
    */
   constructor(template: string, options: HttpLocalizationLoaderOptions = {}) {
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    if (!Number.isSafeInteger(timeout) || timeout < 0) {
+      throw new RangeError(
+        `HttpLocalizationLoader: timeout must be a whole number of milliseconds >= 0, got ${timeout}`,
+      );
+    }
+    this.#timeout = timeout;
     this.#template = checkTemplate(template, "HttpLocalizationLoader");
     this.#client = options.client;
     this.#fetch = options.fetch ??
       ((input, init) => globalThis.fetch(input, init));
     this.#headers = { accept: "application/json", ...options.headers };
+  }
+
+  /** The limit of one load through `fetch`, in milliseconds (`0` = none). */
+  get timeout(): number {
+    return this.#timeout;
   }
 
   /** The address template. */
@@ -159,16 +179,30 @@ export class HttpLocalizationLoader implements LocalizationLoader {
         });
       }
     }
-    let response: Response;
-    try {
-      response = await this.#fetch(address, { headers: this.#headers });
-    } catch (error) {
-      throw new LocalizationLoadError({
+    // One signal for the request and the body: AbortSignal.timeout's timer
+    // does not keep the process alive.
+    const signal = this.#timeout > 0
+      ? AbortSignal.timeout(this.#timeout)
+      : undefined;
+    const failed = (error: unknown): LocalizationLoadError =>
+      new LocalizationLoadError({
         culture,
         address,
-        reason: messageOf(error),
+        reason: signal?.aborted
+          ? `no answer within ${this.#timeout} ms (the loader's timeout)`
+          : messageOf(error),
         cause: error,
       });
+    let response: Response;
+    try {
+      response = await this.#fetch(
+        address,
+        signal === undefined
+          ? { headers: this.#headers }
+          : { headers: this.#headers, signal },
+      );
+    } catch (error) {
+      throw failed(error);
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
@@ -182,7 +216,12 @@ export class HttpLocalizationLoader implements LocalizationLoader {
         }`,
       });
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw failed(error);
+    }
     try {
       return JSON.parse(text);
     } catch (error) {
@@ -195,6 +234,8 @@ export class HttpLocalizationLoader implements LocalizationLoader {
     }
   }
 }
+
+const DEFAULT_TIMEOUT = 10_000;
 
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null) return undefined;

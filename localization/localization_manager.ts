@@ -1,4 +1,6 @@
+import type { IConfiguration } from "../config/mod.ts";
 import type { Signal } from "../platform/mod.ts";
+import { partsFromConfiguration } from "./_configuration.ts";
 import { type Source, TranslationCompiler } from "./_compiler.ts";
 import type { Render } from "./_compiler.ts";
 import { cultureChain } from "./_culture_chain.ts";
@@ -7,6 +9,7 @@ import type { CultureProvider } from "./culture_provider.ts";
 import { FormatLocalizationValueParser } from "./format_localization_value_parser.ts";
 import { IdentityKeyResolver } from "./identity_key_resolver.ts";
 import type { LocalizationKeyResolver } from "./key_resolver.ts";
+import type { LocalizationHttpClient } from "./http_localization_loader.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
 import type {
@@ -68,6 +71,62 @@ export interface LocalizationManagerOptions {
    * served instead.
    */
   onLoadError?: (error: unknown, culture: string) => void;
+}
+
+/**
+ * Options of {@linkcode LocalizationManager.fromConfiguration}. Each one given
+ * here wins over the configuration; the configuration fills only what is not
+ * given.
+ */
+export interface LocalizationManagerConfigurationOptions
+  extends LocalizationManagerOptions {
+  /** The starting culture; wins over `localization:defaultCulture`. */
+  culture?: string;
+  /**
+   * Holds the current culture (for example a
+   * {@linkcode NavigatorCultureProvider}); wins over `culture` and
+   * `localization:defaultCulture`.
+   */
+  cultureProvider?: CultureProvider;
+  /**
+   * Supplies the translations; wins over `resourceUrl`, `resourcePath` and
+   * their keys.
+   */
+  provider?: LocalizationProvider;
+  /**
+   * Address template holding `{culture}` to load translations over HTTP;
+   * wins over `localization:resourceUrl` and `localization:resourcePath`.
+   */
+  resourceUrl?: string;
+  /**
+   * File path template holding `{culture}` to read translations from JSON
+   * files; wins over `localization:resourceUrl` and
+   * `localization:resourcePath`.
+   */
+  resourcePath?: string;
+  /**
+   * The HTTP client for an address template (Kit's `HttpClient`, whose
+   * base address, interceptors, timeouts and retries then apply). Without
+   * one, `fetch` is used with `timeout`.
+   */
+  client?: LocalizationHttpClient;
+  /**
+   * Limit of one load through `fetch` in milliseconds (`0` = none); wins
+   * over `localization:timeout`. Default 10000.
+   */
+  timeout?: number;
+  /**
+   * The cache of loaded translations, or `false` for none; wins over
+   * `localization:cache:*`. Default: a {@linkcode LocalizationCache} with
+   * `localization:cache:maxSize` and `localization:cache:ttl`.
+   */
+  cache?: LocalizationCache | false;
+  /** The text for a key no culture has; default `[key]`. */
+  missingTranslationHandler?: MissingTranslationHandler;
+  /** The value parsers, as for the constructor. */
+  valueParsers?: readonly LocalizationValueParser[];
+  /** How requested keys map to resource keys. */
+  keyResolver?: LocalizationKeyResolver;
 }
 
 interface Entry {
@@ -217,6 +276,82 @@ export class LocalizationManager {
       [],
       this.#parsers,
     );
+  }
+
+  /**
+   * Creates a manager from the `localization` section of a configuration:
+   *
+   * | Key | Meaning | Default |
+   * |---|---|---|
+   * | `localization:defaultCulture` | The starting culture (BCP 47). | `en` |
+   * | `localization:fallbackCulture` | The culture read last in every chain. | none |
+   * | `localization:resourceUrl` | Address template with `{culture}`: translations over HTTP ({@linkcode HttpLocalizationLoader}). | — |
+   * | `localization:resourcePath` | File path template with `{culture}`: JSON files ({@linkcode JsonFileLocalizationLoader}). | — |
+   * | `localization:timeout` | Limit of one HTTP load through `fetch`, ms (`0` = none). | `10000` |
+   * | `localization:cache:maxSize` | Cultures kept by the {@linkcode LocalizationCache}. | `1000` |
+   * | `localization:cache:ttl` | How long loaded translations stay fresh, ms (`0` = for ever). | `3600000` |
+   *
+   * Exactly one of `resourceUrl` and `resourcePath` is needed unless the
+   * code passes `provider`, `resourceUrl` or `resourcePath`. Numbers may be
+   * strings, as environment variables are. An option passed in code wins
+   * over the configuration (its key is then neither read nor checked); the
+   * configuration fills only what the code did not set.
+   *
+   * Nothing is loaded yet: await
+   * {@linkcode LocalizationManager.prototype.setCulture} (for example with
+   * `manager.culture`) before translating.
+   *
+   * @param config Any configuration (a `ConfigurationManager`, loaded).
+   * @param options Options that win over the configuration, and the other
+   * parts of a manager (missing-translation handler, value parsers, key
+   * resolver, `onMissing`, `onLoadError`).
+   * @returns The manager.
+   * @throws {LocalizationConfigurationError} When no source of translations
+   * is configured, both are, or a value is not valid; the message names the
+   * key and the value.
+   * @throws {TypeError} When the code passes both `resourceUrl` and
+   * `resourcePath`, or a template without `{culture}`.
+   * @throws {InvalidCultureError} When `options.culture` or
+   * `options.fallbackCulture` is not a BCP 47 tag.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   * import { LocalizationManager } from "@vendor/kit/localization";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({
+   *   "localization:defaultCulture": "fr",
+   *   "localization:fallbackCulture": "en",
+   *   "localization:resourcePath": "./locales/{culture}.json",
+   * }));
+   * await config.loadConfiguration();
+   * const manager = LocalizationManager.fromConfiguration(config);
+   * manager.culture; // "fr"
+   * // await manager.setCulture(manager.culture); then manager.t("home.title")
+   * ```
+   */
+  static fromConfiguration(
+    config: IConfiguration,
+    options: LocalizationManagerConfigurationOptions = {},
+  ): LocalizationManager {
+    const parts = partsFromConfiguration(config, options);
+    const manager = new LocalizationManager(
+      parts.provider,
+      parts.cultureProvider,
+      options.missingTranslationHandler,
+      parts.cache,
+      options.valueParsers,
+      {
+        fallbackCulture: parts.fallbackCulture,
+        onMissing: options.onMissing,
+        onLoadError: options.onLoadError,
+      },
+    );
+    if (options.keyResolver !== undefined) {
+      manager.setKeyResolver(options.keyResolver);
+    }
+    return manager;
   }
 
   /** The current culture: the one whose translations are served. */

@@ -60,6 +60,7 @@ export * from "./camel_case_key_resolver.ts";
 export * from "./localization_cache.ts";
 export * from "./invalid_culture_error.ts";
 export * from "./localization_load_error.ts";
+export * from "./localization_configuration_error.ts";
 export * from "./localization_resource_error.ts";
 export * from "./localization_reference_error.ts";
 // The signal type of `cultureChanged`, from the platform package, so the

@@ -1,0 +1,187 @@
+// LocalizationManager.fromConfiguration: reads the `localization` section of
+// a configuration into constructor arguments; options given in code win.
+import type { IConfiguration } from "../config/mod.ts";
+import { isCultureName } from "./culture_name.ts";
+import type { CultureProvider } from "./culture_provider.ts";
+import { DefaultCultureProvider } from "./default_culture_provider.ts";
+import {
+  HttpLocalizationLoader,
+  type LocalizationHttpClient,
+} from "./http_localization_loader.ts";
+import { JsonFileLocalizationLoader } from "./json_file_localization_loader.ts";
+import { LoaderLocalizationProvider } from "./loader_localization_provider.ts";
+import { LocalizationCache } from "./localization_cache.ts";
+import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
+import type { LocalizationProvider } from "./localization_provider.ts";
+
+export const KEYS = {
+  defaultCulture: "localization:defaultCulture",
+  fallbackCulture: "localization:fallbackCulture",
+  resourceUrl: "localization:resourceUrl",
+  resourcePath: "localization:resourcePath",
+  timeout: "localization:timeout",
+  cacheMaxSize: "localization:cache:maxSize",
+  cacheTtl: "localization:cache:ttl",
+} as const;
+
+/** What the code gave; each one given is neither read nor checked. */
+export interface GivenInCode {
+  culture?: string;
+  cultureProvider?: CultureProvider;
+  fallbackCulture?: string;
+  provider?: LocalizationProvider;
+  resourceUrl?: string;
+  resourcePath?: string;
+  client?: LocalizationHttpClient;
+  timeout?: number;
+  cache?: LocalizationCache | false;
+}
+
+/** The parts of a manager the configuration (and the code) decided. */
+export interface ConfiguredParts {
+  provider: LocalizationProvider;
+  cultureProvider: CultureProvider;
+  fallbackCulture: string | undefined;
+  cache: LocalizationCache | undefined;
+}
+
+export function partsFromConfiguration(
+  config: IConfiguration,
+  given: GivenInCode,
+): ConfiguredParts {
+  const culture = (key: string): string | undefined => {
+    const value = text(config, key);
+    if (value !== undefined && !isCultureName(value)) {
+      throw new LocalizationConfigurationError(
+        key,
+        `${key} must be a BCP 47 culture name such as "en" or "fr-CA": ${
+          JSON.stringify(value)
+        }`,
+      );
+    }
+    return value;
+  };
+  const cultureProvider = given.cultureProvider ??
+    new DefaultCultureProvider(
+      given.culture ?? culture(KEYS.defaultCulture) ?? "en",
+    );
+  const fallbackCulture = given.fallbackCulture ??
+    culture(KEYS.fallbackCulture);
+  return {
+    provider: given.provider ?? providerOf(config, given),
+    cultureProvider,
+    fallbackCulture,
+    cache: given.cache === false
+      ? undefined
+      : given.cache ?? new LocalizationCache({
+        maxSize: whole(config, KEYS.cacheMaxSize, 1, "a whole number >= 1"),
+        ttl: whole(
+          config,
+          KEYS.cacheTtl,
+          0,
+          "a whole number of milliseconds >= 0",
+        ),
+      }),
+  };
+}
+
+function providerOf(
+  config: IConfiguration,
+  given: GivenInCode,
+): LocalizationProvider {
+  let url = given.resourceUrl;
+  let path = given.resourcePath;
+  let key: string | undefined;
+  if (url === undefined && path === undefined) {
+    url = text(config, KEYS.resourceUrl);
+    path = text(config, KEYS.resourcePath);
+    if (url !== undefined && path !== undefined) {
+      throw new LocalizationConfigurationError(
+        KEYS.resourceUrl,
+        `${KEYS.resourceUrl} and ${KEYS.resourcePath} are both set: keep ` +
+          `${KEYS.resourceUrl} to load translations over HTTP or ` +
+          `${KEYS.resourcePath} to read them from files`,
+      );
+    }
+    if (url === undefined && path === undefined) {
+      throw new LocalizationConfigurationError(
+        KEYS.resourceUrl,
+        `Neither ${KEYS.resourceUrl} nor ${KEYS.resourcePath} is set: set ` +
+          "one to an address or file path template holding {culture} (for " +
+          'example "/api/localization/{culture}.json" or ' +
+          '"./locales/{culture}.json"), or pass options.provider to ' +
+          "LocalizationManager.fromConfiguration",
+      );
+    }
+    key = url !== undefined ? KEYS.resourceUrl : KEYS.resourcePath;
+  } else if (url !== undefined && path !== undefined) {
+    throw new TypeError(
+      "LocalizationManager.fromConfiguration: give options.resourceUrl or " +
+        "options.resourcePath, not both",
+    );
+  }
+  const template = (url ?? path)!;
+  if (key !== undefined && !template.includes("{culture}")) {
+    throw new LocalizationConfigurationError(
+      key,
+      `${key} must contain the placeholder {culture}: ${
+        JSON.stringify(template)
+      }`,
+    );
+  }
+  if (path !== undefined) {
+    return new LoaderLocalizationProvider(
+      new JsonFileLocalizationLoader(template),
+    );
+  }
+  const timeout = given.timeout ??
+    whole(config, KEYS.timeout, 0, "a whole number of milliseconds >= 0");
+  return new LoaderLocalizationProvider(
+    new HttpLocalizationLoader(template, { client: given.client, timeout }),
+  );
+}
+
+function text(config: IConfiguration, key: string): string | undefined {
+  if (!config.hasValue(key)) return undefined;
+  const value = config.getValue<unknown>(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" && typeof value !== "number") {
+    throw new LocalizationConfigurationError(
+      key,
+      `${key} must be text: ${describe(value)}`,
+    );
+  }
+  const trimmed = String(value).trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+function whole(
+  config: IConfiguration,
+  key: string,
+  min: number,
+  what: string,
+): number | undefined {
+  if (!config.hasValue(key)) return undefined;
+  const value = config.getValue<unknown>(key);
+  if (value === undefined || value === null || value === "") return undefined;
+  const number = typeof value === "number"
+    ? value
+    : typeof value === "string" && /^\s*\d+\s*$/.test(value)
+    ? Number(value)
+    : NaN;
+  if (!Number.isSafeInteger(number) || number < min) {
+    throw new LocalizationConfigurationError(
+      key,
+      `${key} must be ${what}: ${describe(value)}`,
+    );
+  }
+  return number;
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
