@@ -714,24 +714,33 @@ export class HttpClient {
     const retryable = repeatable &&
       (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
 
-    let total: AbortController | undefined;
+    const deadline = totalTimeout > 0 ? Date.now() + totalTimeout : Infinity;
+    let totalSignal: AbortSignal | undefined;
     let totalTimer: ReturnType<typeof setTimeout> | undefined;
-    let deadline = Infinity;
-    if (totalTimeout > 0) {
-      total = new AbortController();
-      deadline = Date.now() + totalTimeout;
+    // Starts the total timeout's timer, which aborts totalSignal at the
+    // deadline (once; nothing when there is no total timeout).
+    const armTotal = (): void => {
+      if (totalTimeout <= 0 || totalTimer !== undefined) return;
+      const total = new AbortController();
+      totalSignal = total.signal;
       totalTimer = setTimeout(
         abortTotal,
-        totalTimeout,
+        Math.max(0, deadline - Date.now()),
         total,
         totalTimeout,
         method,
         url,
       );
-    }
-    const totalSignal = total?.signal;
-
+    };
     const interceptors = this.#interceptors;
+    // Without interceptors, an attempt timer shorter than the total ends the
+    // first attempt before the total could, so the total's controller and
+    // timer are needed only from the first retry on: the call that succeeds
+    // at once (nearly every call) spares them.
+    if (interceptors.length !== 0 || timeout <= 0 || timeout >= totalTimeout) {
+      armTotal();
+    }
+
     const context = interceptors.length === 0 ? undefined : new CallContext(
       method,
       url,
@@ -753,8 +762,6 @@ export class HttpClient {
         kitSignal: undefined,
         context: { kit: context },
       };
-    const needSignal = timeout > 0 || caller !== undefined ||
-      totalSignal !== undefined;
 
     let retries = 0;
     // Counts a retry, tells onRetry and waits its delay (the backoff unless
@@ -769,6 +776,7 @@ export class HttpClient {
       const event: HttpRetryEvent = { method, url, retry: retries, delay: 0 };
       if (status !== undefined) event.status = status;
       else event.error = error;
+      armTotal();
       return this.#wait(
         delay ?? this.#backoff(retries),
         event,
@@ -781,7 +789,9 @@ export class HttpClient {
     try {
       for (;;) {
         const attempt = new Attempt(timeout, method, url, caller, totalSignal);
-        if (needSignal) init.kitSignal = attempt.controller.signal;
+        if (timeout > 0 || caller !== undefined || totalSignal !== undefined) {
+          init.kitSignal = attempt.controller.signal;
+        }
         let response: Response;
         let pending: Promise<Response>;
         if (context === undefined) {
