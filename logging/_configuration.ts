@@ -99,10 +99,43 @@ function toList(value: unknown): unknown[] | undefined {
   return undefined;
 }
 
-/** Reads the level and builds the providers; throws LoggingConfigurationError. */
+// The identity of a provider entry: its type and checked options, keys
+// sorted, so the same entry in a reloaded configuration gives the same key.
+function keyOf(type: string, options: Record<string, unknown>): string {
+  const sorted = (value: unknown): unknown => {
+    if (value instanceof RegExp) return String(value);
+    if (Array.isArray(value)) return value.map(sorted);
+    if (isRecord(value)) {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value).sort()) {
+        out[key] = sorted(value[key]);
+      }
+      return out;
+    }
+    return typeof value === "function" ? `function ${value.name}` : value;
+  };
+  return type + ":" + JSON.stringify(sorted(options));
+}
+
+/** What the `logging` section describes. */
+export interface ConfiguredLogging {
+  level: LogLevel;
+  providers: ILogProvider[];
+  /** For each provider, the key of its entry (type and options). */
+  keys: string[];
+}
+
+/**
+ * Reads the level and builds the providers; throws LoggingConfigurationError.
+ * `reuse` is asked first for each entry's key: a provider built from the same
+ * entry before is kept instead of built again (a reload that changes only the
+ * level recreates nothing, and a file keeps its writer).
+ */
 export function optionsFromConfiguration(
   config: IConfiguration,
-): { level: LogLevel; providers: ILogProvider[] } {
+  reuse: (key: string) => ILogProvider | undefined = () => undefined,
+  readProviders = true,
+): ConfiguredLogging {
   const rawLevel = read(config, ["logging:level", "LOG_LEVEL"]);
   let level: LogLevel;
   try {
@@ -119,6 +152,7 @@ export function optionsFromConfiguration(
     );
   }
 
+  if (!readProviders) return { level, providers: [], keys: [] };
   const raw = config.hasValue(PROVIDERS)
     ? config.getValue<unknown>(PROVIDERS, undefined)
     : undefined;
@@ -136,7 +170,7 @@ export function optionsFromConfiguration(
     );
   }
 
-  const providers: ILogProvider[] = [];
+  const entries: { key: string; create: () => ILogProvider }[] = [];
   list.forEach((item, index) => {
     const path = `${PROVIDERS}[${index}]`;
     const fail = (
@@ -201,7 +235,10 @@ export function optionsFromConfiguration(
         kind.required,
         true,
       );
-      providers.push(kind.create(checked));
+      entries.push({
+        key: keyOf(type as string, checked),
+        create: () => kind.create(checked),
+      });
     } catch (error) {
       if (error instanceof LogProviderOptionError) {
         const hint = error.problem === "is required"
@@ -220,5 +257,7 @@ export function optionsFromConfiguration(
       throw error;
     }
   });
-  return { level, providers };
+  // Every entry is valid: only now are providers reused or built.
+  const providers = entries.map(({ key, create }) => reuse(key) ?? create());
+  return { level, providers, keys: entries.map(({ key }) => key) };
 }

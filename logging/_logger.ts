@@ -3,6 +3,7 @@
 // manager changes what existing loggers do. The level check is one load of a
 // cached number: Core.threshold is the manager's level, or OFF while there are
 // no providers.
+import { RequestContext, type RequestContextValues } from "../platform/mod.ts";
 import type { LogEntry, LogProperties } from "./log_entry.ts";
 import type { LogLevel } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
@@ -13,6 +14,24 @@ import { RESOLVED } from "./_resolved.ts";
 export const OFF = 4;
 
 const EMPTY: LogProperties = Object.freeze({}) as LogProperties;
+
+// The values of a request context other than its requestId, computed once
+// per context object (entries of one request share it).
+let lastContext: RequestContextValues | undefined;
+let lastExtras: LogProperties = EMPTY;
+
+function contextExtras(context: RequestContextValues): LogProperties {
+  if (context === lastContext) return lastExtras;
+  let extras: LogProperties = EMPTY;
+  for (const key in context) {
+    if (key === "requestId") continue;
+    if (extras === EMPTY) extras = {};
+    extras[key] = context[key];
+  }
+  lastContext = context;
+  lastExtras = extras === EMPTY ? EMPTY : Object.freeze(extras);
+  return lastExtras;
+}
 
 /** A manager's live state. */
 export class Core {
@@ -134,6 +153,14 @@ class KitLogger implements Logger {
     let props = this.#context;
     let error: Error | undefined;
     let requestId = this.#requestId;
+    // The request context's values come first; the logger's context and the
+    // call's properties win over them (merged in one object below).
+    const context = RequestContext.current();
+    let extras = EMPTY;
+    if (context !== undefined) {
+      requestId ??= context.requestId;
+      extras = contextExtras(context);
+    }
     if (properties instanceof Error) {
       error = properties;
     } else if (properties !== undefined && properties !== null) {
@@ -151,7 +178,13 @@ class KitLogger implements Logger {
           delete own.requestId;
         }
       }
-      props = props === EMPTY ? own : { ...props, ...own };
+      props = props === EMPTY
+        ? (extras === EMPTY ? own : { ...extras, ...own })
+        : extras === EMPTY
+        ? { ...props, ...own }
+        : { ...extras, ...props, ...own };
+    } else if (extras !== EMPTY) {
+      props = props === EMPTY ? extras : { ...extras, ...props };
     }
     const entry: LogEntry = {
       timestamp: new Date(),

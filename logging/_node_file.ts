@@ -36,8 +36,12 @@ export interface LogFile {
   byteLength(text: string): number;
   /** Appends text; resolves when every byte is handed to the OS. */
   write(text: string): Promise<void>;
-  /** `app.log` → `app.log.1` → … → `app.log.<maxFiles-1>`, then a new file. */
-  rotate(): Promise<void>;
+  /**
+   * `app.log` → `app.log.1` → … → `app.log.<maxFiles-1>`, then a new file.
+   * Rotated files numbered `maxFiles` or more are deleted (the limit may be
+   * lower than when the file was opened, after a reload).
+   */
+  rotate(maxFiles: number): Promise<void>;
   /** Closes the file; with `sync`, asks the OS to store it first. */
   close(sync: boolean): Promise<void>;
 }
@@ -88,7 +92,7 @@ export async function openLogFile(
     } else if (index > highest) highest = index;
   }
   const [fd, size] = await openAppend(path);
-  return new NodeLogFile(path, maxFiles, fd, size, highest);
+  return new NodeLogFile(path, fd, size, highest);
 }
 
 async function openAppend(path: string): Promise<[number, number]> {
@@ -104,7 +108,6 @@ async function openAppend(path: string): Promise<[number, number]> {
 
 class NodeLogFile implements LogFile {
   readonly #path: string;
-  readonly #maxFiles: number;
   #fd: number;
   #size: number;
   // Highest rotated index on disk, so a rotation renames only what exists
@@ -113,13 +116,11 @@ class NodeLogFile implements LogFile {
 
   constructor(
     path: string,
-    maxFiles: number,
     fd: number,
     size: number,
     highest: number,
   ) {
     this.#path = path;
-    this.#maxFiles = maxFiles;
     this.#fd = fd;
     this.#size = size;
     this.#highest = highest;
@@ -145,17 +146,18 @@ class NodeLogFile implements LogFile {
     }
   }
 
-  async rotate(): Promise<void> {
+  async rotate(maxFiles: number): Promise<void> {
     const path = this.#path;
     await call((done) => close(this.#fd, done));
     this.#fd = -1;
-    if (this.#maxFiles <= 1) {
+    const last = Math.max(maxFiles - 1, 0);
+    for (let i = this.#highest; i >= Math.max(last, 1); i--) {
+      await ignoreMissing(call((done) => unlink(`${path}.${i}`, done)));
+    }
+    this.#highest = Math.min(this.#highest, last);
+    if (maxFiles <= 1) {
       await ignoreMissing(call((done) => unlink(path, done)));
     } else {
-      const last = this.#maxFiles - 1;
-      if (this.#highest >= last) {
-        await ignoreMissing(call((done) => unlink(`${path}.${last}`, done)));
-      }
       for (let i = Math.min(this.#highest, last - 1); i >= 1; i--) {
         await ignoreMissing(
           call((done) => rename(`${path}.${i}`, `${path}.${i + 1}`, done)),

@@ -1,3 +1,4 @@
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
@@ -8,7 +9,7 @@ import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { textFormatter } from "./_text_format.ts";
 import { RESOLVED } from "./_resolved.ts";
-import type { LogFile } from "./_node_file.ts";
+import { type FileSink, type LineQueue, sinkFor } from "./_file_sink.ts";
 
 /** Options of {@linkcode FileLogProvider} (spec §2.4). */
 export interface FileLogProviderOptions {
@@ -47,8 +48,15 @@ export interface FileLogProviderOptions {
 
 const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 const DEFAULT_MAX_FILES = 5;
-// Upper bound of one write call, to keep memory and latency in check.
-const MAX_CHUNK = 1024 * 1024;
+
+// Resolves when the signal aborts (never without one).
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
 
 /**
  * Appends entries to a file, one line each (JSON Lines by default), and
@@ -62,6 +70,12 @@ const MAX_CHUNK = 1024 * 1024;
  * interleave or lose entries. `flush()` resolves when every queued byte is
  * written to the file; `dispose()` flushes and closes it. Like pino's
  * asynchronous destination it does not fsync per write (only on dispose).
+ *
+ * Every provider of the same `filename` in the process shares that one
+ * writer. When the logging setup is reloaded, the old provider's queued
+ * lines are written first and the new provider continues in the same open
+ * file, so a reload neither loses entries nor lets two writers rotate the
+ * same files; the file is closed when its last provider is disposed.
  *
  * File access lives in a runtime adapter that is imported on the first
  * write, so importing this class in a browser bundle pulls no `node:` module.
@@ -91,17 +105,12 @@ const MAX_CHUNK = 1024 * 1024;
  */
 export class FileLogProvider implements ILogProvider {
   readonly #path: string;
-  readonly #maxFileSize: number;
-  readonly #maxFiles: number;
   readonly #level: LogLevel;
   readonly #format: (entry: LogEntry) => string;
   readonly #onError: (error: Error) => void;
-
-  // Formatted lines waiting for the writer; #head is the first unwritten one.
-  #lines: string[] = [];
-  #head = 0;
-  #file: LogFile | undefined;
-  #draining: Promise<void> | undefined;
+  readonly #queue: LineQueue;
+  // The file's shared writer, joined on the first entry.
+  #sink: FileSink | undefined;
   #disposed = false;
   #dropped = 0;
 
@@ -117,10 +126,6 @@ export class FileLogProvider implements ILogProvider {
       "filename",
     ]);
     this.#path = checked.filename as string;
-    this.#maxFileSize = (checked.maxFileSize as number | undefined) ??
-      DEFAULT_MAX_FILE_SIZE;
-    this.#maxFiles = (checked.maxFiles as number | undefined) ??
-      DEFAULT_MAX_FILES;
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
       ((error) => globalThis.console.error(error));
@@ -138,6 +143,15 @@ export class FileLogProvider implements ILogProvider {
       const json = new JsonFormatter(redactor);
       this.#format = (entry) => json.format(entry) + "\n";
     }
+    this.#queue = {
+      lines: [],
+      head: 0,
+      writing: 0,
+      maxFileSize: (checked.maxFileSize as number | undefined) ??
+        DEFAULT_MAX_FILE_SIZE,
+      maxFiles: (checked.maxFiles as number | undefined) ?? DEFAULT_MAX_FILES,
+      lose: (count, reason, cause) => this.#lose(count, reason, cause),
+    };
   }
 
   /** The path of the current file. */
@@ -167,8 +181,13 @@ export class FileLogProvider implements ILogProvider {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.#lines.push(line);
-    if (this.#draining === undefined) this.#draining = this.#drain();
+    this.#queue.lines.push(line);
+    let sink = this.#sink;
+    if (sink === undefined) {
+      sink = this.#sink = sinkFor(this.#path);
+      sink.attach(this.#queue);
+    }
+    sink.write();
     return RESOLVED;
   }
 
@@ -185,119 +204,93 @@ export class FileLogProvider implements ILogProvider {
   /**
    * Waits until every entry queued so far is written to the file.
    *
+   * @param options `signal` and/or `timeout` (ms): when either fires, the
+   * call stops waiting and resolves; the queued entries are still written.
    * @returns A promise that settles when the queue is empty.
+   * @throws {RangeError} When `timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { FileLogProvider } from "@vendor/kit/logging";
+   *
+   * const file = new FileLogProvider({ filename: "logs/app.log" });
+   * await file.flush({ timeout: 1_000 });
+   * await file.dispose();
+   * ```
    */
-  async flush(): Promise<void> {
-    while (this.#draining !== undefined || this.#head < this.#lines.length) {
-      await (this.#draining ??= this.#drain());
+  async flush(options?: DisposeOptions): Promise<void> {
+    await this.#written(deadlineSignal(options));
+  }
+
+  /**
+   * Flushes, then closes the file (with an fsync) unless another provider
+   * of the same file still writes to it. Entries logged afterwards are
+   * counted in `dropped` and reported.
+   *
+   * @param options `signal` and/or `timeout` (ms): when either fires, the
+   * entries not yet written are dropped, counted and reported once, and the
+   * call resolves (the file is closed after the write under way).
+   * @returns A promise that settles when the file is closed.
+   * @throws {RangeError} When `timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { FileLogProvider } from "@vendor/kit/logging";
+   *
+   * const file = new FileLogProvider({ filename: "logs/app.log" });
+   * await file.dispose({ timeout: 1_000 });
+   * ```
+   */
+  async dispose(options?: DisposeOptions): Promise<void> {
+    if (this.#disposed) return;
+    const signal = deadlineSignal(options);
+    await this.#written(signal);
+    this.#disposed = true;
+    const queue = this.#queue;
+    const left = queue.lines.length - queue.head;
+    if (left > 0) {
+      queue.lines = [];
+      queue.head = 0;
+      this.#lose(
+        left,
+        `dispose() stopped (${
+          signal?.reason instanceof Error
+            ? signal.reason.message
+            : String(signal?.reason)
+        }) before they were written`,
+      );
+    }
+    const sink = this.#sink;
+    if (sink === undefined) return;
+    try {
+      await Promise.race([sink.detach(queue), aborted(signal)]);
+    } catch (error) {
+      this.#onError(
+        error instanceof Error ? error : new Error(String(error)),
+      );
     }
   }
 
   /**
-   * Flushes, then closes the file (with an fsync). Entries logged afterwards
-   * are counted in `dropped` and reported.
+   * Same as {@linkcode FileLogProvider.prototype.dispose}, for
+   * `await using`.
    *
    * @returns A promise that settles when the file is closed.
    */
-  async dispose(): Promise<void> {
-    await this.flush();
-    this.#disposed = true;
-    const file = this.#file;
-    this.#file = undefined;
-    if (file !== undefined) {
-      try {
-        await file.close(true);
-      } catch (error) {
-        this.#onError(
-          error instanceof Error ? error : new Error(String(error)),
-        );
-      }
-    }
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
   }
 
-  // The single writer. Runs until the queue is empty; clears #draining itself
-  // before returning, so a log() right after sees no writer and starts one.
-  async #drain(): Promise<void> {
-    let chunkCount = 0;
-    try {
-      let file = this.#file;
-      if (file === undefined) {
-        const adapter = await import("./_node_file.ts");
-        file = await adapter.openLogFile(this.#path, this.#maxFiles);
-        this.#file = file;
-      }
-      const lines = this.#lines;
-      const max = this.#maxFileSize;
-      while (this.#head < lines.length) {
-        const room = max - file.size;
-        // Fast path: a UTF-16 code unit takes at most 3 UTF-8 bytes, so lines
-        // whose length times 3 fits are taken without measuring each one.
-        const sure = Math.min(room, MAX_CHUNK);
-        let end = this.#head;
-        let chars = 0;
-        while (end < lines.length && (chars + lines[end].length) * 3 <= sure) {
-          chars += lines[end].length;
-          end++;
-        }
-        if (end === this.#head) {
-          // Near the limit: measure exactly.
-          const first = file.byteLength(lines[end]);
-          if (file.size > 0 && first > room) {
-            await file.rotate();
-            continue;
-          }
-          // At least one line (an oversized entry alone in a fresh file),
-          // then as many as fit in the file and in one chunk.
-          end++;
-          let bytes = first;
-          const limit = Math.min(Math.max(room, first), MAX_CHUNK);
-          while (end < lines.length) {
-            const size = file.byteLength(lines[end]);
-            if (bytes + size > limit) break;
-            bytes += size;
-            end++;
-          }
-        }
-        const chunk = end - this.#head === 1
-          ? lines[this.#head]
-          : lines.slice(this.#head, end).join("");
-        chunkCount = end - this.#head;
-        this.#head = end;
-        this.#compact();
-        await file.write(chunk);
-        chunkCount = 0;
-      }
-    } catch (error) {
-      // The chunk being written is lost (or, when the file could not be
-      // opened, everything queued): count it, report it, reopen next time.
-      const lost = this.#file === undefined
-        ? this.#lines.length - this.#head
-        : chunkCount;
-      if (this.#file === undefined) {
-        this.#lines = [];
-        this.#head = 0;
-      }
-      const file = this.#file;
-      this.#file = undefined;
-      file?.close(false).catch(() => {});
-      this.#lose(
-        lost,
-        error instanceof Error ? error.message : String(error),
-        error,
-      );
-    } finally {
-      this.#draining = undefined;
-    }
-  }
-
-  #compact(): void {
-    const lines = this.#lines;
-    if (this.#head === lines.length) {
-      lines.length = 0;
-      this.#head = 0;
-    } else if (this.#head > 4096 && this.#head * 2 > lines.length) {
-      lines.splice(0, this.#head);
-      this.#head = 0;
+  async #written(signal: AbortSignal | undefined): Promise<void> {
+    const queue = this.#queue;
+    const sink = this.#sink;
+    if (sink === undefined) return;
+    const stop = aborted(signal);
+    while (
+      (queue.head < queue.lines.length || queue.writing > 0) &&
+      !signal?.aborted
+    ) {
+      await Promise.race([sink.write(), stop]);
     }
   }
 

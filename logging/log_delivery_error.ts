@@ -10,7 +10,11 @@
  * - `FileLogProvider: <n> entries lost writing <path>: <reason>`
  * - `RemoteLogProvider: <endpoint> answered <status>; <n> entries dropped (not retried)`
  * - `RemoteLogProvider: <n> entries dropped after <k> attempts: <reason>`
+ * - `RemoteLogProvider: <n> entries dropped: <endpoint> is unreachable (a batch used up its retries and the next attempt failed too)`
+ * - `RemoteLogProvider: <n> entries dropped: flush() stopped (<reason>) before <endpoint> took them`
+ *   (or `dispose()`: the `signal` or `timeout` given to it fired)
  * - `RemoteLogProvider: buffer full (maxBufferSize <m>); oldest entries are being dropped`
+ * - `FileLogProvider: <n> entries lost writing <path>: dispose() stopped (<reason>) before they were written`
  * - `<Provider>: 1 entry dropped: logged after dispose()`
  *
  * (`<n> entries` reads `1 entry` for one.)

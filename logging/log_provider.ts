@@ -1,3 +1,5 @@
+import type { DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
 import type { LogLevel } from "./log_level.ts";
 
@@ -10,8 +12,12 @@ import type { LogLevel } from "./log_level.ts";
  * The manager asks `isEnabled(level)` before it calls `log(entry)`. `log` may
  * return before the entry is written (buffering providers do); `flush()` must
  * then resolve only once everything accepted so far is written, and
- * `dispose()` must flush and release what the provider holds. A rejected
- * `log` promise is reported by the manager, never thrown at the caller.
+ * `dispose()` must flush and release what the provider holds. Both receive
+ * the `{ signal }` of the manager's `flush(options)` / `dispose(options)`:
+ * when it aborts, stop retrying, count what was not delivered as dropped,
+ * report it once and resolve. A rejected `log` promise is reported by the
+ * manager, never thrown at the caller. A provider with a `checkHealth()`
+ * method is included in the manager's `checkHealth()`.
  *
  * Built-in providers mask secret properties (see
  * {@linkcode redactProperties}); a custom provider that writes properties
@@ -64,13 +70,24 @@ export interface ILogProvider {
   /**
    * Writes out everything accepted so far.
    *
+   * @param options A `signal` (and/or `timeout`) that ends the wait.
    * @returns A promise that settles when nothing is left buffered.
    */
-  flush?(): Promise<void>;
+  flush?(options?: DisposeOptions): Promise<void>;
   /**
    * Flushes, then releases files, timers and connections.
    *
+   * @param options A `signal` (and/or `timeout`) that ends the wait.
    * @returns A promise that settles when the provider is closed.
    */
-  dispose?(): Promise<void>;
+  dispose?(options?: DisposeOptions): Promise<void>;
+  /**
+   * Reports how the provider is doing, for the manager's `checkHealth()`.
+   *
+   * @param signal Aborts a check that takes too long.
+   * @returns The status and a detail without secrets.
+   */
+  checkHealth?(
+    signal?: AbortSignal,
+  ): HealthCheckResult | Promise<HealthCheckResult>;
 }

@@ -1,4 +1,6 @@
 import type { IConfiguration } from "../config/mod.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";
 import {
   type LogLevel,
   type LogLevelName,
@@ -26,6 +28,15 @@ export interface LoggerManagerOptions {
   onError?: (error: unknown) => void;
 }
 
+// How many loggers a manager keeps for getLogger() to hand out again.
+const LOGGER_CACHE_SIZE = 1000;
+
+const SEVERITY: Record<HealthStatus, number> = {
+  healthy: 0,
+  degraded: 1,
+  unhealthy: 2,
+};
+
 /**
  * Owns the logging setup: the level, the providers, and the loggers handed
  * out by {@linkcode LoggerManager.getLogger}. Static methods act on a
@@ -37,6 +48,12 @@ export interface LoggerManagerOptions {
  * (calls cost one comparison). Reconfiguring affects loggers already handed
  * out; providers left out of the new setup are disposed in the background,
  * and the next `flush()` or `dispose()` waits for that.
+ *
+ * `getLogger` keeps the 1,000 most recently used loggers and hands out the
+ * same object for a category while it is among them; a logger dropped from
+ * that cache keeps working, and asking again gives an equivalent new one, so
+ * an application that makes a category per user or per request does not
+ * grow the manager without bound.
  *
  * @example Usage
  * ```ts
@@ -74,8 +91,11 @@ export class LoggerManager {
   static #default: LoggerManager = new LoggerManager();
 
   readonly #core: Core = new Core();
+  // Most recently used last (a Map keeps insertion order).
   readonly #loggers = new Map<string, Logger>();
   #level: LogLevel = 1;
+  // Providers the last fromConfiguration built, by their entry's key.
+  #configured = new Map<string, ILogProvider>();
 
   /** The process-wide manager that the static methods act on. */
   static get default(): LoggerManager {
@@ -107,6 +127,7 @@ export class LoggerManager {
    * method). This is step 2 of the startup order (spec §1).
    *
    * @param config The application configuration.
+   * @param options Values set in code; each wins over the configuration.
    * @returns The default manager.
    * @throws {LoggingConfigurationError} When the `logging` section is invalid.
    *
@@ -121,8 +142,11 @@ export class LoggerManager {
    * await LoggerManager.dispose();
    * ```
    */
-  static fromConfiguration(config: IConfiguration): LoggerManager {
-    return LoggerManager.#default.fromConfiguration(config);
+  static fromConfiguration(
+    config: IConfiguration,
+    options?: Partial<LoggerManagerOptions>,
+  ): LoggerManager {
+    return LoggerManager.#default.fromConfiguration(config, options);
   }
 
   /**
@@ -146,6 +170,7 @@ export class LoggerManager {
   /**
    * Flushes the default manager's providers.
    *
+   * @param options `signal` and/or `timeout` (ms), passed to every provider.
    * @returns A promise that settles when everything logged is written.
    * @throws {AggregateError} When providers failed to flush.
    *
@@ -153,17 +178,18 @@ export class LoggerManager {
    * ```ts
    * import { LoggerManager } from "@vendor/kit/logging";
    *
-   * await LoggerManager.flush();
+   * await LoggerManager.flush({ timeout: 2_000 });
    * ```
    */
-  static flush(): Promise<void> {
-    return LoggerManager.#default.flush();
+  static flush(options?: DisposeOptions): Promise<void> {
+    return LoggerManager.#default.flush(options);
   }
 
   /**
    * Disposes the default manager's providers; it writes nothing afterwards
    * until configured again.
    *
+   * @param options `signal` and/or `timeout` (ms), passed to every provider.
    * @returns A promise that settles when every provider is closed.
    * @throws {AggregateError} When providers failed to dispose.
    *
@@ -171,11 +197,11 @@ export class LoggerManager {
    * ```ts
    * import { LoggerManager } from "@vendor/kit/logging";
    *
-   * await LoggerManager.dispose();
+   * await LoggerManager.dispose({ timeout: 5_000 });
    * ```
    */
-  static dispose(): Promise<void> {
-    return LoggerManager.#default.dispose();
+  static dispose(options?: DisposeOptions): Promise<void> {
+    return LoggerManager.#default.dispose(options);
   }
 
   /**
@@ -265,6 +291,9 @@ export class LoggerManager {
     if (options.onError !== undefined) core.onError = options.onError;
     this.#level = level;
     core.threshold = providers.length === 0 ? OFF : level;
+    for (const [key, provider] of this.#configured) {
+      if (!providers.includes(provider)) this.#configured.delete(key);
+    }
     for (const provider of previous) {
       if (
         !providers.includes(provider) && typeof provider.dispose === "function"
@@ -285,8 +314,16 @@ export class LoggerManager {
    * `logging:apiKey` (`LOGGING_API_KEY`). Numbers and booleans given as
    * strings (environment variables) are converted.
    *
+   * Calling it again (a reload) keeps every provider whose entry (type and
+   * options) is unchanged: changing only the level recreates nothing, and a
+   * file provider keeps writing the same open file. Providers whose entry
+   * changed or went away are disposed in the background after writing what
+   * they hold.
+   *
    * @param config Any {@linkcode IConfiguration}, normally the
    * `ConfigurationManager`.
+   * @param options Values set in code (`level`, `providers`, `onError`);
+   * each wins over the configuration, which fills only what is not set.
    * @returns This manager, for chaining.
    * @throws {LoggingConfigurationError} For an invalid level, an unknown
    * provider type or a bad option; the message names the provider index and
@@ -303,15 +340,41 @@ export class LoggerManager {
    * await manager.dispose();
    * ```
    */
-  fromConfiguration(config: IConfiguration): this {
-    return this.configure(optionsFromConfiguration(config));
+  fromConfiguration(
+    config: IConfiguration,
+    options?: Partial<LoggerManagerOptions>,
+  ): this {
+    const previous = this.#configured;
+    const used = new Set<ILogProvider>();
+    const configured = optionsFromConfiguration(
+      config,
+      (key) => {
+        const provider = previous.get(key);
+        if (provider === undefined || used.has(provider)) return undefined;
+        used.add(provider);
+        return provider;
+      },
+      options?.providers === undefined,
+    );
+    const next = new Map<string, ILogProvider>();
+    configured.providers.forEach((provider, index) =>
+      next.set(configured.keys[index], provider)
+    );
+    this.configure({
+      level: options?.level ?? configured.level,
+      providers: options?.providers ?? configured.providers,
+      onError: options?.onError,
+    });
+    this.#configured = next;
+    return this;
   }
 
   /**
    * Returns the logger of a category, created on first request.
    *
    * @param category A name for what logs, for example `orders` or `http`.
-   * @returns The logger.
+   * @returns The logger (the same object while the category is among the
+   * 1,000 most recently used).
    *
    * @example Usage
    * ```ts
@@ -323,11 +386,18 @@ export class LoggerManager {
    */
   getLogger(category: string): Logger {
     const name = String(category);
-    let logger = this.#loggers.get(name);
+    const loggers = this.#loggers;
+    let logger = loggers.get(name);
     if (logger === undefined) {
       logger = createLogger(this.#core, name);
-      this.#loggers.set(name, logger);
+      if (loggers.size >= LOGGER_CACHE_SIZE) {
+        loggers.delete(loggers.keys().next().value as string);
+      }
+    } else {
+      // Most recently used goes last.
+      loggers.delete(name);
     }
+    loggers.set(name, logger);
     return logger;
   }
 
@@ -335,24 +405,36 @@ export class LoggerManager {
    * Waits for every provider's `flush()` and for work still running (custom
    * providers' `log` promises, background disposals).
    *
+   * @param options `signal` and/or `timeout` (ms): combined into one signal
+   * passed to every provider's `flush({ signal })`. When it fires, the
+   * providers stop retrying, count what they could not deliver as dropped
+   * and report it, and this call resolves without waiting further.
    * @returns A promise that settles when everything logged so far is written.
    * @throws {AggregateError} When one or more providers failed to flush; the
    * others are flushed all the same.
+   * @throws {RangeError} When `timeout` is negative or not a number.
    *
    * @example Usage
    * ```ts
    * import { LoggerManager } from "@vendor/kit/logging";
    *
    * const manager = new LoggerManager();
-   * await manager.flush();
+   * await manager.flush({ timeout: 2_000 });
    * ```
    */
-  async flush(): Promise<void> {
+  async flush(options?: DisposeOptions): Promise<void> {
+    const signal = deadlineSignal(options);
+    const passed = signal === undefined ? undefined : { signal };
     const core = this.#core;
     const results = await Promise.allSettled(
-      core.providers.map((provider) => provider.flush?.()),
+      core.providers.map((provider) =>
+        bounded(
+          Promise.resolve().then(() => provider.flush?.(passed)),
+          signal,
+        )
+      ),
     );
-    await this.#settlePending();
+    await this.#settlePending(signal);
     throwFailures(results, "flush");
   }
 
@@ -361,9 +443,14 @@ export class LoggerManager {
    * running, and leaves the manager unconfigured: later calls write nothing
    * until `configure` is called again.
    *
+   * @param options `signal` and/or `timeout` (ms): combined into one signal
+   * passed to every provider's `dispose({ signal })`. When it fires, the
+   * providers stop retrying, count what they could not deliver as dropped
+   * and report it, and this call resolves without waiting further.
    * @returns A promise that settles when every provider is closed.
    * @throws {AggregateError} When one or more providers failed to dispose;
    * the others are disposed all the same.
+   * @throws {RangeError} When `timeout` is negative or not a number.
    *
    * @example Usage
    * ```ts
@@ -373,19 +460,27 @@ export class LoggerManager {
    * manager.getLogger("app").info("bye");
    * ```
    */
-  async dispose(): Promise<void> {
+  async dispose(options?: DisposeOptions): Promise<void> {
+    const signal = deadlineSignal(options);
+    const passed = signal === undefined ? undefined : { signal };
     const core = this.#core;
     const providers = core.providers;
     core.providers = [];
     core.threshold = OFF;
+    this.#configured = new Map();
     const results = await Promise.allSettled(
       providers.map((provider) =>
-        typeof provider.dispose === "function"
-          ? provider.dispose()
-          : provider.flush?.()
+        bounded(
+          Promise.resolve().then(() =>
+            typeof provider.dispose === "function"
+              ? provider.dispose(passed)
+              : provider.flush?.(passed)
+          ),
+          signal,
+        )
       ),
     );
-    await this.#settlePending();
+    await this.#settlePending(signal);
     throwFailures(results, "dispose");
   }
 
@@ -398,10 +493,80 @@ export class LoggerManager {
     return this.dispose();
   }
 
-  async #settlePending(): Promise<void> {
-    const pending = this.#core.pending;
-    while (pending.size > 0) await Promise.all([...pending]);
+  /**
+   * The health of logging: the worst status among the providers that have a
+   * `checkHealth()` method (a {@linkcode RemoteLogProvider} is `degraded`
+   * while its deliveries fail or after it dropped entries), `healthy` when
+   * none has one. The detail lists each checked provider's result.
+   *
+   * @param signal Passed to each provider's check.
+   * @returns The worst status, with `{ providers: [{ provider, status,
+   * detail }] }`.
+   *
+   * @example Usage
+   * ```ts
+   * import { LoggerManager } from "@vendor/kit/logging";
+   *
+   * const manager = new LoggerManager();
+   * console.log((await manager.checkHealth()).status); // "healthy"
+   * ```
+   */
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    let status: HealthStatus = "healthy";
+    const results: {
+      provider: string;
+      status: HealthStatus;
+      detail?: unknown;
+    }[] = [];
+    for (const provider of this.#core.providers) {
+      if (typeof provider.checkHealth !== "function") continue;
+      let result: HealthCheckResult;
+      try {
+        result = await provider.checkHealth(signal);
+      } catch (error) {
+        result = {
+          status: "unhealthy",
+          detail: error instanceof Error ? error.message : String(error),
+        };
+      }
+      results.push({
+        provider: provider.constructor?.name ?? "provider",
+        status: result.status,
+        detail: result.detail,
+      });
+      if (SEVERITY[result.status] > SEVERITY[status]) status = result.status;
+    }
+    return { status, detail: { providers: results } };
   }
+
+  async #settlePending(signal?: AbortSignal): Promise<void> {
+    const pending = this.#core.pending;
+    while (pending.size > 0 && !signal?.aborted) {
+      await bounded(Promise.all([...pending]), signal);
+    }
+  }
+}
+
+// Waits for the work, or until the signal aborts (the work goes on, unawaited).
+function bounded<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.resolve(undefined);
+  }
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = (): void => {
+      work.catch(() => {});
+      resolve(undefined);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
+  });
 }
 
 function throwFailures(

@@ -59,3 +59,6 @@ export * from "./log_delivery_error.ts";
 // The configuration interface `LoggerManager.fromConfiguration` takes, so the
 // logging docs are complete on their own (the same type as in `../config`).
 export type { IConfiguration } from "../config/mod.ts";
+// The flush/dispose options and health check result, for the same reason.
+export type { DisposeOptions } from "../core/mod.ts";
+export type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";

@@ -1,5 +1,11 @@
 import ky, { HTTPError } from "ky";
-import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
+import {
+  deadlineSignal,
+  type DisposeOptions,
+  parseRetryAfter,
+  unrefTimer,
+} from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
@@ -9,6 +15,9 @@ import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { RESOLVED } from "./_resolved.ts";
+import { randomId } from "./_ids.ts";
+import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
+import type { ExitHooks } from "./_exit_deno.ts";
 
 /** Options of {@linkcode RemoteLogProvider} (spec §2.4, §5 rule 5). */
 export interface RemoteLogProviderOptions {
@@ -81,13 +90,31 @@ for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
 // flush() or dispose() (the flush timer and the retry waits are unref'd).
 const KEEP_ALIVE_MS = 2_147_483_647;
 
-// A retry wait that never keeps the process alive on its own. Clamped to
-// what setTimeout accepts (a longer delay would fire at once in Node.js).
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) =>
-    unrefTimer(setTimeout(resolve, Math.min(ms, KEEP_ALIVE_MS)))
-  );
+// How long the flush started when a script ends without dispose() may take.
+const EXIT_FLUSH_TIMEOUT = 2_000;
+
+// A retry wait that never keeps the process alive on its own and ends early
+// when the signal aborts. Clamped to what setTimeout accepts (a longer delay
+// would fire at once in Node.js).
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = unrefTimer(setTimeout(done, Math.min(ms, KEEP_ALIVE_MS)));
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
+
+function reasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
+
+// How one batch ended.
+type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
 
 /**
  * Buffers entries and POSTs them as JSON batches:
@@ -96,9 +123,15 @@ function sleep(ms: number): Promise<void> {
  * POST <endpoint>
  * Content-Type: application/json
  * X-API-Key: <apiKey>
+ * Idempotency-Key: <one UUID per batch, the same on every retry>
  *
- * {"entries":[{"timestamp":"…","level":"info","category":"app","message":"…","properties":{}}, …]}
+ * {"entries":[{"id":"…","timestamp":"…","level":"info","category":"app","message":"…","properties":{}}, …]}
  * ```
+ *
+ * Every entry carries an `id` (a UUID given when it is logged) and every
+ * batch an `Idempotency-Key`, both unchanged across retries, so a collector
+ * can drop the duplicates a retry produces (a batch that arrived but whose
+ * answer was lost is sent again).
  *
  * A batch goes out when `batchSize` entries are buffered, and whatever is
  * buffered goes out `flushInterval` ms after it was logged (the timer is
@@ -106,11 +139,26 @@ function sleep(ms: number): Promise<void> {
  * time, so entries arrive in order. A network error, a timeout, a 5xx or a
  * 429 is retried up to `maxRetries` times with exponential backoff
  * (`retryDelay` doubling, capped by `maxRetryDelay`), honouring
- * `Retry-After`; a 401 or another 4xx is not retried. Entries that cannot be
- * delivered, or that overflow the bounded buffer, are counted in `dropped`,
- * reported to `onError`, and announced to the endpoint by a `warning` entry
- * of category `kit.logging` with `properties.dropped` in the next batch that
- * gets through. `dispose()` sends everything buffered before it returns.
+ * `Retry-After`; a 401 or another 4xx is not retried. Once a batch has used
+ * up its retries the endpoint counts as unreachable: the next batch is sent
+ * once, as a probe, and when the probe fails too, everything the current
+ * flush was sending is dropped at once instead of each batch waiting through
+ * its own retries. The first batch that gets through ends this.
+ *
+ * Entries that cannot be delivered, or that overflow the bounded buffer, are
+ * counted in `dropped`, reported to `onError`, and announced to the endpoint
+ * by a `warning` entry of category `kit.logging` with `properties.dropped` in
+ * the next batch that gets through. `flush()` and `dispose()` send everything
+ * buffered before they return; given a `signal` or a `timeout`, they stop
+ * when it fires, and what was not delivered is dropped, counted and reported
+ * once.
+ *
+ * A script that ends without `dispose()` still gets its entries out: when
+ * the event loop runs empty (`beforeExit` in Node.js and Bun,
+ * `beforeunload` in Deno) the provider starts a flush bounded to 2 seconds,
+ * and when the process exits with entries still undelivered (after that
+ * bound, or on `process.exit()` / `Deno.exit()`) it counts them as dropped
+ * and writes their number on stderr.
  *
  * Requests are made with `ky` (over `fetch`), so the provider works in
  * browsers, Deno, Node.js and Bun.
@@ -130,7 +178,7 @@ function sleep(ms: number): Promise<void> {
  *     }),
  *   ],
  * });
- * await manager.dispose();
+ * await manager.dispose({ timeout: 5_000 });
  * ```
  */
 export class RemoteLogProvider implements ILogProvider {
@@ -145,11 +193,14 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #json: JsonFormatter;
   readonly #onError: (error: Error) => void;
   readonly #client: typeof ky;
+  readonly #exitHooks: ExitHooks;
 
   // Serialized entries waiting; #head is the first one not yet taken.
   #buffer: string[] = [];
   #head = 0;
   #sending: Promise<void> | undefined;
+  // Aborts the run in progress (a flush's signal fired).
+  #controller: AbortController | undefined;
   #sendAll = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #disposed = false;
@@ -158,6 +209,18 @@ export class RemoteLogProvider implements ILogProvider {
   #unreported = 0;
   // A buffer-full warning was given and no batch has gone through since.
   #overflowing = false;
+  // Entries of the batch being posted.
+  #inFlight = 0;
+  // Entries of a batch whose posting was aborted, not yet counted.
+  #abandoned = 0;
+  // A batch used up its retries and none has gone through since.
+  #unreachable = false;
+  // The last attempt failed (for checkHealth).
+  #failing = false;
+  // For checkHealth: `dropped` at the last check, failed attempts since.
+  #droppedAtCheck = 0;
+  #failedAttempts = 0;
+  #exitFlushing = false;
 
   /**
    * Creates the provider. Nothing is sent until entries arrive.
@@ -201,6 +264,10 @@ export class RemoteLogProvider implements ILogProvider {
       // would keep a process alive after its script ended.
       retry: 0,
     });
+    this.#exitHooks = {
+      beforeExit: () => this.#beforeExit(),
+      exit: () => this.#exit(),
+    };
   }
 
   /** Entries dropped so far (buffer overflow, refused or failed batches). */
@@ -214,7 +281,8 @@ export class RemoteLogProvider implements ILogProvider {
   }
 
   /**
-   * Buffers the entry; sends a batch when `batchSize` is reached.
+   * Buffers the entry (giving it its `id`); sends a batch when `batchSize`
+   * is reached.
    *
    * @param entry The entry.
    * @returns A settled promise; use `flush()` to wait for delivery.
@@ -229,7 +297,7 @@ export class RemoteLogProvider implements ILogProvider {
     }
     let json: string;
     try {
-      json = this.#json.format(entry);
+      json = this.#serialize(entry);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -249,6 +317,7 @@ export class RemoteLogProvider implements ILogProvider {
         );
       }
     }
+    if (this.#buffer.length === this.#head) registerForExit(this.#exitHooks);
     this.#buffer.push(json);
     if (this.buffered >= this.#batchSize) this.#kick(false);
     else this.#arm();
@@ -269,36 +338,51 @@ export class RemoteLogProvider implements ILogProvider {
    * Sends everything buffered (in batches of `batchSize`), retrying as
    * configured.
    *
+   * @param options `signal` and/or `timeout` (ms): when either fires,
+   * retries stop and everything not yet delivered is dropped, counted and
+   * reported once; the call still resolves.
    * @returns A promise that settles when the buffer is empty and no batch is
    * in flight; entries that could not be delivered are counted as dropped.
+   * @throws {RangeError} When `timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteLogProvider } from "@vendor/kit/logging";
+   *
+   * const remote = new RemoteLogProvider({ endpoint: "https://logs.example.com/ingest" });
+   * await remote.flush({ timeout: 2_000 });
+   * ```
    */
-  async flush(): Promise<void> {
-    if (this.#sending === undefined && this.buffered === 0) return;
-    // Someone waits for the delivery: keep the process alive until it is
-    // done, though the retry waits are unref'd.
-    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
-    try {
-      while (this.#sending !== undefined || this.buffered > 0) {
-        this.#kick(true);
-        await this.#sending;
-      }
-    } finally {
-      clearTimeout(keepAlive);
-    }
+  flush(options?: DisposeOptions): Promise<void> {
+    return this.#deliver(deadlineSignal(options), "flush()");
   }
 
   /**
    * Stops the timer and sends everything buffered before it returns.
    * Entries logged afterwards are dropped and reported.
    *
+   * @param options `signal` and/or `timeout` (ms): when either fires,
+   * retries stop and everything not yet delivered is dropped, counted and
+   * reported once; the call still resolves.
    * @returns A promise that settles when the last batch is delivered (or
    * given up on).
+   * @throws {RangeError} When `timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteLogProvider } from "@vendor/kit/logging";
+   *
+   * const remote = new RemoteLogProvider({ endpoint: "https://logs.example.com/ingest" });
+   * await remote.dispose({ timeout: 5_000 });
+   * ```
    */
-  async dispose(): Promise<void> {
+  async dispose(options?: DisposeOptions): Promise<void> {
+    const signal = deadlineSignal(options);
     this.#clearTimer();
-    await this.flush();
+    await this.#deliver(signal, "dispose()");
     this.#disposed = true;
     this.#clearTimer();
+    unregisterForExit(this.#exitHooks);
     if (this.#unreported > 0) {
       const count = this.#unreported;
       this.#unreported = 0;
@@ -310,6 +394,102 @@ export class RemoteLogProvider implements ILogProvider {
         ),
       );
     }
+  }
+
+  /**
+   * Same as {@linkcode RemoteLogProvider.prototype.dispose}, for
+   * `await using`.
+   *
+   * @returns A promise that settles when the provider is closed.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  /**
+   * Reports how delivery goes: `degraded` while deliveries fail (the last
+   * attempt failed) or when entries were dropped since the previous check,
+   * else `healthy`. The detail counts entries dropped and attempts failed
+   * since the previous check, and entries buffered; it never holds the API
+   * key.
+   *
+   * @returns The status with `{ dropped, failed, buffered }`.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteLogProvider } from "@vendor/kit/logging";
+   *
+   * const remote = new RemoteLogProvider({ endpoint: "https://logs.example.com/ingest" });
+   * console.log(remote.checkHealth().status); // "healthy"
+   * ```
+   */
+  checkHealth(): HealthCheckResult {
+    const dropped = this.#dropped - this.#droppedAtCheck;
+    const failed = this.#failedAttempts;
+    this.#droppedAtCheck = this.#dropped;
+    this.#failedAttempts = 0;
+    return {
+      status: this.#failing || dropped > 0 ? "degraded" : "healthy",
+      detail: { dropped, failed, buffered: this.buffered },
+    };
+  }
+
+  #serialize(entry: LogEntry): string {
+    // The id goes first, before the shared JSON shape.
+    return '{"id":"' + randomId() + '",' + this.#json.format(entry).slice(1);
+  }
+
+  async #deliver(signal: AbortSignal | undefined, what: string): Promise<void> {
+    if (signal?.aborted) {
+      this.#controller?.abort(signal.reason);
+      this.#abandonAll(what, signal.reason);
+      await this.#sending;
+      this.#abandonAll(what, signal.reason);
+      return;
+    }
+    if (this.#sending === undefined && this.buffered === 0) return;
+    // Someone waits for the delivery: keep the process alive until it is
+    // done, though the retry waits are unref'd.
+    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
+    // Counted at once when the signal fires, so whoever waits on the same
+    // signal (the manager) sees the count as soon as it resumes.
+    const onAbort = (): void => {
+      this.#controller?.abort(signal?.reason);
+      this.#abandonAll(what, signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (
+        (this.#sending !== undefined || this.buffered > 0) && !signal?.aborted
+      ) {
+        this.#kick(true);
+        await this.#sending;
+      }
+      if (signal?.aborted) {
+        await this.#sending;
+        this.#abandonAll(what, signal.reason);
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(keepAlive);
+    }
+  }
+
+  // A flush's signal fired: the batch in flight and everything buffered are
+  // given up on, counted and reported in one event.
+  #abandonAll(what: string, reason: unknown): void {
+    const count = this.#inFlight + this.#abandoned + this.buffered;
+    this.#inFlight = 0;
+    this.#abandoned = 0;
+    this.#buffer = [];
+    this.#head = 0;
+    if (count === 0) return;
+    this.#drop(
+      count,
+      `RemoteLogProvider: ${entries(count)} dropped: ${what} stopped (${
+        reasonText(reason)
+      }) before ${this.#endpoint} took them`,
+    );
   }
 
   #arm(): void {
@@ -335,8 +515,10 @@ export class RemoteLogProvider implements ILogProvider {
   // The single sender: batches while there is a full batch, or everything
   // while a flush (timer, flush(), dispose()) asked for it.
   async #run(): Promise<void> {
+    const controller = new AbortController();
+    this.#controller = controller;
     try {
-      while (true) {
+      while (!controller.signal.aborted) {
         const count = this.buffered;
         if (count === 0) {
           this.#sendAll = false;
@@ -348,30 +530,70 @@ export class RemoteLogProvider implements ILogProvider {
         const batch = this.#buffer.slice(this.#head, this.#head + take);
         this.#head += take;
         this.#compact();
-        await this.#post(batch);
+        this.#inFlight = take;
+        const outcome = await this.#post(batch, controller.signal);
+        // Zero when an abort already counted the batch.
+        const rest = this.#inFlight;
+        this.#inFlight = 0;
+        if (outcome === "aborted") {
+          this.#abandoned += rest;
+          break;
+        }
+        if (outcome === "unreachable") this.#giveUp(take);
       }
     } finally {
+      this.#inFlight = 0;
+      if (this.#controller === controller) this.#controller = undefined;
       this.#sending = undefined;
       if (this.buffered > 0) this.#arm();
     }
   }
 
-  async #post(batch: string[]): Promise<void> {
+  // A probe failed while the endpoint was known to be unreachable: the probe
+  // batch is dropped, and so is the rest of a flush, at once (one report).
+  #giveUp(probe: number): void {
+    let count = probe;
+    if (this.#sendAll) {
+      count += this.buffered;
+      this.#buffer = [];
+      this.#head = 0;
+    }
+    this.#drop(
+      count,
+      `RemoteLogProvider: ${
+        entries(count)
+      } dropped: ${this.#endpoint} is unreachable (a batch used up its retries and the next attempt failed too)`,
+    );
+  }
+
+  async #post(batch: string[], signal: AbortSignal): Promise<Outcome> {
+    const probe = this.#unreachable;
     const announced = this.#unreported;
     const items = announced > 0
       ? [this.#dropEntry(announced), ...batch]
       : batch;
     const body = '{"entries":[' + items.join(",") + "]}";
+    // One key per batch, the same on every retry of it.
+    const key = randomId();
     for (let attempt = 1;; attempt++) {
       let status: number | undefined;
       let retryAfter: number | undefined;
       try {
-        const response = await this.#client.post(this.#endpoint, { body });
+        const response = await this.#client.post(this.#endpoint, {
+          body,
+          signal,
+          headers: { "idempotency-key": key },
+        });
         await response.body?.cancel().catch(() => {});
         this.#unreported -= announced;
         this.#overflowing = false;
-        return;
+        this.#unreachable = false;
+        this.#failing = false;
+        return "sent";
       } catch (error) {
+        if (signal.aborted) return "aborted";
+        this.#failing = true;
+        this.#failedAttempts++;
         if (error instanceof HTTPError) {
           status = error.response.status;
           retryAfter = parseRetryAfter(
@@ -380,6 +602,8 @@ export class RemoteLogProvider implements ILogProvider {
           await error.response.body?.cancel().catch(() => {});
         }
         if (status !== undefined && !RETRY_STATUSES.includes(status)) {
+          // The endpoint answered: it is reachable.
+          this.#unreachable = false;
           this.#drop(
             batch.length,
             `RemoteLogProvider: ${this.#endpoint} answered ${status}; ${
@@ -388,9 +612,11 @@ export class RemoteLogProvider implements ILogProvider {
             status,
             detach(error),
           );
-          return;
+          return "dropped";
         }
+        if (probe) return "unreachable";
         if (attempt > this.#maxRetries) {
+          this.#unreachable = true;
           const reason = error instanceof Error ? error.message : String(error);
           this.#drop(
             batch.length,
@@ -400,21 +626,57 @@ export class RemoteLogProvider implements ILogProvider {
             status,
             detach(error),
           );
-          return;
+          return "dropped";
         }
       }
       // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
       // batch again. Retry-After (capped by maxRetryDelay) replaces the
       // backoff.
-      await sleep(Math.min(
-        this.#maxRetryDelay,
-        retryAfter ?? this.#retryDelay * 2 ** (attempt - 1),
-      ));
+      await sleep(
+        Math.min(
+          this.#maxRetryDelay,
+          retryAfter ?? this.#retryDelay * 2 ** (attempt - 1),
+        ),
+        signal,
+      );
+      if (signal.aborted) return "aborted";
+    }
+  }
+
+  // The event loop ran empty with entries undelivered (no dispose() was
+  // awaited): start a bounded flush, which keeps the process alive.
+  #beforeExit(): boolean {
+    if (this.#disposed || this.#exitFlushing) return false;
+    if (this.#sending === undefined && this.buffered === 0) return false;
+    this.#exitFlushing = true;
+    this.flush({ timeout: EXIT_FLUSH_TIMEOUT }).finally(() => {
+      this.#exitFlushing = false;
+    });
+    return true;
+  }
+
+  // The process ends now: count and tell what is lost.
+  #exit(): void {
+    const count = this.buffered + this.#inFlight + this.#abandoned;
+    if (count === 0 || this.#disposed) return;
+    this.#dropped += count;
+    this.#buffer = [];
+    this.#head = 0;
+    this.#inFlight = 0;
+    this.#abandoned = 0;
+    try {
+      globalThis.console.error(
+        `RemoteLogProvider: ${
+          entries(count)
+        } not delivered to ${this.#endpoint}: the process exited before they were sent (await dispose() before exiting)`,
+      );
+    } catch {
+      // Nothing more can be done at exit.
     }
   }
 
   #dropEntry(count: number): string {
-    return this.#json.format({
+    return this.#serialize({
       timestamp: new Date(),
       level: LogLevel.Warning,
       category: "kit.logging",

@@ -1,7 +1,11 @@
 // Shared helpers of the logging tests.
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { moduleUrl } from "../_support/module_url.ts";
 import type { IConfiguration } from "../../config/mod.ts";
 import type {
   ILogProvider,
@@ -97,5 +101,66 @@ export class MemoryLogProvider implements ILogProvider {
   dispose(): Promise<void> {
     this.disposals++;
     return Promise.resolve();
+  }
+}
+
+/** How a child process ended. */
+export interface ChildResult {
+  code: number | null;
+  out: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * Runs `source` (an ES module importing the logging module as `LOGGING`) in
+ * a child process of this runtime and reports how it ended. Under Deno the
+ * child runs the sources; in the npm passes (Node.js, Bun), the built
+ * package (moduleUrl).
+ */
+export async function runChild(source: string): Promise<ChildResult> {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source.replace("LOGGING", JSON.stringify(moduleUrl("logging"))),
+    );
+    const isDeno =
+      (process.versions as Record<string, string | undefined>).deno !==
+        undefined;
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [script];
+    const started = Date.now();
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let out = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => {
+        out += chunk;
+        stderr += chunk;
+      });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out, stderr, ms: Date.now() - started });
+      });
+    });
+  } finally {
+    await cleanup();
   }
 }

@@ -7,6 +7,7 @@ import {
   LoggerManager,
   LogLevel,
 } from "../../logging/mod.ts";
+import { RequestContext } from "../../platform/mod.ts";
 import { MemoryLogProvider } from "./_helpers.ts";
 
 test("LoggerManager.getLogger() writes entries with level, category, message and properties", () => {
@@ -371,4 +372,79 @@ test("LoggerManager supports await using", async () => {
     manager.getLogger("x").info("hi");
   }
   assert.equal(memory.disposals, 1);
+});
+
+test("Entries written inside RequestContext.run carry its requestId and values; 100 concurrent contexts never mix", async () => {
+  const memory = new MemoryLogProvider();
+  const manager = new LoggerManager().configure({
+    level: "info",
+    providers: [memory],
+  });
+  const logger = manager.getLogger("requests");
+  await Promise.all(
+    Array.from({ length: 100 }, (_, task) =>
+      RequestContext.run(
+        { requestId: `r-${task}`, tenant: `t-${task}` },
+        async () => {
+          for (let i = 0; i < 5; i++) {
+            await new Promise((resolve) => setTimeout(resolve, task % 7));
+            logger.info("step", { task, i });
+          }
+        },
+      )),
+  );
+  assert.equal(memory.entries.length, 500);
+  for (const entry of memory.entries) {
+    const task = entry.properties.task as number;
+    assert.equal(entry.requestId, `r-${task}`);
+    assert.equal(entry.properties.tenant, `t-${task}`);
+    assert.equal("requestId" in entry.properties, false);
+  }
+  logger.info("outside");
+  const outside = memory.entries.at(-1)!;
+  assert.equal(outside.requestId, undefined);
+  assert.deepEqual(outside.properties, {});
+});
+
+test("Explicit properties and with() win over request context values", () => {
+  const memory = new MemoryLogProvider();
+  const logger = new LoggerManager().configure({
+    level: "info",
+    providers: [memory],
+  }).getLogger("requests");
+  RequestContext.run({ requestId: "from-context", tenant: "acme" }, () => {
+    logger.info("plain");
+    logger.info("own", { tenant: "own", requestId: "from-call" });
+    logger.with({ requestId: "from-with", tenant: "with" }).info("child");
+  });
+  const [plain, own, child] = memory.entries;
+  assert.equal(plain.requestId, "from-context");
+  assert.deepEqual(plain.properties, { tenant: "acme" });
+  assert.equal(own.requestId, "from-call");
+  assert.deepEqual(own.properties, { tenant: "own" });
+  assert.equal(child.requestId, "from-with");
+  assert.deepEqual(child.properties, { tenant: "with" });
+});
+
+test("LoggerManager keeps a bounded number of loggers: the most recently used are the same objects", () => {
+  const memory = new MemoryLogProvider();
+  const manager = new LoggerManager().configure({
+    level: "info",
+    providers: [memory],
+  });
+  const first = manager.getLogger("category-0");
+  for (let i = 1; i < 5_000; i++) {
+    manager.getLogger(`category-${i}`);
+    // Used again and again: stays cached.
+    assert.equal(manager.getLogger("category-0"), first);
+  }
+  const evicted = manager.getLogger("category-1");
+  const again = manager.getLogger("category-1");
+  assert.equal(evicted, again);
+  // A logger dropped from the cache keeps working.
+  const old = manager.getLogger("category-2");
+  for (let i = 5_000; i < 7_000; i++) manager.getLogger(`category-${i}`);
+  assert.notEqual(manager.getLogger("category-2"), old);
+  old.info("still written");
+  assert.equal(memory.entries.at(-1)?.message, "still written");
 });

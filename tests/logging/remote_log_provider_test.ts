@@ -1,10 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import process from "node:process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   type RecordedRequest,
   sendJson,
@@ -19,8 +14,7 @@ import {
   RemoteLogProvider,
   type RemoteLogProviderOptions,
 } from "../../logging/mod.ts";
-import { moduleUrl } from "../_support/module_url.ts";
-import { tempDir, waitFor } from "./_helpers.ts";
+import { runChild, waitFor } from "./_helpers.ts";
 
 interface SentEntry {
   timestamp: string;
@@ -341,53 +335,6 @@ test("RemoteLogProvider.dispose() delivers everything buffered, in order, exactl
     );
   });
 });
-
-// Runs `source` (an ES module importing the logging module as `LOGGING`) in
-// a child process of this runtime and reports how it ended. Under Deno the
-// child runs the sources; in the npm passes, the built package (moduleUrl).
-async function runChild(
-  source: string,
-): Promise<{ code: number | null; out: string; ms: number }> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    const script = join(dir, "child.mjs");
-    await writeFile(
-      script,
-      source.replace("LOGGING", JSON.stringify(moduleUrl("logging"))),
-    );
-    const isDeno =
-      (process.versions as Record<string, string | undefined>).deno !==
-        undefined;
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [script];
-    const started = Date.now();
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out, ms: Date.now() - started });
-      });
-    });
-  } finally {
-    await cleanup();
-  }
-}
 
 test("RemoteLogProvider's flush timer does not keep the process alive", async () => {
   // One entry with a one-minute flush interval, then the script ends: the
