@@ -253,13 +253,21 @@ export interface IssueContext {
   /** The source label that supplied the key, or `undefined` when none did. */
   sourceOf(key: string): string | undefined;
   isSecret(key: string): boolean;
+  /** Masks the secrets a text carries (by shape, and known secret values). */
+  mask(text: string): string;
 }
 
-function describeReceived(input: unknown, secret: boolean): string {
+function describeReceived(
+  input: unknown,
+  secret: boolean,
+  mask: (text: string) => string,
+): string {
   if (secret) return "***";
   if (typeof input === "string") {
+    // Masked before it is shortened, so a cut cannot hide a secret's shape.
+    const masked = mask(input);
     return JSON.stringify(
-      input.length > 60 ? `${input.slice(0, 57)}...` : input,
+      masked.length > 60 ? `${masked.slice(0, 57)}...` : masked,
     );
   }
   if (input === null) return "null";
@@ -281,9 +289,13 @@ const ARTICLES: Record<string, string> = {
   integer: "an integer",
 };
 
-function problemOf(issue: v.BaseIssue<unknown>, secret: boolean): string {
+function problemOf(
+  issue: v.BaseIssue<unknown>,
+  secret: boolean,
+  mask: (text: string) => string,
+): string {
   const requirement = (issue as { requirement?: unknown }).requirement;
-  const received = describeReceived(issue.input, secret);
+  const received = describeReceived(issue.input, secret, mask);
   switch (issue.type) {
     case "min_value":
       return `must be at least ${String(requirement)}`;
@@ -324,7 +336,7 @@ function problemOf(issue: v.BaseIssue<unknown>, secret: boolean): string {
     const expected = ARTICLES[issue.type] ?? issue.expected ?? issue.type;
     return `must be ${expected}, got ${received}`;
   }
-  return secret ? `is invalid (${issue.type})` : issue.message;
+  return secret ? `is invalid (${issue.type})` : mask(issue.message);
 }
 
 /** Turns valibot issues into failure lines naming key and source. */
@@ -342,7 +354,7 @@ export function formatIssues(
       ":",
     );
     const secret = key !== "" && context.isSecret(key);
-    const problem = problemOf(issue, secret);
+    const problem = problemOf(issue, secret, (text) => context.mask(text));
     const source = key === "" ? undefined : context.sourceOf(key);
     const origin = source === undefined
       ? issue.input === undefined ? " (not set by any source)" : ""
@@ -411,7 +423,7 @@ export function validateAgainst(
     const source = key === "" ? undefined : context.sourceOf(key);
     const origin = source === undefined ? "" : ` (from ${source})`;
     return `${key === "" ? "(root)" : key}: ${
-      secret ? "is invalid" : issue.message
+      secret ? "is invalid" : context.mask(issue.message)
     }${origin}`;
   });
   throw new ConfigurationValidationError(lines);

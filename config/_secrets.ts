@@ -1,69 +1,74 @@
-// Decides which keys are secret (see defaultSecretKeys) and masks values.
-import { defaultSecretKeys } from "./secret_keys.ts";
+// Masks configuration values with core's secret rule (the one logging uses).
+import {
+  createSecretMatcher as createCoreMatcher,
+  isPlainObject,
+  maskSecretText,
+  SECRET_MASK,
+  type SecretMatcher,
+} from "../core/mod.ts";
 
 /** The text a secret value prints as. */
-export const MASK = "***";
+export const MASK = SECRET_MASK;
 
-const NUMERIC = /^\d+$/;
-
-function normalize(segment: string): string {
-  return segment.toLowerCase().replace(/[_-]/g, "");
-}
-
-/** Builds the secret test for the default words plus `extra`. */
+/** Builds the secret rule for the default words plus `extra`. */
 export function createSecretMatcher(
   extra: readonly (string | RegExp)[] = [],
-): (key: string) => boolean {
-  const words = [...defaultSecretKeys, ...extra.filter(isString)]
-    .map(normalize)
-    .filter((word) => word !== "");
-  const patterns = extra.filter((item): item is RegExp =>
-    item instanceof RegExp
-  );
-  const segmentIsSecret = (segment: string): boolean => {
-    if (NUMERIC.test(segment)) return false;
-    const normalized = normalize(segment);
-    const singular = normalized.endsWith("s")
-      ? normalized.slice(0, -1)
-      : normalized;
-    for (const word of words) {
-      if (normalized.endsWith(word) || singular.endsWith(word)) return true;
-    }
-    for (const pattern of patterns) {
-      pattern.lastIndex = 0;
-      if (pattern.test(segment)) return true;
-    }
-    return false;
-  };
-  return (key: string): boolean => key.split(":").some(segmentIsSecret);
+): SecretMatcher {
+  return createCoreMatcher(extra);
 }
 
-function isString(value: unknown): value is string {
-  return typeof value === "string";
-}
-
-/** A copy of plain data with the values of secret keys replaced by `***`. */
+/**
+ * A copy of plain data with secret values replaced by `***`: by key name
+ * (a secret word anywhere in the path masks the whole subtree; `session`,
+ * `cookie`, `private` mask a value or list but not a group of settings),
+ * and by shape inside every other string (URL passwords, Bearer tokens).
+ */
 export function maskTree(
   value: unknown,
   key: string,
-  isSecret: (key: string) => boolean,
+  secrets: SecretMatcher,
 ): unknown {
-  if (key !== "" && isSecret(key)) return MASK;
+  const match = key === "" ? "none" : secrets.match(key);
   if (Array.isArray(value)) {
+    if (match !== "none") return MASK;
     return value.map((item, i) =>
-      maskTree(item, key === "" ? String(i) : `${key}:${i}`, isSecret)
+      maskTree(item, key === "" ? String(i) : `${key}:${i}`, secrets)
     );
   }
-  if (value !== null && typeof value === "object") {
+  if (isPlainObject(value)) {
+    if (match === "all") return MASK;
     const copy: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
       copy[name] = maskTree(
         item,
         key === "" ? name : `${key}:${name}`,
-        isSecret,
+        secrets,
       );
     }
     return copy;
   }
-  return value;
+  if (key === "") {
+    return typeof value === "string" ? maskSecretText(value) : value;
+  }
+  return secrets.maskValue(key, value);
+}
+
+/**
+ * The string values of secret keys in a list of leaves (at least four
+ * characters long), for masking wherever else they might be quoted.
+ */
+export function secretLiterals(
+  leaves: readonly { readonly key: string; readonly value: unknown }[],
+  secrets: SecretMatcher,
+): string[] {
+  const literals: string[] = [];
+  for (const leaf of leaves) {
+    if (
+      typeof leaf.value === "string" && leaf.value.length >= 4 &&
+      secrets.isSecret(leaf.key)
+    ) {
+      literals.push(leaf.value);
+    }
+  }
+  return literals;
 }

@@ -1,4 +1,9 @@
-import { isPromiseLike, unrefTimer } from "../core/mod.ts";
+import {
+  isPromiseLike,
+  maskSecretText,
+  type SecretMatcher,
+  unrefTimer,
+} from "../core/mod.ts";
 import { Signal } from "../platform/mod.ts";
 import type { IConfiguration } from "./configuration.ts";
 import type {
@@ -37,7 +42,12 @@ import {
   snapshot,
 } from "./_tree.ts";
 import { schemaKnows, UnsafeJsonError, validateAgainst } from "./_schema.ts";
-import { createSecretMatcher, MASK, maskTree } from "./_secrets.ts";
+import {
+  createSecretMatcher,
+  MASK,
+  maskTree,
+  secretLiterals,
+} from "./_secrets.ts";
 import { readEnvironment } from "./_environment_deno.ts";
 
 /** Options of {@linkcode ConfigurationManager}. */
@@ -169,7 +179,7 @@ export class ConfigurationManager implements IConfiguration {
   readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
 
   #options: ConfigurationManagerOptions;
-  #isSecret: (key: string) => boolean;
+  #secrets: SecretMatcher;
   #registrations: Registration[] = [];
   #nextOrder = 0;
   #index: Map<string, IndexEntry> = new Map();
@@ -190,7 +200,7 @@ export class ConfigurationManager implements IConfiguration {
    */
   constructor(options: ConfigurationManagerOptions = {}) {
     this.#options = { ...options };
-    this.#isSecret = createSecretMatcher(options.secretKeys);
+    this.#secrets = createSecretMatcher(options.secretKeys);
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */
@@ -558,8 +568,8 @@ export class ConfigurationManager implements IConfiguration {
   explain(): ExplainedValue[] {
     return this.#effective.leaves.map((leaf) => ({
       key: leaf.key,
-      value: this.#isSecret(leaf.key) ? MASK : cloneJson(leaf.value),
-      source: leaf.source,
+      value: this.#secrets.maskValue(leaf.key, cloneJson(leaf.value)),
+      source: maskSecretText(leaf.source),
     }));
   }
 
@@ -696,7 +706,7 @@ export class ConfigurationManager implements IConfiguration {
    * ```
    */
   toJSON(): Record<string, unknown> {
-    return maskTree(this.#effective.tree, "", this.#isSecret) as Record<
+    return maskTree(this.#effective.tree, "", this.#secrets) as Record<
       string,
       unknown
     >;
@@ -817,9 +827,16 @@ export class ConfigurationManager implements IConfiguration {
     section: string,
   ): { coerced: unknown; output: unknown } {
     try {
+      const secrets = this.#secrets;
+      let literals: string[] | undefined;
       return validateAgainst(schema, input, {
-        isSecret: this.#isSecret,
+        isSecret: (key) => secrets.isSecret(key),
         sourceOf: (key) => sourceIn(raw, key),
+        mask: (text) =>
+          maskSecretText(
+            text,
+            literals ??= secretLiterals(raw.leaves, secrets),
+          ),
       }, section);
     } catch (error) {
       if (error instanceof UnsafeJsonError) {
@@ -836,7 +853,9 @@ export class ConfigurationManager implements IConfiguration {
     const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
     const changes: ConfigurationChange[] = [];
     const mask = (key: string, value: unknown): unknown =>
-      value !== undefined && this.#isSecret(key) ? MASK : cloneJson(value);
+      value === undefined
+        ? undefined
+        : this.#secrets.maskValue(key, cloneJson(value));
     for (const leaf of after) {
       const lower = leaf.key.toLowerCase();
       const previous = old.get(lower);
@@ -848,7 +867,7 @@ export class ConfigurationManager implements IConfiguration {
         key: leaf.key,
         oldValue: mask(leaf.key, previous?.value),
         newValue: mask(leaf.key, leaf.value),
-        source: leaf.source,
+        source: maskSecretText(leaf.source),
       });
     }
     for (const previous of old.values()) {
@@ -856,7 +875,7 @@ export class ConfigurationManager implements IConfiguration {
         key: previous.key,
         oldValue: mask(previous.key, previous.value),
         newValue: undefined,
-        source: previous.source,
+        source: maskSecretText(previous.source),
       });
     }
     return changes;

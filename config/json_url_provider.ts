@@ -2,6 +2,7 @@ import type {
   ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
+import { maskSecretText } from "../core/mod.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseJsonSource } from "./_json_source.ts";
 
@@ -79,7 +80,9 @@ export class JsonUrlProvider implements ConfigurationProvider {
           timedOut
             ? `Configuration URL ${this.name} did not answer within ${timeout}ms`
             : `Configuration URL ${this.name} could not be fetched: ${
-              cause instanceof Error ? cause.message : String(cause)
+              maskSecretText(
+                cause instanceof Error ? cause.message : String(cause),
+              )
             }`,
           { source: this.name, cause },
         );

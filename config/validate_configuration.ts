@@ -1,3 +1,4 @@
+import { maskSecretText } from "../core/mod.ts";
 import type { IConfiguration } from "./configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 
@@ -77,8 +78,11 @@ export function validateConfiguration(config: IConfiguration): void {
   if (failures.length > 0) throw new ConfigurationValidationError(failures);
 }
 
+// Quotes a value with its secrets masked by shape (a URL's password…).
 function describe(value: unknown): string {
-  return typeof value === "object" && value !== null
-    ? JSON.stringify(value)
-    : String(value);
+  return maskSecretText(
+    typeof value === "object" && value !== null
+      ? JSON.stringify(value)
+      : String(value),
+  );
 }

@@ -22,3 +22,4 @@ export * from "./timers.ts";
 export * from "./retry_after.ts";
 export * from "./page_address.ts";
 export * from "./dispose_options.ts";
+export * from "./secrets.ts";

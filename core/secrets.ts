@@ -14,15 +14,16 @@
  * console.log(SECRET_MASK); // "***"
  * ```
  */
-export const SECRET_MASK: "***" = "***";
+export const SECRET_MASK = "***" as const;
 
 /**
  * The words that make a key secret, together with everything below it. A
  * key is split into segments at `:`; a segment matches a word when it ends
  * with it, ignoring letter case, `_`, `-`, `.`, blanks, a plural `s` and
- * trailing digits. Words of five letters or fewer (`pass`, `pwd`, `dsn`,
- * `token`) must start a word of the segment (`smtpPass`, `DB_PWD`, but not
- * `compass`); longer ones also match run together (`dbpassword`, `APIKEY`).
+ * trailing digits. Words of four letters or fewer (`pass`, `pwd`, `dsn`)
+ * must start a word of the segment (`smtpPass`, `DB_PWD`, but not
+ * `compass`); longer ones also match run together (`dbpassword`, `APIKEY`,
+ * `csrftoken`).
  *
  * So `database:password`, `DB_PASSWORD`, `auth:jwtSecret`, `x-api-key`,
  * `aws:secretAccessKey`, `sentry:dsn`, `auth:apiKeys:0` and every key below
@@ -133,7 +134,7 @@ export interface SecretMatcher {
 
 const MAX_CACHED_KEYS = 2048;
 // Words this long also match when run together with what precedes them.
-const LONG_WORD = 6;
+const LONG_WORD = 5;
 const NONE = 0;
 const VALUE = 1;
 const ALL = 2;
@@ -376,12 +377,10 @@ const URL_AUTHORITY = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#"'`<>\\]+)/gi;
 // Authorization schemes followed by their credentials.
 const AUTH_SCHEME = /\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]+=*)/gi;
 const ORDINARY_WORD = /^[a-z]+$/;
-// name=value in a query string, a connection string or a command line.
-const ASSIGNMENT =
-  /(^|[\s?&;,(])([A-Za-z_][A-Za-z0-9_.-]*)(\s*=\s*)([^\s&;,"'`<>)]+)/g;
-// "name":"value" in JSON text.
-const JSON_MEMBER = /"([^"\\]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
-const WORTH_SCANNING = /@|=|bearer|basic|":/i;
+// One quick test that lets most text through: every shape needs "@", "=",
+// '":' or the letters of "bearer"/"basic".
+const SHAPE_HINT = /[@=]|":|[bB](?:earer|asic|EARER|ASIC)/;
+const AUTH_HINT = /[bB](?:earer|asic|EARER|ASIC)/;
 const MIN_LITERAL = 4;
 
 /**
@@ -396,8 +395,8 @@ const MIN_LITERAL = 4;
  * - every occurrence of the given literal secrets (those shorter than four
  *   characters are ignored: they would mask ordinary text).
  *
- * Text without `@`, `=`, `":`, `bearer` or `basic` (any case) and no
- * literal is returned at once.
+ * Text shorter than eight characters, or with none of these shapes, is
+ * returned after a few quick tests.
  *
  * @param text The text to show.
  * @param literals Secret values known to the caller, masked wherever they
@@ -427,13 +426,15 @@ export function maskSecretText(
       }
     }
   }
-  if (result.length < 8 || !WORTH_SCANNING.test(result)) return result;
-  if (result.includes("://")) {
+  if (result.length < 8 || !SHAPE_HINT.test(result)) return result;
+  if (result.includes("@") && result.includes("://")) {
     result = result.replace(URL_AUTHORITY, maskAuthority);
   }
-  result = result.replace(AUTH_SCHEME, maskCredentials);
-  if (result.includes("=")) result = result.replace(ASSIGNMENT, maskAssignment);
-  if (result.includes('"')) result = result.replace(JSON_MEMBER, maskMember);
+  if (AUTH_HINT.test(result)) {
+    result = result.replace(AUTH_SCHEME, maskCredentials);
+  }
+  if (result.includes("=")) result = maskAssignments(result);
+  if (result.includes('":')) result = maskJsonMembers(result);
   return result;
 }
 
@@ -464,27 +465,94 @@ function maskCredentials(
   return `${scheme}${blank}${SECRET_MASK}`;
 }
 
-function maskAssignment(
-  match: string,
-  before: string,
-  name: string,
-  equals: string,
-  value: string,
-): string {
-  if (value === SECRET_MASK || !defaultMatcher().isSecret(name)) return match;
-  return `${before}${name}${equals}${SECRET_MASK}`;
+// name=value pairs (query strings, connection strings, command lines): the
+// name runs back from "=" over letters, digits, "_", "." and "-" and must
+// follow the start, a blank or one of ?&;,( ; the value runs to the next
+// blank, &, ;, comma, quote, bracket or parenthesis.
+function maskAssignments(text: string): string {
+  const matcher = defaultMatcher();
+  let out = "";
+  let copied = 0;
+  for (
+    let equals = text.indexOf("=");
+    equals !== -1;
+    equals = text.indexOf("=", equals + 1)
+  ) {
+    let end = equals;
+    while (end > 0 && isBlank(text.charCodeAt(end - 1))) end--;
+    let start = end;
+    while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start--;
+    if (
+      start === end || (start > 0 && !opensName(text.charCodeAt(start - 1)))
+    ) {
+      continue;
+    }
+    let from = equals + 1;
+    while (from < text.length && isBlank(text.charCodeAt(from))) from++;
+    let to = from;
+    while (to < text.length && !endsValue(text.charCodeAt(to))) to++;
+    if (to === from || text.slice(from, to) === SECRET_MASK) continue;
+    if (!matcher.isSecret(text.slice(start, end))) continue;
+    out += text.slice(copied, from) + SECRET_MASK;
+    copied = to;
+    equals = to - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
-function maskMember(
-  match: string,
-  name: string,
-  colon: string,
-  value: string,
-): string {
-  if (value === SECRET_MASK || value === "") return match;
-  return defaultMatcher().maskValue(name, value) === SECRET_MASK
-    ? `"${name}"${colon}"${SECRET_MASK}"`
-    : match;
+// "name":"value" members of JSON text whose name is secret.
+function maskJsonMembers(text: string): string {
+  const matcher = defaultMatcher();
+  let out = "";
+  let copied = 0;
+  for (
+    let colon = text.indexOf('":');
+    colon !== -1;
+    colon = text.indexOf('":', colon + 2)
+  ) {
+    const open = text.lastIndexOf('"', colon - 1);
+    if (open === -1 || colon - open > 65) continue;
+    const name = text.slice(open + 1, colon);
+    if (name.includes("\\")) continue;
+    let from = colon + 2;
+    while (from < text.length && isBlank(text.charCodeAt(from))) from++;
+    if (text.charCodeAt(from) !== 34) continue;
+    from++;
+    let to = from;
+    while (to < text.length && text.charCodeAt(to) !== 34) {
+      to += text.charCodeAt(to) === 92 ? 2 : 1;
+    }
+    if (to >= text.length) to = text.length;
+    const value = text.slice(from, to);
+    if (value === "" || value === SECRET_MASK) continue;
+    if (matcher.maskValue(name, value) !== SECRET_MASK) continue;
+    out += text.slice(copied, from) + SECRET_MASK;
+    copied = to;
+    colon = to - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+function isNameChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) || code === 95 || code === 46 || code === 45;
+}
+
+// The start, a blank or ? & ; , ( before a name.
+function opensName(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13 ||
+    code === 63 || code === 38 || code === 59 || code === 44 || code === 40;
+}
+
+// A blank, & ; , quotes < > ) after a value.
+function endsValue(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13 ||
+    code === 38 || code === 59 || code === 44 || code === 34 || code === 39 ||
+    code === 96 || code === 60 || code === 62 || code === 41;
 }
 
 function defaultMatcher(): SecretMatcher {

@@ -1,19 +1,24 @@
 // Masks secret properties and turns values JSON cannot carry (Error, bigint)
 // into ones it can. Used by every built-in provider right before an entry
-// leaves the process, and by the public redactProperties().
+// leaves the process, and by the public redactProperties(). Which keys and
+// values are secret is core's secret rule, the one the configuration uses.
+import {
+  createSecretMatcher,
+  maskSecretText,
+  SECRET_MASK,
+  secretKeyWords,
+  type SecretMatcher,
+  secretValueKeyWords,
+} from "../core/mod.ts";
 
 /** Keys masked by default (spec §5 rule 4: secrets never reach a log). */
-export const DEFAULT_KEYS: readonly string[] = [
-  "password",
-  "secret",
-  "apiKey",
-  "token",
-  "authorization",
-  "connectionString",
-];
+export const DEFAULT_KEYS: readonly string[] = Object.freeze([
+  ...secretKeyWords,
+  ...secretValueKeyWords,
+]);
 
 /** What a masked value is written as. */
-export const MASK = "***";
+export const MASK = SECRET_MASK;
 
 // Nested plain objects and arrays are followed at any depth. Down to
 // MAX_DEPTH the walk keeps no state (the common case allocates nothing);
@@ -24,62 +29,48 @@ const MAX_DEPTH = 8;
 const MAX_NESTING = 100;
 const CIRCULAR = "[Circular]";
 const TRUNCATED = "[Truncated]";
-// The decision per key is cached; a flood of distinct keys resets the cache
-// instead of growing it without bound.
 const MAX_CACHED_KEYS = 2048;
+const NONE = 0;
+const VALUE = 1;
+const ALL = 2;
 
-function normalize(key: string): string {
-  return key.toLowerCase().replace(/[\s_.\-]/g, "");
-}
-
-/** A pattern list, compiled. */
+/** The secret rule with the provider's extra keys, compiled. */
 export class Redactor {
-  readonly #needles: string[];
-  readonly #patterns: RegExp[];
-  readonly #cache = new Map<string, boolean>();
+  readonly #matcher: SecretMatcher;
+  // The matcher's decision per key as a number (0 none, 1 value, 2 all), so
+  // the walk costs one Map.get per key; a flood of distinct keys resets the
+  // cache instead of growing it without bound.
+  readonly #levels = new Map<string, number>();
 
   constructor(extra: readonly (string | RegExp)[] = []) {
-    const needles = DEFAULT_KEYS.map(normalize);
-    const patterns: RegExp[] = [];
-    for (const key of extra) {
-      if (typeof key === "string") {
-        const needle = normalize(key);
-        if (needle !== "" && !needles.includes(needle)) needles.push(needle);
-      } else patterns.push(key);
-    }
-    this.#needles = needles;
-    this.#patterns = patterns;
+    this.#matcher = createSecretMatcher(extra);
   }
 
   /**
-   * A key is secret when, lower-cased and without `_`, `-`, `.` and blanks,
-   * it contains one of the needles (`dbPassword`, `X-Api-Key`,
-   * `DB_CONNECTION_STRING`), or when a RegExp pattern matches it as written.
+   * Core's secret rule: a key is secret when one of its `:` segments ends
+   * with a secret word (`dbPassword`, `X-Api-Key`, `DB_CONNECTION_STRING`,
+   * `aws:secretAccessKey`), when its last segment ends with `session`,
+   * `cookie` or `private`, or when a RegExp pattern matches it as written.
    */
   isSecret(key: string): boolean {
-    const cache = this.#cache;
-    let secret = cache.get(key);
-    if (secret !== undefined) return secret;
-    secret = false;
-    const normalized = normalize(key);
-    for (const needle of this.#needles) {
-      if (normalized.includes(needle)) {
-        secret = true;
-        break;
-      }
+    return this.#matcher.isSecret(key);
+  }
+
+  #level(key: string): number {
+    const levels = this.#levels;
+    let level = levels.get(key);
+    if (level === undefined) {
+      const match = this.#matcher.match(key);
+      level = match === "all" ? ALL : match === "value" ? VALUE : NONE;
+      if (levels.size >= MAX_CACHED_KEYS) levels.clear();
+      levels.set(key, level);
     }
-    if (!secret) {
-      for (const pattern of this.#patterns) {
-        pattern.lastIndex = 0;
-        if (pattern.test(key)) {
-          secret = true;
-          break;
-        }
-      }
-    }
-    if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    cache.set(key, secret);
-    return secret;
+    return level;
+  }
+
+  /** Masks the secrets a text carries by shape (URL passwords, Bearer…). */
+  maskText(text: string): string {
+    return maskSecretText(text);
   }
 
   /**
@@ -126,6 +117,7 @@ export class Redactor {
         path.delete(value);
       }
     }
+    if (typeof value === "string") return maskSecretText(value);
     if (typeof value === "bigint") return value.toString();
     return value;
   }
@@ -139,7 +131,10 @@ export class Redactor {
     for (const key in source) {
       if (!Object.hasOwn(source, key)) continue;
       const value = source[key];
-      const next = this.isSecret(key) ? MASK : this.#value(value, depth, path);
+      const level = this.#level(key);
+      const next = level === ALL || (level === VALUE && isValueOrList(value))
+        ? MASK
+        : this.#value(value, depth, path);
       if (next !== value && copy === undefined) {
         copy = {};
         for (const earlier in source) {
@@ -178,13 +173,30 @@ export interface SerializedError {
 
 /** Turns an error (and its cause chain, a few levels deep) into plain data. */
 export function serializeError(error: Error, depth = 0): SerializedError {
-  const out: SerializedError = { name: error.name, message: error.message };
-  if (error.stack !== undefined) out.stack = error.stack;
+  const out: SerializedError = {
+    name: error.name,
+    message: maskText(error.message),
+  };
+  if (error.stack !== undefined) out.stack = maskText(error.stack);
   const cause = (error as { cause?: unknown }).cause;
   if (cause !== undefined && depth < 3) {
     out.cause = cause instanceof Error
       ? serializeError(cause, depth + 1)
+      : typeof cause === "string"
+      ? maskSecretText(cause)
       : cause;
   }
   return out;
+}
+
+function maskText(text: unknown): string {
+  return maskSecretText(String(text));
+}
+
+// What a "value" match of the secret rule (session, cookie, private) masks:
+// a string, a number or a list, not a group of settings nor a flag.
+function isValueOrList(value: unknown): boolean {
+  return value !== null && value !== undefined &&
+    typeof value !== "boolean" &&
+    (typeof value !== "object" || Array.isArray(value));
 }

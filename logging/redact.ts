@@ -2,11 +2,21 @@ import { DEFAULT_KEYS, MASK, Redactor } from "./_redactor.ts";
 import type { LogProperties } from "./log_entry.ts";
 
 /**
- * The property keys every built-in provider masks: `password`, `secret`,
- * `apiKey`, `token`, `authorization`, `connectionString`. A key matches when,
- * lower-cased and without `_`, `-`, `.` and blanks, it contains one of them,
- * so `dbPassword`, `X-Api-Key`, `accessToken` and `DB_CONNECTION_STRING` are
- * masked too. Providers take `redactKeys` to add more.
+ * The property keys every built-in provider masks: core's secret words
+ * (`secretKeyWords`: `password`, `pass`, `pwd`, `passphrase`, `secret`,
+ * `secretAccessKey`, `apiKey`, `token`, `bearer`, `authorization`,
+ * `credential`, `connectionString`, `dsn`…) and `session`, `cookie`,
+ * `private` (`secretValueKeyWords`). It is the rule the configuration uses,
+ * so a key masked in `config.explain()` is masked in logs too.
+ *
+ * A key matches when it ends with one of them, ignoring letter case, `_`,
+ * `-`, `.`, blanks, a plural `s` and trailing digits (`dbPassword`,
+ * `X-Api-Key`, `accessToken`, `DB_CONNECTION_STRING`, `smtp_pass`; not
+ * `tokenExpiry` nor `compass`). `session`, `cookie` and `private` mask a
+ * string, number or list, but an object under them is walked key by key and
+ * a boolean is kept. Whatever the key, string values are masked by shape:
+ * the password of a URL (`postgres://app:***@db/app`), `Bearer ***`,
+ * `password=***` pairs. Providers take `redactKeys` to add more.
  *
  * @example Usage
  * ```ts
@@ -33,17 +43,19 @@ export const REDACTED_VALUE: "***" = MASK as "***";
 export interface RedactOptions {
   /**
    * Keys to mask besides {@linkcode DEFAULT_REDACTED_KEYS}. A string matches
-   * the way the defaults do (case-insensitive, contained, ignoring `_`, `-`,
-   * `.` and blanks); a RegExp is tested against the key as written.
+   * the way the defaults do (the end of the key, any letter case, ignoring
+   * `_`, `-`, `.` and blanks); a RegExp is tested against the key as
+   * written.
    */
   keys?: readonly (string | RegExp)[];
 }
 
 /**
- * Returns the properties with every secret value replaced by `***`, following
+ * Returns the properties with every secret value replaced by `***` (by key
+ * name, and by shape inside strings: URL passwords, Bearer tokens), following
  * nested plain objects and arrays at any depth (a cycle is written as
  * `"[Circular]"`, nesting beyond 100 levels as `"[Truncated]"`). `Error` values become
- * `{ name, message, stack }` and bigints strings, so the result is ready for
+ * `{ name, message, stack }` (secrets masked by shape) and bigints strings, so the result is ready for
  * `JSON.stringify`. The input is never changed; when nothing had to be masked
  * or converted it is returned as it is.
  *

@@ -29,6 +29,19 @@ async function packageImports(): Promise<Record<string, { default: string }>> {
   }).imports ?? {};
 }
 
+// Another module's file with a browser twin beside it (platform's
+// `_async_context.ts` and `_async_context_browser.ts`) is replaced by the twin
+// in a browser bundle, as that module's own package decides; the
+// configuration's own files are walked as they are.
+function browserTwinOutside(file: URL): URL {
+  const own = new URL(".", ENTRY).href;
+  if (file.href.startsWith(own) || !file.pathname.endsWith(".ts")) return file;
+  const twin = new URL(
+    file.href.replace(/(?:_deno|_node)?\.ts$/, "_browser.ts"),
+  );
+  return existsSync(fileURLToPath(twin)) ? twin : file;
+}
+
 async function staticGraph(): Promise<Map<string, string[]>> {
   const imports = await packageImports();
   const graph = new Map<string, string[]>();
@@ -49,7 +62,7 @@ async function staticGraph(): Promise<Map<string, string[]>> {
       }
       specifiers.push(match[1]);
       if (match[1].startsWith(".")) {
-        pending.push(new URL(match[1], href).href);
+        pending.push(browserTwinOutside(new URL(match[1], href)).href);
       }
     }
     graph.set(href, specifiers);

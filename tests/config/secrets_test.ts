@@ -6,9 +6,12 @@ import {
   appConfigSchema,
   type ConfigurationChange,
   ConfigurationManager,
+  ConfigurationValidationError,
   defaultSecretKeys,
   MemoryProvider,
+  validateConfiguration,
 } from "../../config/mod.ts";
+import { SECRET_TABLE } from "../core/_secret_table.ts";
 import { uniquePrefix, withEnv, withTempDir } from "./_helpers.ts";
 
 const SECRETS = {
@@ -185,4 +188,108 @@ test("defaultSecretKeys lists the words of the issue and matching ignores case, 
       host: "h",
     },
   });
+});
+
+test("The 30-row table: explain(), toString(), toJSON() and change events mask the 23 secrets and show the 7 plain values", async () => {
+  const values = new Map<string, string | number | boolean>(
+    SECRET_TABLE.map((row) => [row.key, row.value]),
+  );
+  const config = new ConfigurationManager();
+  config.addProvider({
+    name: "table",
+    load: () => [...values].map(([key, value]) => ({ key, value })),
+  });
+  await config.loadConfiguration();
+  const explained = new Map(
+    config.explain().map((item) => [item.key, item.value]),
+  );
+  let masked = 0;
+  for (const row of SECRET_TABLE) {
+    assert.deepEqual(explained.get(row.key), row.shown, row.key);
+    if (explained.get(row.key) !== row.value) masked++;
+    // Reading still returns the real value.
+    assert.equal(config.getValue(row.key), row.value);
+  }
+  assert.equal(masked, 23);
+  for (const text of [config.toString(), JSON.stringify(config)]) {
+    assert.ok(!text.includes("LEAK"), text);
+  }
+  const json = config.toJSON() as Record<string, Record<string, unknown>>;
+  assert.equal(json.database.url, "postgres://app:***@db:5432/app");
+  assert.deepEqual(json.session, { timeout: 3600 });
+  assert.deepEqual(json.cookie, { maxAge: 86400 });
+  assert.ok(
+    config.toString().includes(
+      'cache:redis:url = "redis://:***@cache:6379/0" (table)',
+    ),
+  );
+
+  const events: (readonly ConfigurationChange[])[] = [];
+  config.changed.add((changes) => {
+    events.push(changes);
+  });
+  values.set("database:url", "postgres://app:LEAK99@db2/app");
+  values.set("smtp:pass", "LEAK98");
+  await config.reload();
+  assert.deepEqual(
+    events[0].map((change) => [change.key, change.oldValue, change.newValue]),
+    [
+      [
+        "database:url",
+        "postgres://app:***@db:5432/app",
+        "postgres://app:***@db2/app",
+      ],
+      ["smtp:pass", "***", "***"],
+    ],
+  );
+});
+
+test("Validation errors mask a URL's password and known secret values whatever the key", async () => {
+  const config = new ConfigurationManager();
+  config.addProvider(
+    new MemoryProvider({
+      "database:password": "LEAK-known-value",
+      "api:baseUrl": "http://user:PASSWORD-LEAK@api.example.com:99999/v1",
+      "api:note": "copied LEAK-known-value here",
+      "logging:level": "http://user:PASSWORD-LEAK@x",
+      "api:timeout": "http://user:PASSWORD-LEAK@x",
+    }),
+  );
+  await config.loadConfiguration();
+  const messages: string[] = [];
+  for (
+    const run of [
+      () =>
+        config.bind(
+          v.object({ baseUrl: v.pipe(v.string(), v.url()) }),
+          "api",
+        ),
+      () =>
+        config.bind(
+          v.object({ baseUrl: v.pipe(v.string(), v.maxLength(5)) }),
+          "api",
+        ),
+      () => config.bind(v.object({ note: v.picklist(["a", "b"]) }), "api"),
+      () =>
+        config.bind(
+          v.object({ note: v.pipe(v.string(), v.regex(/^x/)) }),
+          "api",
+        ),
+      () => validateConfiguration(config),
+    ]
+  ) {
+    assert.throws(run, (error: unknown) => {
+      assert.ok(error instanceof ConfigurationValidationError);
+      messages.push(error.message);
+      return true;
+    });
+  }
+  for (const message of messages) {
+    assert.ok(!message.includes("LEAK"), message);
+  }
+  assert.ok(
+    messages[0].includes("http://user:***@api.example.com:99999/v1"),
+    messages[0],
+  );
+  assert.ok(messages[4].includes("Invalid log level: http://user:***@x"));
 });
