@@ -1,9 +1,11 @@
 /**
  * HTTP client of Kit (`@vendor/kit-platform-http`, spec §2.5): a JSON client
  * built on `ky` with interceptors, per-attempt and total timeouts, retries
- * with exponential backoff that honour `Retry-After`, bearer-token
- * authentication with single-flight refresh, and request ids with typed
- * errors.
+ * with exponential backoff that honour `Retry-After`, a response size limit,
+ * bearer-token authentication with single-flight refresh, and request ids
+ * (from the request context of `@vendor/kit/platform` when there is one) with
+ * typed errors. {@linkcode HttpClient.fromConfiguration} builds a client from
+ * the `api` section of a configuration.
  *
  * @example Usage
  * ```ts
