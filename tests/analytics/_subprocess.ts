@@ -4,10 +4,10 @@
 // child runner with a hard time limit.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import process from "node:process";
 import { moduleUrl } from "../_support/module_url.ts";
 
@@ -128,18 +128,44 @@ export async function bundleAnalytics(dir: string): Promise<string> {
     throw new Error("deno is needed to bundle analytics/mod.ts");
   }
   const output = join(dir, "analytics.js");
-  const result = await runChild(denoExecutable, [
-    "bundle",
-    "--quiet",
-    "--platform",
-    "browser",
-    "--output",
-    output,
-    analyticsModulePath,
-  ], 120_000);
+  const args = ["bundle", "--quiet", "--platform", "browser"];
+  if (analyticsModulePath.endsWith(".ts")) {
+    // From the sources, the browser twins take the place of their server
+    // files as the npm build's `browser` condition does (analytics reaches
+    // platform's request-context storage, AsyncLocalStorage on servers).
+    const importMap = join(dir, "browser_import_map.json");
+    await writeFile(
+      importMap,
+      JSON.stringify({ imports: await browserTwins() }),
+    );
+    args.push("--import-map", importMap);
+  }
+  args.push("--output", output, analyticsModulePath);
+  const result = await runChild(denoExecutable, args, 120_000);
   if (result.code !== 0) {
     throw new Error(`deno bundle failed (${result.code}): ${result.stderr}`);
   }
   await stat(output);
   return output;
+}
+
+// Every `_x_browser.ts` of the source tree, keyed by the URL of the server
+// file it replaces (`_x.ts` or `_x_deno.ts`).
+async function browserTwins(): Promise<Record<string, string>> {
+  const root = dirname(dirname(analyticsModulePath));
+  const map: Record<string, string> = {};
+  for (const folder of await readdir(root, { withFileTypes: true })) {
+    if (!folder.isDirectory() || folder.name.startsWith(".")) continue;
+    const dir = join(root, folder.name);
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith("_browser.ts")) continue;
+      const base = join(dir, name.slice(0, -"_browser.ts".length));
+      for (const server of [`${base}.ts`, `${base}_deno.ts`]) {
+        if (existsSync(server)) {
+          map[pathToFileURL(server).href] = pathToFileURL(join(dir, name)).href;
+        }
+      }
+    }
+  }
+  return map;
 }
