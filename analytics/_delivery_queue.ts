@@ -9,25 +9,44 @@
 //   retried on retriable failures (network, 408, 429, 5xx) with exponential
 //   backoff and jitter, or after the server's Retry-After, at most
 //   `maxRetries` times; then it is dropped and reported.
+// - Circuit breaker, so that retry schedules never stack up while the
+//   endpoint is down: the first batch that fails retriably becomes the lead
+//   and runs its retry schedule alone ("retrying": no other batch starts, a
+//   batch already in flight that fails goes back to the queue). If the lead
+//   uses up its retries the breaker opens: batches then go one at a time, as
+//   probes of a single attempt (a failed probe is dropped and reported), until
+//   one gets through. The breaker closes on any answer that is not a
+//   retriable failure, and when nothing is queued or in flight.
 // - Each event gets a sequence number. `flush()` resolves once every event
 //   that was queued or in flight when it was called has been delivered or
-//   dropped, and reports how many of each.
+//   dropped, and reports how many of each. When its signal fires first, the
+//   events it waits for that are still queued or in flight are dropped (their
+//   requests and retry waits aborted), reported in one error, and it resolves.
 import type { AnalyticsFlushResult } from "./analytics_provider.ts";
 import {
+  AnalyticsDeliveryAbortedError,
   AnalyticsDeliveryError,
   AnalyticsQueueFullError,
 } from "./analytics_errors.ts";
 import { SendFailure, type SendFailureInfo } from "./_http.ts";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
+import {
+  deadlineSignal,
+  type DisposeOptions,
+  type TimerHandle,
+  unrefTimer,
+} from "../core/mod.ts";
 
 /**
  * Sends one batch. Throws SendFailure (or anything, treated as not
  * retriable) when the batch failed as a whole; may return the indices of
  * single events it had to drop (for example because they cannot be
- * serialized) while sending the rest.
+ * serialized) while sending the rest. `signal` aborts when the queue gives
+ * up on the batch (a flush deadline).
  */
 export type SendBatch<T> = (
   batch: readonly T[],
+  signal: AbortSignal,
 ) => Promise<ReadonlySet<number> | void>;
 
 export interface DeliveryQueueOptions<T> {
@@ -51,6 +70,14 @@ interface Entry<T> {
   readonly value: T;
 }
 
+interface Delivery<T> {
+  readonly entries: Entry<T>[];
+  readonly controller: AbortController;
+  attempts: number;
+  /** Given up on by a flush deadline: already counted and reported. */
+  abandoned: boolean;
+}
+
 interface Waiter {
   readonly target: number;
   remaining: number;
@@ -58,6 +85,9 @@ interface Waiter {
   dropped: number;
   readonly resolve: (result: AnalyticsFlushResult) => void;
 }
+
+/** Where the circuit breaker stands (see the top of the file). */
+export type BreakerState = "closed" | "retrying" | "open";
 
 // Longest delay setTimeout accepts; used for a ref'd keep-alive while a flush
 // is being awaited (retry sleeps are unref'd).
@@ -70,12 +100,17 @@ export class DeliveryQueue<T> {
   #drainUpTo = 0;
   #activeRequests = 0;
   #inFlightEvents = 0;
+  #deliveries = new Set<Delivery<T>>();
+  #breaker: BreakerState = "closed";
+  #lead: Delivery<T> | undefined;
+  #lastAttemptFailed = false;
   #timer: TimerHandle | undefined;
   #waiters: Waiter[] = [];
   #closed = false;
   #delivered = 0;
   #dropped = 0;
   #overflowReported = false;
+  #droppedAtLastCheck = 0;
 
   constructor(options: DeliveryQueueOptions<T>) {
     this.#o = options;
@@ -95,6 +130,44 @@ export class DeliveryQueue<T> {
   }
   get closed(): boolean {
     return this.#closed;
+  }
+  get breaker(): BreakerState {
+    return this.#breaker;
+  }
+  /** Whether the last request failed (until one succeeds). */
+  get failing(): boolean {
+    return this.#lastAttemptFailed;
+  }
+
+  /**
+   * The queue's health: degraded while the last request failed, while the
+   * breaker is not closed, or when events were dropped since the previous
+   * call (which this call then resets). Counts only, never an address.
+   */
+  health(extraDegraded?: string): HealthCheckResult {
+    const droppedSinceLastCheck = this.#dropped - this.#droppedAtLastCheck;
+    this.#droppedAtLastCheck = this.#dropped;
+    const failing = this.#lastAttemptFailed || this.#breaker !== "closed";
+    const reasons: string[] = [];
+    if (extraDegraded !== undefined) reasons.push(extraDegraded);
+    if (failing) reasons.push("deliveries are failing");
+    if (droppedSinceLastCheck > 0) {
+      reasons.push(
+        `${droppedSinceLastCheck} event(s) dropped since the last check`,
+      );
+    }
+    const detail = {
+      pending: this.#queue.length + this.#inFlightEvents,
+      delivered: this.#delivered,
+      dropped: this.#dropped,
+      droppedSinceLastCheck,
+      failing,
+      breaker: this.#breaker,
+    };
+    return reasons.length === 0 ? { status: "healthy", detail } : {
+      status: "degraded",
+      detail: { ...detail, reason: reasons.join("; ") },
+    };
   }
 
   /** Adds an event. Returns false when it was dropped (queue full or closed). */
@@ -129,9 +202,17 @@ export class DeliveryQueue<T> {
 
   /**
    * Sends everything queued now, and resolves when all of it (and whatever
-   * was already in flight) is delivered or dropped.
+   * was already in flight) is delivered or dropped, or when the options'
+   * signal or timeout fires (then what is left is dropped and reported once).
+   * Rejects only for an invalid timeout.
    */
-  flush(): Promise<AnalyticsFlushResult> {
+  flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    let signal: AbortSignal | undefined;
+    try {
+      signal = deadlineSignal(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const outstanding = this.#queue.length + this.#inFlightEvents;
     if (outstanding === 0) {
       return Promise.resolve({ delivered: 0, dropped: 0 });
@@ -140,44 +221,68 @@ export class DeliveryQueue<T> {
       // Someone is waiting: keep the process alive until the answer, even
       // though retry sleeps and the interval timer are unref'd.
       const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
-      this.#waiters.push({
-        target: this.#seq,
+      const target = this.#seq;
+      const onAbort = (): void => this.#abandon(waiter, signal?.reason);
+      const waiter: Waiter = {
+        target,
         remaining: outstanding,
         delivered: 0,
         dropped: 0,
         resolve: (result) => {
           clearTimeout(keepAlive);
+          signal?.removeEventListener("abort", onAbort);
           resolve(result);
         },
-      });
-      this.#drainUpTo = this.#seq;
+      };
+      this.#waiters.push(waiter);
+      this.#drainUpTo = target;
+      if (signal?.aborted) {
+        this.#abandon(waiter, signal.reason);
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.#pump();
     });
   }
 
-  /** Stops accepting events, then flushes. */
-  async close(): Promise<AnalyticsFlushResult> {
+  /** Stops accepting events, then flushes (within the options' limits). */
+  async close(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
     this.#closed = true;
-    const result = await this.flush();
-    this.#disarm();
-    return result;
+    try {
+      return await this.flush(options);
+    } finally {
+      this.#disarm();
+    }
   }
 
   #pump(): void {
     const o = this.#o;
-    while (
-      this.#activeRequests < o.maxConcurrentRequests && this.#queue.length > 0
-    ) {
+    // Retrying: the lead batch alone. Open: one probe at a time.
+    const limit = this.#breaker === "closed"
+      ? o.maxConcurrentRequests
+      : this.#breaker === "open"
+      ? 1
+      : 0;
+    while (this.#activeRequests < limit && this.#queue.length > 0) {
       const urgent = this.#queue[0].seq <= this.#drainUpTo;
       if (!urgent && this.#queue.length < o.batchSize) break;
-      const batch = this.#take();
+      const delivery: Delivery<T> = {
+        entries: this.#take(),
+        controller: new AbortController(),
+        attempts: 0,
+        abandoned: false,
+      };
+      this.#deliveries.add(delivery);
       this.#activeRequests++;
-      this.#inFlightEvents += batch.length;
-      void this.#deliver(batch);
+      this.#inFlightEvents += delivery.entries.length;
+      void this.#deliver(delivery);
     }
     if (this.#queue.length < o.maxQueueSize) this.#overflowReported = false;
-    if (this.#queue.length === 0) this.#disarm();
-    else if (this.#timer === undefined) this.#arm();
+    if (this.#queue.length === 0) {
+      this.#disarm();
+      // The episode is over: the next batch gets its full retry schedule.
+      if (this.#activeRequests === 0) this.#breaker = "closed";
+    } else if (this.#timer === undefined) this.#arm();
   }
 
   #take(): Entry<T>[] {
@@ -197,41 +302,94 @@ export class DeliveryQueue<T> {
     return taken;
   }
 
-  async #deliver(batch: Entry<T>[]): Promise<void> {
-    const values = batch.map((entry) => entry.value);
-    let attempts = 0;
+  async #deliver(delivery: Delivery<T>): Promise<void> {
+    const values = delivery.entries.map((entry) => entry.value);
+    const signal = delivery.controller.signal;
     let rejected: ReadonlySet<number> | undefined;
-    let failed = false;
+    let failure: { info: SendFailureInfo; error: unknown } | undefined;
+    let probe = false;
+    let requeue = false;
     for (;;) {
-      attempts++;
+      delivery.attempts++;
       try {
-        rejected = (await this.#o.send(values)) ?? undefined;
+        rejected = (await this.#o.send(values, signal)) ?? undefined;
+        failure = undefined;
+        this.#answered(delivery);
         break;
       } catch (error) {
+        if (delivery.abandoned) break;
         const info: SendFailureInfo = error instanceof SendFailure
           ? error.info
           : { retriable: false, reason: messageOf(error), cause: error };
-        if (!info.retriable || attempts > this.#o.maxRetries) {
-          failed = true;
-          this.#report(
-            new AnalyticsDeliveryError({
-              endpoint: this.#o.endpoint,
-              attempts,
-              events: batch.length,
-              status: info.status,
-              reason: info.reason,
-              cause: info.cause ?? error,
-            }),
-          );
+        failure = { info, error };
+        this.#lastAttemptFailed = true;
+        if (!info.retriable) {
+          // The endpoint answers: the breaker has no reason to stay open.
+          this.#answered(delivery);
+          this.#lastAttemptFailed = true;
           break;
         }
-        await sleep(this.#delay(attempts, info.retryAfterMs));
+        if (this.#breaker === "open") {
+          // A probe failed: the endpoint is still down; no retries.
+          probe = true;
+          break;
+        }
+        if (this.#lead === undefined) {
+          this.#lead = delivery;
+          this.#breaker = "retrying";
+        } else if (this.#lead !== delivery) {
+          // Another batch is retrying: wait in the queue for its outcome.
+          requeue = true;
+          break;
+        }
+        if (delivery.attempts > this.#o.maxRetries) {
+          this.#lead = undefined;
+          this.#breaker = "open";
+          break;
+        }
+        await sleep(this.#delay(delivery.attempts, info.retryAfterMs), signal);
+        if (delivery.abandoned) break;
       }
     }
+    // An abandoned batch was counted, settled and reported by #abandon.
+    if (delivery.abandoned) return;
+    this.#deliveries.delete(delivery);
     this.#activeRequests--;
-    this.#inFlightEvents -= batch.length;
-    this.#settle(batch, failed, rejected);
+    this.#inFlightEvents -= delivery.entries.length;
+    if (requeue) {
+      this.#queue = [...delivery.entries, ...this.#queue].sort((a, b) =>
+        a.seq - b.seq
+      );
+    } else {
+      if (failure !== undefined) {
+        const { info, error } = failure;
+        this.#report(
+          new AnalyticsDeliveryError({
+            endpoint: this.#o.endpoint,
+            attempts: delivery.attempts,
+            events: delivery.entries.length,
+            status: info.status,
+            reason: probe
+              ? `${info.reason} (not retried: an earlier batch used up its retries)`
+              : info.reason,
+            cause: info.cause ?? error,
+          }),
+        );
+      }
+      this.#settle(delivery.entries, failure !== undefined, rejected);
+    }
     this.#pump();
+  }
+
+  // The endpoint gave an answer other than a retriable failure.
+  #answered(delivery: Delivery<T>): void {
+    this.#lastAttemptFailed = false;
+    if (this.#lead === delivery) {
+      this.#lead = undefined;
+      this.#breaker = "closed";
+    } else if (this.#lead === undefined) {
+      this.#breaker = "closed";
+    }
   }
 
   #delay(attempt: number, retryAfterMs: number | undefined): number {
@@ -242,6 +400,59 @@ export class DeliveryQueue<T> {
     const base = Math.min(retryDelay * 2 ** (attempt - 1), maxRetryDelay);
     // "Equal jitter": between half and all of the exponential delay.
     return base / 2 + Math.random() * (base / 2);
+  }
+
+  // A flush's signal fired: drop what it still waits for (queued entries and
+  // the batches in flight that hold any of them), abort their requests and
+  // retry waits, report it once, and let the flush resolve.
+  #abandon(waiter: Waiter, reason: unknown): void {
+    if (!this.#waiters.includes(waiter)) return;
+    const target = waiter.target;
+    let events = 0;
+    const removed: Entry<T>[] = [];
+    const kept: Entry<T>[] = [];
+    for (const entry of this.#queue) {
+      (entry.seq <= target ? removed : kept).push(entry);
+    }
+    this.#queue = kept;
+    if (removed.length > 0) {
+      events += removed.length;
+      this.#settle(removed, true, undefined);
+    }
+    for (const delivery of [...this.#deliveries]) {
+      if (!delivery.entries.some((entry) => entry.seq <= target)) continue;
+      delivery.abandoned = true;
+      delivery.controller.abort(reason);
+      this.#deliveries.delete(delivery);
+      this.#activeRequests--;
+      this.#inFlightEvents -= delivery.entries.length;
+      if (this.#lead === delivery) {
+        this.#lead = undefined;
+        this.#breaker = "closed";
+      }
+      events += delivery.entries.length;
+      this.#settle(delivery.entries, true, undefined);
+    }
+    if (this.#waiters.includes(waiter)) {
+      // Cannot happen (every event it waits for was settled above); never
+      // leave a caller hanging regardless.
+      this.#waiters = this.#waiters.filter((other) => other !== waiter);
+      waiter.resolve({
+        delivered: waiter.delivered,
+        dropped: waiter.dropped + Math.max(0, waiter.remaining),
+      });
+    }
+    if (events > 0) {
+      this.#report(
+        new AnalyticsDeliveryAbortedError({
+          provider: this.#o.name,
+          endpoint: this.#o.endpoint,
+          events,
+          cause: reason,
+        }),
+      );
+    }
+    this.#pump();
   }
 
   #settle(
@@ -298,8 +509,18 @@ export class DeliveryQueue<T> {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
+// An unref'd wait that ends early when `signal` aborts.
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = unrefTimer(setTimeout(done, ms));
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 function messageOf(error: unknown): string {

@@ -27,17 +27,30 @@ export class SendFailure extends Error {
 // 64 KiB; with two requests in flight each stays under half of that.
 const BROWSER_KEEPALIVE_LIMIT = 30_000;
 
+/** What {@linkcode postJson} takes besides the request itself. */
+export interface PostOptions {
+  /** Aborts the request (the queue gave up on the batch). */
+  signal?: AbortSignal;
+  /** Masks secrets in the text of a failure (body snippet, network error). */
+  mask?: (text: string) => string;
+}
+
 /**
  * POSTs a JSON body. Resolves on a 2xx answer; throws {@linkcode SendFailure}
  * otherwise: retriable for network errors, timeouts, 408, 429 and 5xx, not
- * retriable for every other status.
+ * retriable for every other status. The failure's reason, and the message of
+ * its cause, pass through `mask`, so a collector that echoes the API key, or
+ * a network error that repeats the URL, never puts a secret in an error.
  */
 export async function postJson(
   url: string,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  options: PostOptions = {},
 ): Promise<void> {
+  const mask = options.mask ?? ((text: string) => text);
+  const outer = options.signal;
   const controller = new AbortController();
   const timer = setTimeout(
     () =>
@@ -45,6 +58,9 @@ export async function postJson(
     timeoutMs,
   );
   unrefTimer(timer);
+  const onAbort = (): void => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
   try {
     let response: Response;
     try {
@@ -62,10 +78,14 @@ export async function postJson(
       }
       response = await fetch(url, init);
     } catch (error) {
+      const reason = `network error: ${messageOf(error)}`;
+      const masked = mask(reason);
       throw new SendFailure({
         retriable: true,
-        reason: `network error: ${messageOf(error)}`,
-        cause: error,
+        reason: masked,
+        // The runtime's error may quote the URL (GA4's api_secret): keep it
+        // only when it holds nothing to mask.
+        cause: masked === reason ? error : new Error(masked),
       });
     }
     if (response.ok) {
@@ -76,17 +96,21 @@ export async function postJson(
     const text = await response.text().catch(() => "");
     const status = response.status;
     const retriable = status === 408 || status === 429 || status >= 500;
-    const snippet = text.trim().slice(0, 200);
+    // Masked before it is cut, so a secret across the cut is masked too.
+    const snippet = mask(text.trim()).slice(0, 200);
     throw new SendFailure({
       retriable,
       status,
       retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
-      reason: `HTTP ${status}${
-        response.statusText ? " " + response.statusText : ""
-      }${snippet ? ": " + snippet : ""}`,
+      reason: mask(
+        `HTTP ${status}${response.statusText ? " " + response.statusText : ""}${
+          snippet ? ": " + snippet : ""
+        }`,
+      ),
     });
   } finally {
     clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -150,6 +150,69 @@ export interface AnalyticsDeliveryErrorDetails {
   cause?: unknown;
 }
 
+/** What an {@linkcode AnalyticsDeliveryAbortedError} is built from. */
+export interface AnalyticsDeliveryAbortedErrorDetails {
+  /** The provider's name. */
+  provider: string;
+  /** The collection address (its query string and password are removed). */
+  endpoint: string;
+  /** Events dropped because the flush stopped. */
+  events: number;
+  /** Why it stopped: the signal's reason (a `DeadlineError` on timeout). */
+  cause?: unknown;
+}
+
+/**
+ * Reported once (through a provider's `onError`) when `flush(options)` or
+ * `dispose(options)` stopped at its `signal` or `timeout` before every event
+ * was delivered: the requests and retry waits still under way were aborted
+ * and the events not delivered were dropped (and counted in the provider's
+ * `droppedCount` and the flush's `dropped`).
+ *
+ * Message: `Analytics delivery to <endpoint> stopped before the end
+ * (<reason>); <k> event(s) dropped`.
+ *
+ * @example Usage
+ * ```ts
+ * import { AnalyticsDeliveryAbortedError } from "@vendor/kit/analytics";
+ *
+ * const error = new AnalyticsDeliveryAbortedError({
+ *   provider: "CustomAnalyticsProvider",
+ *   endpoint: "https://collect.example.com/v1/events",
+ *   events: 450,
+ *   cause: new Error("Timed out after 2000 ms"),
+ * });
+ * console.log(error.events); // 450
+ * ```
+ */
+export class AnalyticsDeliveryAbortedError extends Error {
+  /** The provider's name. */
+  readonly provider: string;
+  /** The collection address, without query string or password. */
+  readonly endpoint: string;
+  /** How many events were dropped. */
+  readonly events: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param details Which provider, where, how many, and why.
+   */
+  constructor(details: AnalyticsDeliveryAbortedErrorDetails) {
+    const endpoint = stripQuery(details.endpoint);
+    super(
+      `Analytics delivery to ${endpoint} stopped before the end (${
+        describeReason(details.cause)
+      }); ${details.events} event(s) dropped`,
+      { cause: details.cause },
+    );
+    this.name = "AnalyticsDeliveryAbortedError";
+    this.provider = details.provider;
+    this.endpoint = endpoint;
+    this.events = details.events;
+  }
+}
+
 /**
  * Reported (through a provider's `onError`) when an event arrives while the
  * provider's queue already holds `maxQueueSize` events; that event is dropped
@@ -191,7 +254,16 @@ function describeCause(cause: unknown): string {
   return String(cause);
 }
 
+function describeReason(reason: unknown): string {
+  if (reason === undefined) return "aborted";
+  if (reason instanceof Error) return reason.message || reason.name;
+  return String(reason);
+}
+
+// The address without query string (GA4's api_secret) and without the
+// password of a `user:password@` part.
 function stripQuery(endpoint: string): string {
   const index = endpoint.indexOf("?");
-  return index === -1 ? endpoint : endpoint.slice(0, index);
+  const bare = index === -1 ? endpoint : endpoint.slice(0, index);
+  return bare.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, "$1:***@");
 }

@@ -57,6 +57,31 @@ export interface AnalyticsEvent {
   readonly sampleRate: number;
   /** A unique id per event, so a receiver can drop duplicates after a retry. */
   readonly messageId: string;
+  /**
+   * Where the event happened: present when the call gave a `requestId` or
+   * was made inside `RequestContext.run(...)` (from the platform module; the
+   * application host opens one per request).
+   */
+  readonly context?: AnalyticsEventContext;
+}
+
+/**
+ * The context of an {@linkcode AnalyticsEvent}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { AnalyticsEventContext } from "@vendor/kit/analytics";
+ *
+ * const context: AnalyticsEventContext = { requestId: "r-42" };
+ * console.log(context.requestId);
+ * ```
+ */
+export interface AnalyticsEventContext {
+  /**
+   * The request the event was tracked in: the call's own `requestId`, else
+   * the one of the current `RequestContext`.
+   */
+  readonly requestId?: string;
 }
 
 /**
@@ -80,4 +105,9 @@ export interface AnalyticsCallContext {
   anonymousId?: string;
   /** When it happened, in milliseconds since the epoch (defaults to now). */
   timestamp?: number;
+  /**
+   * The request this event belongs to; default the `requestId` of the
+   * current `RequestContext`, if any.
+   */
+  requestId?: string;
 }

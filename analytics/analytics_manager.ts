@@ -25,6 +25,13 @@ import {
   type PerformanceTracking,
 } from "./_browser_tracking.ts";
 import { installRuntimeErrorTracking } from "./_runtime_errors_deno.ts";
+import { secretMasker } from "./_mask.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import {
+  type HealthCheckResult,
+  type HealthStatus,
+  RequestContext,
+} from "../platform/mod.ts";
 
 /**
  * What happens to events while consent is pending: `"hold"` keeps them in
@@ -487,33 +494,89 @@ export class AnalyticsManager {
   }
 
   /**
-   * Flushes every provider in parallel. Held events stay held.
+   * Flushes every provider in parallel. Held events stay held. With
+   * `options`, each provider gets the one signal (`signal` and `timeout`
+   * combined): the built-in providers then stop retrying, count what they
+   * did not deliver as dropped and report it once; a provider still busy at
+   * the deadline is no longer waited for (and is reported to `onError`). The
+   * call resolves either way.
    *
+   * @param options A signal and/or a timeout in milliseconds bounding the wait.
    * @returns The delivered and dropped counts summed over the providers that
    * report them; a provider whose flush fails is reported to `onError`.
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
    *
    * @example Usage
    * ```ts
    * import { AnalyticsManager } from "@vendor/kit/analytics";
    *
    * const analytics = new AnalyticsManager();
-   * const { delivered, dropped } = await analytics.flush();
+   * const { delivered, dropped } = await analytics.flush({ timeout: 5000 });
    * console.log(delivered, dropped); // 0 0
    * ```
    */
-  async flush(): Promise<AnalyticsFlushResult> {
-    const results = await Promise.all(
-      this.#providers.map((provider) => this.#settle(provider, "flush")),
-    );
+  async flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    const signal = deadlineSignal(options);
+    const results = await this.#settleAll(this.#providers, "flush", signal);
     return sum(results);
+  }
+
+  /**
+   * Reports the worst state of the providers that have a `checkHealth()`
+   * method (`"healthy"` when none has): the built-in providers are
+   * `"degraded"` while deliveries fail or when events were dropped since
+   * their previous check. A provider whose check throws counts as
+   * `"unhealthy"`. The detail holds each provider's result under its name.
+   *
+   * @param signal Aborts when the check's time is up (passed to the providers).
+   * @returns The worst state, with every provider's result.
+   *
+   * @example Usage
+   * ```ts
+   * import { AnalyticsManager } from "@vendor/kit/analytics";
+   *
+   * const analytics = new AnalyticsManager();
+   * console.log((await analytics.checkHealth()).status); // "healthy"
+   * ```
+   */
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    const checked = this.#providers.filter((provider) =>
+      typeof provider.checkHealth === "function"
+    );
+    const results = await Promise.all(checked.map(async (provider) => {
+      try {
+        return await provider.checkHealth!(signal);
+      } catch (error) {
+        return {
+          status: "unhealthy",
+          detail: `checkHealth failed: ${MASK_TEXT(describe(error))}`,
+        } as HealthCheckResult;
+      }
+    }));
+    const providers: Record<string, HealthCheckResult> = {};
+    let status: HealthStatus = "healthy";
+    results.forEach((result, index) => {
+      const base = providerName(checked[index]);
+      let name = base;
+      for (let n = 2; name in providers; n++) name = `${base} #${n}`;
+      providers[name] = result;
+      if (RANK[result.status] > RANK[status]) status = result.status;
+    });
+    return { status, detail: { providers } };
   }
 
   /**
    * Removes the automatic tracking hooks (restoring `history`), reports the
    * last performance vitals, drops held events, then disposes every provider
-   * (each flushes first). Later calls are ignored.
+   * (each flushes first), passing them one signal for `options` as
+   * {@linkcode AnalyticsManager.flush} does: at the deadline the providers
+   * stop retrying, drop and report what is left, and the call resolves.
+   * Later calls are ignored.
    *
-   * @returns Resolves when every provider is disposed.
+   * @param options A signal and/or a timeout in milliseconds bounding the
+   * providers' final flush.
+   * @returns Resolves when every provider is disposed (or the deadline passed).
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
    *
    * @example Usage
    * ```ts
@@ -523,17 +586,16 @@ export class AnalyticsManager {
    * await analytics.dispose();
    * ```
    */
-  async dispose(): Promise<void> {
+  async dispose(options?: DisposeOptions): Promise<void> {
     if (this.#disposed) return;
+    const signal = deadlineSignal(options);
     this.#performance?.finalize();
     this.#disposed = true;
     this.#uninstallAutomaticTracking();
     this.#dropHeld();
     const providers = this.#providers;
     this.#providers = [];
-    await Promise.all(
-      providers.map((provider) => this.#settle(provider, "dispose")),
-    );
+    await this.#settleAll(providers, "dispose", signal);
   }
 
   /**
@@ -559,26 +621,20 @@ export class AnalyticsManager {
       this.#stats.sampledOut++;
       return;
     }
-    const event: AnalyticsEvent = userId === undefined
-      ? {
-        type,
-        name,
-        properties: { ...properties },
-        timestamp: context?.timestamp ?? Date.now(),
-        anonymousId,
-        sampleRate: rate,
-        messageId: randomId(),
-      }
-      : {
-        type,
-        name,
-        properties: { ...properties },
-        timestamp: context?.timestamp ?? Date.now(),
-        anonymousId,
-        userId,
-        sampleRate: rate,
-        messageId: randomId(),
-      };
+    // The call's own requestId wins over the request being handled.
+    const requestId = context?.requestId ??
+      RequestContext.current()?.requestId;
+    const event: AnalyticsEvent = {
+      type,
+      name,
+      properties: { ...properties },
+      timestamp: context?.timestamp ?? Date.now(),
+      anonymousId,
+      ...(userId === undefined ? {} : { userId }),
+      sampleRate: rate,
+      messageId: randomId(),
+      ...(requestId === undefined ? {} : { context: { requestId } }),
+    };
     if (this.#consent === "granted") {
       this.#dispatch(event);
     } else if (
@@ -620,12 +676,51 @@ export class AnalyticsManager {
     }
   }
 
+  // Runs flush or dispose on every provider in parallel. With a signal, a
+  // provider still busy when it fires (plus one task, so that the built-in
+  // providers, which resolve on the signal, are seen to) is reported and no
+  // longer waited for.
+  #settleAll(
+    providers: readonly IAnalyticsProvider[],
+    operation: "flush" | "dispose",
+    signal: AbortSignal | undefined,
+  ): Promise<(AnalyticsFlushResult | void)[]> {
+    const running = providers.map((provider) =>
+      this.#settle(provider, operation, signal)
+    );
+    if (signal === undefined) return Promise.all(running);
+    let stop!: () => void;
+    const stopped = new Promise<typeof GAVE_UP>((resolve) => {
+      // Ref'd on purpose: the caller awaits this answer.
+      stop = () => {
+        setTimeout(() => resolve(GAVE_UP), 0);
+      };
+    });
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+    // The deadline's timer is unref'd; the caller awaits the answer, so keep
+    // the process alive until it comes.
+    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
+    return Promise.all(running.map(async (promise, index) => {
+      const result = await Promise.race([promise, stopped]);
+      if (result !== GAVE_UP) return result;
+      this.#report(providers[index], operation, signal.reason);
+      return undefined;
+    })).finally(() => {
+      clearTimeout(keepAlive);
+      signal.removeEventListener("abort", stop);
+    });
+  }
+
   async #settle(
     provider: IAnalyticsProvider,
     operation: "flush" | "dispose",
+    signal: AbortSignal | undefined,
   ): Promise<AnalyticsFlushResult | void> {
     try {
-      return await provider[operation]();
+      return signal === undefined
+        ? await provider[operation]()
+        : await provider[operation]({ signal });
     } catch (error) {
       this.#report(provider, operation, error);
     }
@@ -637,9 +732,7 @@ export class AnalyticsManager {
     error: unknown,
   ): void {
     this.#stats.providerErrors++;
-    const name = provider.name ??
-      (provider as { constructor?: { name?: string } }).constructor?.name ??
-      "provider";
+    const name = providerName(provider);
     try {
       this.#options.onError(new AnalyticsProviderError(name, operation, error));
     } catch {
@@ -727,6 +820,29 @@ export class AnalyticsManager {
       this.#reportingError = false;
     }
   }
+}
+
+const GAVE_UP = Symbol("gave up");
+
+// Longest delay setTimeout accepts.
+const KEEP_ALIVE_MS = 2_147_483_647;
+
+const RANK: Readonly<Record<HealthStatus, number>> = {
+  healthy: 0,
+  degraded: 1,
+  unhealthy: 2,
+};
+
+const MASK_TEXT = secretMasker([]);
+
+function providerName(provider: IAnalyticsProvider): string {
+  return provider.name ??
+    (provider as { constructor?: { name?: string } }).constructor?.name ??
+    "provider";
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function sum(results: (AnalyticsFlushResult | void)[]): AnalyticsFlushResult {

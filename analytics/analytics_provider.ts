@@ -1,4 +1,6 @@
 import type { AnalyticsEvent } from "./analytics_event.ts";
+import type { DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 
 /**
  * How many of the events a flush waited for were delivered and how many were
@@ -28,8 +30,8 @@ export interface AnalyticsFlushResult {
  *
  * `track`, `page` and `identify` should be cheap (enqueue and return); the
  * manager does not await them. `flush` resolves once everything received
- * before it was delivered or dropped; `dispose` flushes, then releases timers
- * and hooks.
+ * before it was delivered or dropped (or at its deadline); `dispose` flushes,
+ * then releases timers and hooks.
  *
  * @example A provider that keeps events in memory
  * ```ts
@@ -83,16 +85,33 @@ export interface IAnalyticsProvider {
    */
   identify(event: AnalyticsEvent): void | Promise<void>;
   /**
-   * Delivers everything received so far.
+   * Delivers everything received so far. A provider that waits on the
+   * network should stop when `options.signal` aborts or `options.timeout`
+   * ms pass: count what was not delivered as dropped, report it once, and
+   * resolve (never reject because of the deadline). The manager stops
+   * waiting for a provider at the deadline anyway.
    *
+   * @param options A signal and/or a timeout bounding the wait.
    * @returns How many events were delivered and dropped, when the provider
    * counts them.
    */
-  flush(): Promise<AnalyticsFlushResult | void>;
+  flush(options?: DisposeOptions): Promise<AnalyticsFlushResult | void>;
   /**
-   * Flushes, then releases timers and hooks. Later events are ignored.
+   * Flushes (within `options`, as for `flush`), then releases timers and
+   * hooks. Later events are ignored.
    *
+   * @param options A signal and/or a timeout bounding the flush.
    * @returns Resolves when done.
    */
-  dispose(): Promise<void>;
+  dispose(options?: DisposeOptions): Promise<void>;
+  /**
+   * Optional: reports whether the provider delivers. The manager's
+   * `checkHealth()` reports the worst of its providers'.
+   *
+   * @param signal Aborts when the check's time is up.
+   * @returns The state.
+   */
+  checkHealth?(
+    signal?: AbortSignal,
+  ): HealthCheckResult | Promise<HealthCheckResult>;
 }

@@ -1,4 +1,6 @@
 import type { IConfiguration } from "../config/mod.ts";
+import type { DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import type { AnalyticsEvent } from "./analytics_event.ts";
 import type {
   AnalyticsFlushResult,
@@ -8,6 +10,7 @@ import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsProviderError } from "./analytics_errors.ts";
 import { DeliveryQueue } from "./_delivery_queue.ts";
 import { postJson } from "./_http.ts";
+import { secretMasker } from "./_mask.ts";
 import {
   configString,
   optionalConfigNumber,
@@ -17,6 +20,7 @@ import {
 } from "./_options.ts";
 
 const NAME = "CustomAnalyticsProvider";
+const SECRET_HEADER = /auth|key|secret|token|cookie/i;
 
 /**
  * Options of {@linkcode CustomAnalyticsProvider} (spec §2.8): `endpoint`,
@@ -93,14 +97,22 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
     const endpoint = this.#endpoint;
     const timeout = delivery.requestTimeout;
     const onError = delivery.onError;
+    // The key, and any header value that carries a credential, never reach
+    // an error message, even when the collector echoes them in its answer.
+    const mask = secretMasker([
+      options.apiKey,
+      ...Object.entries(headers)
+        .filter(([name]) => SECRET_HEADER.test(name))
+        .flatMap(([, value]) => [value, value.replace(/^\S+\s+/, "")]),
+    ]);
     this.#queue = new DeliveryQueue<AnalyticsEvent>({
       ...delivery,
       name: NAME,
       endpoint,
-      send: async (batch) => {
+      send: async (batch, signal) => {
         const { body, rejected } = serialize(batch, onError);
         if (body !== undefined) {
-          await postJson(endpoint, body, headers, timeout);
+          await postJson(endpoint, body, headers, timeout, { signal, mask });
         }
         return rejected;
       },
@@ -141,20 +153,21 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
     config: IConfiguration,
     options: Partial<CustomAnalyticsProviderOptions> = {},
   ): CustomAnalyticsProvider {
+    // Configuration fills only what the code did not set: a key the code
+    // overrides is not even read (so a bad value there cannot fail).
     const fromConfig: Partial<CustomAnalyticsProviderOptions> = {};
-    fromConfig.endpoint = options.endpoint ??
-      configString(config, "analytics:endpoint");
-    const apiKey = optionalConfigString(config, "analytics:apiKey");
-    if (apiKey !== undefined) fromConfig.apiKey = apiKey;
-    const batchSize = optionalConfigNumber(config, "analytics:batchSize");
-    if (batchSize !== undefined) fromConfig.batchSize = batchSize;
-    const flushInterval = optionalConfigNumber(
-      config,
-      "analytics:flushInterval",
-    );
-    if (flushInterval !== undefined) fromConfig.flushInterval = flushInterval;
-    const maxQueueSize = optionalConfigNumber(config, "analytics:maxQueueSize");
-    if (maxQueueSize !== undefined) fromConfig.maxQueueSize = maxQueueSize;
+    if (options.endpoint === undefined) {
+      fromConfig.endpoint = configString(config, "analytics:endpoint");
+    }
+    if (options.apiKey === undefined) {
+      const apiKey = optionalConfigString(config, "analytics:apiKey");
+      if (apiKey !== undefined) fromConfig.apiKey = apiKey;
+    }
+    for (const key of ["batchSize", "flushInterval", "maxQueueSize"] as const) {
+      if (options[key] !== undefined) continue;
+      const value = optionalConfigNumber(config, `analytics:${key}`);
+      if (value !== undefined) fromConfig[key] = value;
+    }
     return new CustomAnalyticsProvider({
       ...fromConfig,
       ...definedOnly(options),
@@ -211,22 +224,77 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
   /**
    * Sends everything queued now and waits until every event queued or in
    * flight before this call is delivered or definitively dropped (retries
-   * included).
+   * included), or until `options.signal` aborts or `options.timeout` ms
+   * pass: then the requests and retry waits still under way are aborted, the
+   * events not delivered are dropped (reported once as
+   * {@linkcode AnalyticsDeliveryAbortedError}) and the call resolves.
    *
+   * @param options A signal and/or a timeout in milliseconds bounding the wait.
    * @returns How many of those events were delivered and dropped.
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { CustomAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new CustomAnalyticsProvider({
+   *   endpoint: "https://analytics.example.com/v1/events",
+   * });
+   * const { delivered, dropped } = await provider.flush({ timeout: 5000 });
+   * console.log(delivered, dropped); // 0 0
+   * await provider.dispose();
+   * ```
    */
-  flush(): Promise<AnalyticsFlushResult> {
-    return this.#queue.flush();
+  flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    return this.#queue.flush(options);
   }
 
   /**
-   * Flushes (delivering the tail), then stops the timer. Events received
-   * afterwards are dropped and counted.
+   * Flushes (delivering the tail, within `options` as for
+   * {@linkcode flush}), then stops the timer. Events received afterwards are
+   * dropped and counted. Never rejects because of the deadline.
    *
+   * @param options A signal and/or a timeout in milliseconds bounding the flush.
    * @returns Resolves when the flush is over.
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { CustomAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new CustomAnalyticsProvider({
+   *   endpoint: "https://analytics.example.com/v1/events",
+   * });
+   * await provider.dispose({ timeout: 2000 });
+   * ```
    */
-  async dispose(): Promise<void> {
-    await this.#queue.close();
+  async dispose(options?: DisposeOptions): Promise<void> {
+    await this.#queue.close(options);
+  }
+
+  /**
+   * Reports the delivery state: `"degraded"` while deliveries fail (the
+   * last request failed, or retries are held back after a batch used up its
+   * retries) or when events were dropped since the previous check,
+   * `"healthy"` otherwise. The detail holds counts (`pending`, `delivered`,
+   * `dropped`, `droppedSinceLastCheck`), `failing`, `breaker` and, when
+   * degraded, a `reason`; never the key or the address.
+   *
+   * @returns The state, with counts.
+   *
+   * @example Usage
+   * ```ts
+   * import { CustomAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new CustomAnalyticsProvider({
+   *   endpoint: "https://analytics.example.com/v1/events",
+   * });
+   * console.log(provider.checkHealth().status); // "healthy"
+   * await provider.dispose();
+   * ```
+   */
+  checkHealth(): HealthCheckResult {
+    return this.#queue.health();
   }
 
   /**

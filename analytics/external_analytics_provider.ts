@@ -1,4 +1,6 @@
 import type { IConfiguration } from "../config/mod.ts";
+import type { DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import type { AnalyticsEvent } from "./analytics_event.ts";
 import type {
   AnalyticsFlushResult,
@@ -8,6 +10,7 @@ import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { DeliveryQueue } from "./_delivery_queue.ts";
 import { postJson } from "./_http.ts";
+import { secretMasker } from "./_mask.ts";
 import {
   GA4_MAX_EVENTS_PER_REQUEST,
   type Ga4UserProperties,
@@ -160,13 +163,19 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
       );
     }
     const timeout = delivery.requestTimeout;
+    // A network error may quote the URL, and a proxy may echo it: the API
+    // secret never reaches an error message.
+    const mask = secretMasker([options.apiSecret]);
     this.#queue = new DeliveryQueue<AnalyticsEvent>({
       ...delivery,
       name: NAME,
       endpoint,
       batchKey: (event) => `${event.anonymousId}\u0000${event.userId ?? ""}`,
-      send: async (batch) => {
-        await postJson(this.#url, this.#body(batch), {}, timeout);
+      send: async (batch, signal) => {
+        await postJson(this.#url, this.#body(batch), {}, timeout, {
+          signal,
+          mask,
+        });
       },
     });
   }
@@ -205,21 +214,25 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
     config: IConfiguration,
     options: Partial<ExternalAnalyticsProviderOptions> = {},
   ): ExternalAnalyticsProvider {
-    const fromConfig: Partial<ExternalAnalyticsProviderOptions> = {
-      trackingId: options.trackingId ??
-        configString(config, "analytics:trackingId"),
-    };
-    const apiSecret = optionalConfigString(config, "analytics:apiSecret");
-    if (apiSecret !== undefined) fromConfig.apiSecret = apiSecret;
-    const endpoint = optionalConfigString(config, "analytics:ga4Endpoint");
-    if (endpoint !== undefined) fromConfig.endpoint = endpoint;
-    const ecommerce = optionalConfigBoolean(
-      config,
-      "analytics:enableEnhancedEcommerce",
-    );
-    if (ecommerce !== undefined) fromConfig.enableEnhancedEcommerce = ecommerce;
-    const anonymizeIp = optionalConfigBoolean(config, "analytics:anonymizeIp");
-    if (anonymizeIp !== undefined) fromConfig.anonymizeIp = anonymizeIp;
+    // Configuration fills only what the code did not set: a key the code
+    // overrides is not even read (so a bad value there cannot fail).
+    const fromConfig: Partial<ExternalAnalyticsProviderOptions> = {};
+    if (options.trackingId === undefined) {
+      fromConfig.trackingId = configString(config, "analytics:trackingId");
+    }
+    if (options.apiSecret === undefined) {
+      const apiSecret = optionalConfigString(config, "analytics:apiSecret");
+      if (apiSecret !== undefined) fromConfig.apiSecret = apiSecret;
+    }
+    if (options.endpoint === undefined) {
+      const endpoint = optionalConfigString(config, "analytics:ga4Endpoint");
+      if (endpoint !== undefined) fromConfig.endpoint = endpoint;
+    }
+    for (const key of ["enableEnhancedEcommerce", "anonymizeIp"] as const) {
+      if (options[key] !== undefined) continue;
+      const value = optionalConfigBoolean(config, `analytics:${key}`);
+      if (value !== undefined) fromConfig[key] = value;
+    }
     const merged: Partial<ExternalAnalyticsProviderOptions> = { ...fromConfig };
     for (
       const key of Object.keys(
@@ -291,21 +304,81 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
 
   /**
    * Sends everything queued and waits for the outcome of every event queued
-   * or in flight before this call.
+   * or in flight before this call, or until `options.signal` aborts or
+   * `options.timeout` ms pass: then the requests and retry waits still under
+   * way are aborted, the events not delivered are dropped (reported once as
+   * {@linkcode AnalyticsDeliveryAbortedError}) and the call resolves.
    *
+   * @param options A signal and/or a timeout in milliseconds bounding the wait.
    * @returns How many of those events were delivered and dropped.
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { ExternalAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new ExternalAnalyticsProvider({
+   *   trackingId: "G-XXXXXXX",
+   *   apiSecret: "<API_SECRET>",
+   * });
+   * const { delivered, dropped } = await provider.flush({ timeout: 5000 });
+   * console.log(delivered, dropped); // 0 0
+   * await provider.dispose();
+   * ```
    */
-  flush(): Promise<AnalyticsFlushResult> {
-    return this.#queue.flush();
+  flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    return this.#queue.flush(options);
   }
 
   /**
-   * Flushes, then stops the timer; later events are dropped.
+   * Flushes (within `options`, as for {@linkcode flush}), then stops the
+   * timer; later events are dropped. Never rejects because of the deadline.
    *
+   * @param options A signal and/or a timeout in milliseconds bounding the flush.
    * @returns Resolves when the flush is over.
+   * @throws {RangeError} When `options.timeout` is negative or not a number.
+   *
+   * @example Usage
+   * ```ts
+   * import { ExternalAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new ExternalAnalyticsProvider({
+   *   trackingId: "G-XXXXXXX",
+   *   apiSecret: "<API_SECRET>",
+   * });
+   * await provider.dispose({ timeout: 2000 });
+   * ```
    */
-  async dispose(): Promise<void> {
-    await this.#queue.close();
+  async dispose(options?: DisposeOptions): Promise<void> {
+    await this.#queue.close(options);
+  }
+
+  /**
+   * Reports the delivery state: `"degraded"` while deliveries fail, when
+   * events were dropped since the previous check, or while Google's address
+   * is used without an `apiSecret` (every event is dropped); `"healthy"`
+   * otherwise. The detail holds counts (`pending`, `delivered`, `dropped`,
+   * `droppedSinceLastCheck`), `failing`, `breaker` and, when degraded, a
+   * `reason`; never the secret or the address.
+   *
+   * @returns The state, with counts.
+   *
+   * @example Usage
+   * ```ts
+   * import { ExternalAnalyticsProvider } from "@vendor/kit/analytics";
+   *
+   * const provider = new ExternalAnalyticsProvider({
+   *   trackingId: "G-XXXXXXX",
+   *   apiSecret: "<API_SECRET>",
+   * });
+   * console.log(provider.checkHealth().status); // "healthy"
+   * await provider.dispose();
+   * ```
+   */
+  checkHealth(): HealthCheckResult {
+    return this.#queue.health(
+      this.#disabled ? "no apiSecret: events are dropped" : undefined,
+    );
   }
 
   /**

@@ -48,3 +48,7 @@ export * from "./sampling.ts";
 export * from "./analytics_manager.ts";
 export * from "./custom_analytics_provider.ts";
 export * from "./external_analytics_provider.ts";
+// The shared types of flush/dispose limits and health checks, re-exported so
+// the analytics package documents (and types) them by itself.
+export type { DisposeOptions } from "../core/mod.ts";
+export type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";

@@ -11,6 +11,8 @@
 // - "delivery 1000 events": track 1000 events and wait until the server has
 //   accepted all of them (Kit: flush(); Segment: flush(), which waits for
 //   'drained').
+// - "bounded dispose": dispose({ timeout }) against a port that refuses
+//   connections (Kit only).
 import {
   createServer,
   type IncomingMessage,
@@ -19,6 +21,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { Analytics } from "@segment/analytics-node";
 import { AnalyticsManager, CustomAnalyticsProvider } from "../analytics/mod.ts";
+import { RequestContext } from "../platform/mod.ts";
 
 let received = 0;
 const server = createServer(
@@ -126,6 +129,45 @@ Deno.bench({
       event: "bench_event",
       properties,
     });
+  },
+});
+
+Deno.bench({
+  name: "Kit AnalyticsManager.track inside RequestContext.run (run included)",
+  group: "track enqueue",
+  n: 200_000,
+  warmup: 1_000,
+  fn() {
+    RequestContext.run(
+      { requestId: "bench-request" },
+      () => kitEnqueue.track("bench_event", properties),
+    );
+  },
+});
+
+// dispose() while the endpoint refuses connections: without a deadline it
+// takes the first batch's whole retry schedule (≈ 15-31 s with the default
+// maxRetries 5 and retryDelay 1000; 100-110 s before the circuit breaker);
+// with { timeout } it ends at the deadline, dropping and reporting the rest.
+const refusing = await (async () => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1/events`;
+})();
+
+Deno.bench({
+  name: "Kit: dispose({ timeout: 500 }) with 500 events, endpoint refusing",
+  group: "bounded dispose",
+  n: 3,
+  warmup: 0,
+  async fn() {
+    const analytics = new AnalyticsManager().addProvider(
+      new CustomAnalyticsProvider({ endpoint: refusing, onError: () => {} }),
+    );
+    for (let i = 0; i < 500; i++) analytics.track("bench_event", properties);
+    await analytics.dispose({ timeout: 500 });
   },
 });
 

@@ -6,6 +6,8 @@ import {
   startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import type {
   AnalyticsEvent,
   AnalyticsFlushResult,
@@ -102,4 +104,21 @@ export function errorSink(): { errors: Error[]; onError: (e: Error) => void } {
 
 export function eventsOf(request: RecordedRequest): AnalyticsEvent[] {
   return (JSON.parse(request.body) as { events: AnalyticsEvent[] }).events;
+}
+
+/**
+ * The address of a loopback port nothing listens on (bound, then closed), so
+ * connections to it are refused at once.
+ */
+export async function refusingEndpoint(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1/events`;
+}
+
+/** A server that reads each request and never answers it. */
+export function startHangingServer(): Promise<TestServer> {
+  return startTestServer(() => {});
 }

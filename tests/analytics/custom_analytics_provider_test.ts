@@ -431,3 +431,45 @@ test("CustomAnalyticsProvider.fromConfiguration() reports a missing endpoint wit
     { message: "Configuration value not found: analytics:endpoint" },
   );
 });
+
+test("CustomAnalyticsProvider.fromConfiguration(): code options win, and a key they override is not read", async () => {
+  await using server = await startCollector();
+  const read: string[] = [];
+  const values: Record<string, unknown> = {
+    "analytics:endpoint": "not a url",
+    "analytics:apiKey": "cfg-key",
+    "analytics:batchSize": "oops",
+    "analytics:flushInterval": "60000",
+  };
+  const config: IConfiguration = {
+    hasValue: (key) => key in values,
+    getValue<T>(key: string, defaultValue?: T): T {
+      read.push(key);
+      return (key in values ? values[key] : defaultValue) as T;
+    },
+  };
+  const provider = CustomAnalyticsProvider.fromConfiguration(config, {
+    endpoint: `${server.url}/from-code`,
+    apiKey: "code-key",
+    batchSize: 2,
+  });
+  assert.deepEqual(read, ["analytics:flushInterval"]);
+  provider.track(eventNamed("a"));
+  provider.track(eventNamed("b")); // batchSize 2 from the code
+  await waitFor(() => server.requests.length === 1, 5_000, "size batch");
+  assert.equal(server.requests[0].url, "/from-code");
+  assert.equal(server.requests[0].headers["x-api-key"], "code-key");
+  await provider.dispose();
+});
+
+function eventNamed(name: string) {
+  return {
+    type: "track" as const,
+    name,
+    properties: {},
+    timestamp: Date.now(),
+    anonymousId: "anon-1",
+    sampleRate: 1,
+    messageId: `m-${name}`,
+  };
+}

@@ -388,3 +388,40 @@ test("ExternalAnalyticsProvider.fromConfiguration() reports a missing analytics:
     { message: "Configuration value not found: analytics:trackingId" },
   );
 });
+
+test("ExternalAnalyticsProvider.fromConfiguration(): code options win, and a key they override is not read", async () => {
+  await using server = await startCollector();
+  const read: string[] = [];
+  const values: Record<string, unknown> = {
+    "analytics:trackingId": "G-FROMCONFIG",
+    "analytics:apiSecret": "cfg-secret",
+    "analytics:ga4Endpoint": "not a url",
+    "analytics:enableEnhancedEcommerce": "maybe",
+    "analytics:anonymizeIp": "false",
+  };
+  const config: IConfiguration = {
+    hasValue: (key) => key in values,
+    getValue<T>(key: string, defaultValue?: T): T {
+      read.push(key);
+      return (key in values ? values[key] : defaultValue) as T;
+    },
+  };
+  const provider = ExternalAnalyticsProvider.fromConfiguration(config, {
+    trackingId: "G-CODE",
+    apiSecret: "code-secret",
+    endpoint: `${server.url}/mp/collect`,
+    enableEnhancedEcommerce: false,
+    flushInterval: 0,
+  });
+  assert.deepEqual(read, ["analytics:anonymizeIp"]);
+  const analytics = new AnalyticsManager().addProvider(provider);
+  analytics.track("Order Completed", { ip: "10.0.0.1" });
+  await analytics.flush();
+  const url = new URL(server.requests[0].url, server.url);
+  assert.equal(url.searchParams.get("measurement_id"), "G-CODE");
+  assert.equal(url.searchParams.get("api_secret"), "code-secret");
+  const [event] = bodies(server)[0].events;
+  assert.equal(event.name, "order_completed", "ecommerce mapping off (code)");
+  assert.equal(event.params.ip, "10.0.0.1", "anonymizeIp off (configuration)");
+  await analytics.dispose();
+});
