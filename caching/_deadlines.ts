@@ -53,3 +53,44 @@ export class Deadlines {
     this.#slot = undefined;
   }
 }
+
+/**
+ * The cause of an outage when Redis keeps the connection open but stops
+ * answering: `<what> got no reply within <timeout> ms`.
+ */
+export class RedisTimeoutError extends Error {
+  readonly timeout: number;
+
+  constructor(what: string, timeout: number) {
+    super(`${what} got no reply within ${timeout} ms`);
+    this.name = "RedisTimeoutError";
+    this.timeout = timeout;
+  }
+}
+
+/**
+ * Settles when `promise` settles, `ms` have passed (no limit when
+ * `undefined`), or `signal` aborts, whichever comes first; never rejects. The timer never keeps a process
+ * alive and is cleared on the way out.
+ */
+export async function settleWithin(
+  promise: Promise<unknown>,
+  ms: number | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (signal?.aborted) return;
+  let timer: TimerHandle | undefined;
+  let onAbort: (() => void) | undefined;
+  await Promise.race([
+    promise.then(() => {}, () => {}),
+    new Promise<void>((resolve) => {
+      if (ms !== undefined) timer = unrefTimer(setTimeout(resolve, ms));
+      if (signal !== undefined) {
+        onAbort = () => resolve();
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+}

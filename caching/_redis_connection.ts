@@ -1,12 +1,14 @@
 // One node-redis connection with the life cycle the Redis provider needs:
-// lazy connect, outage detection, reconnection with backoff, and a dispose
-// that leaves no socket or timer behind even in the middle of a reconnect.
+// lazy connect, outage detection, reconnection with backoff, a bounded
+// handshake, and a dispose that leaves no socket or timer behind even in the
+// middle of a reconnect.
 //
 // node-redis (and through it node:net) is loaded with a dynamic import on
 // the first connection, so that bundling caching/mod.ts for a browser never
 // pulls it in statically.
 import type * as Redis from "redis";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { loadDriver } from "./_redis_driver.ts";
 
 export type RedisClient = ReturnType<typeof Redis.createClient>;
@@ -17,6 +19,7 @@ export interface RedisConnectionOptions {
   username?: string;
   password?: string;
   database: number;
+  /** Time allowed for one attempt: TCP connection and handshake (AUTH, SELECT). */
   connectTimeout: number;
   reconnectDelay: number;
   maxReconnectDelay: number;
@@ -44,16 +47,25 @@ export function isErrorReply(error: unknown): boolean {
 }
 
 export class RedisConnection {
-  /** The node-redis client, once the first connection has started. */
+  /** The node-redis client of the current attempt, once started. */
   client: RedisClient | undefined;
   readonly #options: RedisConnectionOptions;
   readonly #events: RedisConnectionEvents;
+  #redis: typeof Redis | undefined;
   #started = false;
   #disposed = false;
   #failedSinceReady = false;
   #firstAttempt: ((ready: boolean) => void) | undefined;
   #firstAttemptPromise: Promise<boolean> | undefined;
   #settle: (() => void) | undefined;
+  /** When the current attempt (TCP connection + handshake) began. */
+  #attemptStart = 0;
+  /** Connected, handshake (AUTH, SELECT) under way. */
+  #handshaking = false;
+  #handshakeTimer: TimerHandle | undefined;
+  #reopenTimer: TimerHandle | undefined;
+  /** Clients given up on a silent handshake since the last ready. */
+  #abandoned = 0;
 
   constructor(options: RedisConnectionOptions, events: RedisConnectionEvents) {
     this.#options = options;
@@ -72,8 +84,9 @@ export class RedisConnection {
 
   /**
    * `true` when commands can be sent now; otherwise starts the first
-   * connection if needed and settles once its first attempt is over. While
-   * an outage lasts (node-redis reconnecting) it answers `false` at once.
+   * connection if needed and settles once its first attempt is over (within
+   * `connectTimeout`). While an outage lasts (reconnecting) it answers
+   * `false` at once.
    */
   ensureReady(): boolean | Promise<boolean> {
     if (this.client?.isReady) return true;
@@ -88,7 +101,10 @@ export class RedisConnection {
       this.#firstAttempt = resolve;
     });
     loadDriver().then(
-      (redis) => this.#open(redis),
+      (redis) => {
+        this.#redis = redis;
+        this.#open(redis);
+      },
       (error: unknown) => this.#onError(error),
     );
   }
@@ -96,12 +112,13 @@ export class RedisConnection {
   #open(redis: typeof Redis): void {
     if (this.#disposed) return;
     const options = this.#options;
-    const client = redis.createClient({
+    const client: RedisClient = redis.createClient({
       socket: {
         host: options.host,
         port: options.port,
         connectTimeout: options.connectTimeout,
-        reconnectStrategy: (retries: number) => this.#retryDelay(retries),
+        reconnectStrategy: (retries: number) =>
+          this.#retryDelay(client, retries),
       },
       username: options.username,
       password: options.password,
@@ -110,11 +127,78 @@ export class RedisConnection {
       disableClientInfo: true,
     });
     this.client = client;
-    client.on("error", (error: unknown) => this.#onError(error));
+    this.#attemptStart = performance.now();
+    // Events of a client given up on (silent handshake) are ignored.
+    client.on("error", (error: unknown) => {
+      if (client === this.client) this.#onError(error);
+    });
+    client.on("connect", () => {
+      if (client === this.client) this.#onConnected(client);
+    });
+    client.on("reconnecting", () => {
+      if (client === this.client) this.#attemptStart = performance.now();
+    });
     client.on("ready", () => this.#onReady(client));
     // Failures arrive through the "error" event; connect() itself only
     // rejects once the reconnect strategy gives up (on dispose).
     client.connect().catch(() => {});
+  }
+
+  /**
+   * The socket is connected and node-redis starts its handshake (AUTH,
+   * SELECT), which node-redis does not time: a server that accepts the
+   * connection and never answers (frozen, or not Redis) would hold it
+   * forever. The attempt gets what is left of `connectTimeout`.
+   */
+  #onConnected(client: RedisClient): void {
+    this.#handshaking = true;
+    clearTimeout(this.#handshakeTimer);
+    const left = this.#options.connectTimeout -
+      (performance.now() - this.#attemptStart);
+    this.#handshakeTimer = unrefTimer(
+      setTimeout(() => this.#handshakeTimedOut(client), Math.max(1, left)),
+    );
+  }
+
+  #handshakeTimedOut(client: RedisClient): void {
+    this.#handshakeTimer = undefined;
+    if (this.#disposed || client !== this.client || !this.#handshaking) return;
+    this.#abandon(
+      client,
+      new RedisTimeoutError(
+        "The connection handshake (AUTH, SELECT)",
+        this.#options.connectTimeout,
+      ),
+    );
+  }
+
+  /**
+   * Drops a connection that stopped answering (commands time out while the
+   * socket stays open) and opens a new one after the usual backoff, so that
+   * unanswered commands do not pile up on a dead socket.
+   *
+   * @param error Why (reported through `onDown`).
+   */
+  recycle(error: unknown): void {
+    const client = this.client;
+    if (this.#disposed || client === undefined) return;
+    if (!client.isReady && !this.#handshaking) return; // reconnecting already
+    this.#abandon(client, error);
+  }
+
+  #abandon(client: RedisClient, error: unknown): void {
+    // Give this client up (destroy() closes its socket and fails its
+    // commands or handshake; its reconnect strategy then answers false) and
+    // open a new one after the usual backoff.
+    this.#handshaking = false;
+    this.client = undefined;
+    this.#destroyClient(client);
+    this.#onError(error);
+    const delay = this.#backoff(this.#abandoned++);
+    this.#reopenTimer = unrefTimer(setTimeout(() => {
+      this.#reopenTimer = undefined;
+      if (this.#redis !== undefined) this.#open(this.#redis);
+    }, delay));
   }
 
   #endFirstAttempt(ready: boolean): void {
@@ -125,12 +209,17 @@ export class RedisConnection {
     resolve(ready);
   }
 
-  #retryDelay(retries: number): number | false {
+  #retryDelay(client: RedisClient, retries: number): number | false {
     if (this.#disposed) {
       // Give up: node-redis closes the client and leaves no socket behind.
       queueMicrotask(() => this.#settle?.());
       return false;
     }
+    if (client !== this.client) return false;
+    return this.#backoff(retries);
+  }
+
+  #backoff(retries: number): number {
     const { reconnectDelay, maxReconnectDelay } = this.#options;
     const base = Math.min(
       reconnectDelay * 2 ** Math.min(retries, 30),
@@ -143,55 +232,77 @@ export class RedisConnection {
 
   #onError(error: unknown): void {
     if (this.#disposed) return;
+    this.#handshaking = false;
+    clearTimeout(this.#handshakeTimer);
+    this.#handshakeTimer = undefined;
     this.#endFirstAttempt(false);
     this.#failedSinceReady = true;
     this.#events.onDown(error);
   }
 
   #onReady(client: RedisClient): void {
+    if (client !== this.client) {
+      this.#destroyClient(client);
+      return;
+    }
+    this.#handshaking = false;
+    clearTimeout(this.#handshakeTimer);
+    this.#handshakeTimer = undefined;
     if (this.#disposed) {
       // A reconnect finished after dispose() began: close it right away.
-      this.#destroy();
+      this.#destroyClient(client);
       this.#settle?.();
       return;
     }
+    this.#abandoned = 0;
     const afterOutage = this.#failedSinceReady;
     this.#failedSinceReady = false;
     this.#endFirstAttempt(true);
     this.#events.onReady(client, afterOutage);
   }
 
-  #destroy(): void {
+  #destroyClient(client: RedisClient | undefined): void {
     try {
-      this.client?.destroy();
+      client?.destroy();
     } catch {
       // Already closed.
     }
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Closes the connection. Commands still waiting are failed at once (the
+   * provider waits for them, within its own bound, before calling this).
+   *
+   * @param signal Stops waiting for a reconnect attempt under way; the
+   * attempt then closes itself when it ends.
+   */
+  async dispose(signal?: AbortSignal): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#endFirstAttempt(false);
+    clearTimeout(this.#handshakeTimer);
+    clearTimeout(this.#reopenTimer);
+    this.#handshakeTimer = undefined;
+    this.#reopenTimer = undefined;
     const client = this.client;
     if (client === undefined || !client.isOpen) return;
-    if (client.isReady) {
-      this.#destroy();
+    if (client.isReady || this.#handshaking) {
+      // The socket exists: destroy() closes it (and fails a handshake).
+      this.#destroyClient(client);
       return;
     }
-    // node-redis is between reconnect attempts: its delay timer cannot be
-    // cancelled, and a socket it is opening would outlive destroy(). Wait
-    // for the attempt to end: it either connects (closed in #onReady) or
-    // fails (the strategy then answers false and node-redis gives up).
+    // node-redis is between reconnect attempts, or opening a socket: its
+    // delay timer cannot be cancelled, and a socket it is opening would
+    // outlive destroy(). Wait for the attempt to end: it either connects
+    // (closed in #onReady) or fails (the strategy then answers false and
+    // node-redis gives up). A deadline cuts the wait short; the attempt
+    // still closes itself when it ends.
     const { maxReconnectDelay, connectTimeout } = this.#options;
-    let guard: TimerHandle | undefined;
-    await new Promise<void>((resolve) => {
-      this.#settle = resolve;
-      guard = unrefTimer(
-        setTimeout(resolve, maxReconnectDelay + connectTimeout + 1000),
-      );
-    });
-    clearTimeout(guard);
+    await settleWithin(
+      new Promise<void>((resolve) => (this.#settle = resolve)),
+      maxReconnectDelay + connectTimeout + 1000,
+      signal,
+    );
     this.#settle = undefined;
   }
 }

@@ -1,4 +1,7 @@
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import { CacheCore, CacheScope } from "./_cache_core.ts";
+import { settleWithin } from "./_deadlines.ts";
 import type {
   CacheGetOrSetOptions,
   CacheSetOptions,
@@ -9,6 +12,7 @@ import type { CacheError } from "./cache_error.ts";
 import { CachePolicy, type CachePolicyOptions } from "./cache_policy.ts";
 import type { ICacheProvider } from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 
 /** Options of {@linkcode CacheManager}. */
 export interface CacheManagerOptions {
@@ -88,7 +92,7 @@ export class CacheManager implements ICache {
     this.#root = new CacheScope(this.#core, undefined);
     const core = this.#core;
     this.#detach = provider.errorOccurred?.add((error) => {
-      core.providerErrors++;
+      if (!(error instanceof CacheStoreRecovered)) core.providerErrors++;
       core.report(error);
     });
   }
@@ -315,26 +319,67 @@ export class CacheManager implements ICache {
   }
 
   /**
-   * Waits for writes started by background refreshes, stops listening to
-   * the provider and disposes it (timers, connections).
+   * Tells whether the cache works fully: `healthy` when the store answers
+   * (a memory store always does), `degraded` while a remote store is
+   * unreachable and the cache runs on misses (`detail` says why and since
+   * when, never the password), `unhealthy` once disposed. The application
+   * host picks this method up as a health check.
    *
-   * @returns Settles when everything is released.
+   * @param signal Aborts the check (the store's answer is then not waited
+   * for and the result is `degraded`).
+   * @returns The state, from the provider's own check when it has one.
    *
    * @example Usage
    * ```ts
    * import { CacheManager, MemoryCacheProvider } from "@vendor/kit/caching";
    *
    * const cache = new CacheManager(new MemoryCacheProvider());
+   * console.log((await cache.checkHealth()).status); // "healthy"
    * await cache.dispose();
    * ```
    */
-  async dispose(): Promise<void> {
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    if (this.#disposed) {
+      return { status: "unhealthy", detail: "the cache manager is disposed" };
+    }
+    const provider = this.#core.provider;
+    if (provider.checkHealth === undefined) return { status: "healthy" };
+    return await provider.checkHealth(signal);
+  }
+
+  /**
+   * Waits for writes started by background refreshes, stops listening to
+   * the provider and disposes it (timers, connections). `options` bounds
+   * the whole of it: at the deadline the background writes still under way
+   * are no longer waited for (a cache can lose them) and the provider is
+   * disposed with what is left of the time, so a shutdown never waits on a
+   * silent store.
+   *
+   * @param options `signal` and/or `timeout` (milliseconds).
+   * @returns Settles when everything is released, or at the deadline;
+   * never rejects because of it.
+   * @throws {RangeError} For a negative or non-numeric `timeout`.
+   *
+   * @example Usage
+   * ```ts
+   * import { CacheManager, MemoryCacheProvider } from "@vendor/kit/caching";
+   *
+   * const cache = new CacheManager(new MemoryCacheProvider());
+   * await cache.dispose({ timeout: 2_000 });
+   * ```
+   */
+  async dispose(options?: DisposeOptions): Promise<void> {
     if (this.#disposed) return;
+    const signal = deadlineSignal(options);
     this.#disposed = true;
     const core = this.#core;
-    while (core.writes.size > 0) await Promise.all([...core.writes]);
+    while (core.writes.size > 0 && signal?.aborted !== true) {
+      await settleWithin(Promise.all([...core.writes]), undefined, signal);
+    }
     this.#detach?.();
-    await core.provider.dispose?.();
+    await core.provider.dispose?.(
+      signal === undefined ? undefined : { signal },
+    );
   }
 
   /**

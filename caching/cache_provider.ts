@@ -1,3 +1,5 @@
+import type { DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import type { CacheError } from "./cache_error.ts";
 
 /**
@@ -145,8 +147,23 @@ export interface ICacheProvider {
    * @param prefix The key prefix to remove.
    */
   clear(prefix?: string): void | Promise<void>;
-  /** Releases timers and connections. Calling it twice is harmless. */
-  dispose?(): void | Promise<void>;
+  /**
+   * Releases timers and connections. Calling it twice is harmless.
+   *
+   * @param options `signal` and/or `timeout` (milliseconds): a provider that
+   * waits on the network stops waiting at the deadline and resolves.
+   */
+  dispose?(options?: DisposeOptions): void | Promise<void>;
+  /**
+   * Tells whether the store answers (`degraded` while the cache runs on
+   * misses). A provider without it counts as healthy.
+   *
+   * @param signal Aborts the check.
+   * @returns The state of the store.
+   */
+  checkHealth?(
+    signal?: AbortSignal,
+  ): HealthCheckResult | Promise<HealthCheckResult>;
   /**
    * Store failures (unreachable store, bad value read back), if the provider
    * can have any. {@linkcode CacheManager} listens to count them in

@@ -2,10 +2,14 @@ import { CacheError } from "./cache_error.ts";
 
 /**
  * Reported (never thrown) when the cache store cannot be reached: connection
- * refused or lost, authentication refused, command timed out. It is reported
- * once per outage; while the outage lasts reads are misses and writes are
- * skipped, and the provider reconnects by itself. The message is exactly
- * `Cache store unreachable: <host>:<port>`; `cause` holds the driver's error.
+ * refused or lost, password missing or refused, no reply in time. It is
+ * reported once per outage; while the outage lasts reads are misses and
+ * writes are skipped, the provider reconnects by itself, and a
+ * {@linkcode CacheStoreRecovered} follows once the store answers again. The
+ * message is exactly `Cache store unreachable: <host>:<port>`, followed by
+ * ` (<reason>)` when the provider can tell what to do (a missing or refused
+ * password, a server that stopped answering); `cause` holds the driver's
+ * error. Neither ever contains the password.
  *
  * @example Usage
  * ```ts
@@ -18,16 +22,25 @@ import { CacheError } from "./cache_error.ts";
 export class CacheStoreUnavailableError extends CacheError {
   /** `host:port` of the store. */
   readonly address: string;
+  /** What went wrong and what to do, when known. */
+  readonly reason: string | undefined;
 
   /**
    * Creates the error.
    *
    * @param address `host:port` of the store.
    * @param cause The driver's error.
+   * @param reason What went wrong and what to do, appended to the message.
    */
-  constructor(address: string, cause?: unknown) {
-    super(`Cache store unreachable: ${address}`, { cause });
+  constructor(address: string, cause?: unknown, reason?: string) {
+    super(
+      `Cache store unreachable: ${address}${
+        reason === undefined ? "" : ` (${reason})`
+      }`,
+      { cause },
+    );
     this.name = "CacheStoreUnavailableError";
     this.address = address;
+    this.reason = reason;
   }
 }

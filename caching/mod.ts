@@ -36,5 +36,8 @@ export * from "./cache_factory_error.ts";
 export * from "./cache_policy_not_found_error.ts";
 export * from "./cache_serialization_error.ts";
 export * from "./cache_store_error.ts";
+export * from "./cache_store_recovered.ts";
 export * from "./cache_store_unavailable_error.ts";
 export * from "./cache_value_error.ts";
+export type { DisposeOptions } from "../core/mod.ts";
+export type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";

@@ -1,5 +1,17 @@
 import type { IConfiguration } from "../config/mod.ts";
-import { Deadlines, TIMED_OUT } from "./_deadlines.ts";
+import {
+  deadlineSignal,
+  type DisposeOptions,
+  type TimerHandle,
+  unrefTimer,
+} from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
+import {
+  Deadlines,
+  RedisTimeoutError,
+  settleWithin,
+  TIMED_OUT,
+} from "./_deadlines.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
 import {
   isErrorReply,
@@ -19,6 +31,7 @@ import type {
 } from "./cache_provider.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
 
@@ -44,13 +57,17 @@ export interface RemoteStoreCacheProviderOptions {
    * ttl of its own. Default 300000 (5 minutes).
    */
   defaultTtl?: number;
-  /** Time allowed to open a connection. Default 5000. */
+  /**
+   * Time allowed for one connection attempt, handshake included (TCP
+   * connection, `AUTH`, `SELECT`): a server that accepts the connection and
+   * never answers counts as unreachable after it. Default 5000.
+   */
   connectTimeout?: number;
   /**
    * Time allowed for a reply before the command counts as failed (a miss or
    * a skipped write) and the store as unreachable: a server that keeps the
-   * connection open but stopped answering. Default 0: no limit (a lost
-   * connection is detected at once either way).
+   * connection open but stopped answering. Default 1000; at least 1 (every
+   * command is bounded).
    */
   commandTimeout?: number;
   /** First delay before reconnecting; doubles each attempt. Default 100. */
@@ -172,11 +189,23 @@ export class RemoteStoreCacheProvider
   readonly #connectionOptions: RedisConnectionOptions;
   readonly #reporter: ErrorReporter;
   readonly #connection: RedisConnection;
-  readonly #deadlines: Deadlines | undefined;
+  readonly #deadlines: Deadlines;
   #subscriberConnection: RedisConnection | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
-  #outage = false;
+  /**
+   * "unknown" before the first reply, "up" after a reply, "down" from a
+   * failure (reported) until a probe gets a reply (reported too). While
+   * down, commands are not sent: reads are misses, writes are skipped.
+   */
+  #state: "unknown" | "up" | "down" = "unknown";
+  #downSince = 0;
+  #downReport: CacheStoreUnavailableError | undefined;
+  #probeTimer: TimerHandle | undefined;
+  #probing: Promise<boolean> | undefined;
+  #probeFailures = 0;
+  /** Commands sent and not settled yet (each bounded by commandTimeout). */
+  readonly #inFlight = new Set<Promise<unknown>>();
   #disposed = false;
 
   /**
@@ -228,26 +257,17 @@ export class RemoteStoreCacheProvider
       ),
       offlineQueue: false,
     };
-    const commandTimeout = checkNumber(
-      "commandTimeout",
-      options.commandTimeout ?? 0,
-      0,
+    this.#deadlines = new Deadlines(
+      checkNumber("commandTimeout", options.commandTimeout ?? 1000, 1),
     );
-    this.#deadlines = commandTimeout > 0
-      ? new Deadlines(commandTimeout)
-      : undefined;
     this.#connection = new RedisConnection(this.#connectionOptions, {
       onDown: (error) => this.#down(error),
       // node-redis declares a connection ready without a round trip when
       // there is no handshake (no password, database 0), even to a server
-      // that is going down. The outage ends on a reply, not on "ready".
-      onReady: (client) => {
-        client.sendCommand(["PING"]).then(
-          () => {
-            this.#outage = false;
-          },
-          () => {},
-        );
+      // that is going down or is not Redis. The store is up on a reply to
+      // PING, not on "ready".
+      onReady: () => {
+        if (this.#state !== "up") void this.#probe();
       },
     });
   }
@@ -259,9 +279,13 @@ export class RemoteStoreCacheProvider
    * `cache:redis:database`, `cache:redis:keyPrefix`. Numbers may be given as
    * strings (as environment variables are).
    *
+   * An option given in code wins: the configuration fills only the options
+   * `options` leaves unset (absent or `undefined`), so a test or a tool can
+   * point at another server whatever the environment says.
+   *
    * @param config Any configuration (a `ConfigurationManager`).
-   * @param options Other options and defaults; a key present in the
-   * configuration wins over the same option here.
+   * @param options Options; each one set here wins over its configuration
+   * key.
    * @returns The provider (not yet connected).
    * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
    * port or database that is not a number, or as the constructor.
@@ -306,13 +330,15 @@ export class RemoteStoreCacheProvider
       database: number("database"),
       keyPrefix: text("keyPrefix"),
     };
-    const merged: RemoteStoreCacheProviderOptions = { ...options };
+    const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {
-      if (value !== undefined) {
-        (merged as Record<string, unknown>)[name] = value;
+      if (merged[name] === undefined && value !== undefined) {
+        merged[name] = value;
       }
     }
-    return new RemoteStoreCacheProvider(merged);
+    return new RemoteStoreCacheProvider(
+      merged as RemoteStoreCacheProviderOptions,
+    );
   }
 
   /** The prefix prepended to every key. */
@@ -330,9 +356,12 @@ export class RemoteStoreCacheProvider
     return this.#channel;
   }
 
-  /** `true` while the connection is up and commands are sent. */
+  /**
+   * `true` while the connection is up, the store has answered, and commands
+   * are sent; `false` before the first reply and during an outage.
+   */
   get isConnected(): boolean {
-    return this.#connection.isReady;
+    return this.#state === "up" && this.#connection.isReady;
   }
 
   /** Reported errors: unreachable store, error replies, bad values. */
@@ -341,13 +370,60 @@ export class RemoteStoreCacheProvider
   }
 
   /**
-   * Opens the connection now rather than on first use.
+   * Opens the connection now rather than on first use, and checks that the
+   * store answers (`PING`).
    *
-   * @returns `true` once connected; `false` when the first attempt failed
-   * (the failure is reported and node-redis keeps retrying). Never rejects.
+   * @returns `true` once connected and answered; `false` when the attempt
+   * failed or got no reply within `connectTimeout` (then `commandTimeout`
+   * for the `PING`), or during an outage (the failure is reported once and
+   * the provider keeps retrying). Never rejects.
    */
   async connect(): Promise<boolean> {
-    return await this.#connection.ensureReady();
+    if (this.#disposed || this.#state === "down") return false;
+    if (this.#state === "up" && this.#connection.isReady) return true;
+    if (!(await this.#connection.ensureReady())) return false;
+    return await this.#probe();
+  }
+
+  /**
+   * Tells whether the store answers: `healthy` after a `PING` reply,
+   * `degraded` during an outage (the cache then runs on misses), with the
+   * reason and what to do in `detail` (never the password).
+   *
+   * @param signal Aborts the check; it then answers `degraded`.
+   * @returns The state of the store.
+   */
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    if (this.#disposed) {
+      return {
+        status: "unhealthy",
+        detail: { address: this.#address, reason: "disposed" },
+      };
+    }
+    if (this.#state !== "down") {
+      const check = this.#state === "up" && this.#connection.isReady
+        ? this.#probe()
+        : this.connect();
+      let answered = false;
+      await settleWithin(
+        check.then(() => (answered = true)),
+        undefined,
+        signal,
+      );
+      if (!answered) {
+        return {
+          status: "degraded",
+          detail: {
+            address: this.#address,
+            reason: "no reply before the health check's deadline",
+          },
+        };
+      }
+    }
+    if (this.#state === "up") {
+      return { status: "healthy", detail: { address: this.#address } };
+    }
+    return { status: "degraded", detail: this.#outageDetail() };
   }
 
   /**
@@ -359,12 +435,16 @@ export class RemoteStoreCacheProvider
    */
   get(key: string): Promise<CacheEntry | undefined> {
     const fullKey = this.#prefix + key;
+    if (this.#state === "down" || this.#disposed) {
+      return Promise.resolve(undefined);
+    }
     const client = this.#connection.readyClient;
     if (client === undefined) {
       return this.#whenReady(() => this.get(key), undefined);
     }
-    const reply = client.sendCommand(["GET", fullKey]);
-    return (this.#deadlines === undefined ? reply : this.#deadlines.race(reply))
+    return this.#track(
+      this.#deadlines.race(client.sendCommand(["GET", fullKey])),
+    )
       .then(
         (value) =>
           value === TIMED_OUT
@@ -486,48 +566,87 @@ export class RemoteStoreCacheProvider
   }
 
   /**
-   * Closes the connections (after any reconnect attempt under way ends).
+   * Closes the connections: commands under way get their replies first
+   * (each within `commandTimeout`), then the sockets are destroyed; a
+   * reconnect attempt under way is waited for (at most
+   * `maxReconnectDelay + connectTimeout`) so that no socket outlives it.
+   * `options` bounds all of it: at the deadline the connections are
+   * destroyed, commands still waiting are dropped (a cache can lose them),
+   * and a reconnect attempt under way closes itself when it ends.
    *
-   * @returns Settles when no connection, socket or timer is left.
+   * @param options `signal` and/or `timeout` (milliseconds) bounding the
+   * wait.
+   * @returns Settles when no connection is left, or at the deadline; never
+   * rejects because of it.
+   * @throws {RangeError} For a negative or non-numeric `timeout`.
    */
-  async dispose(): Promise<void> {
+  async dispose(options?: DisposeOptions): Promise<void> {
     if (this.#disposed) return;
+    const signal = deadlineSignal(options);
     this.#disposed = true;
     this.#subscribers.clear();
-    this.#deadlines?.dispose();
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    if (this.#inFlight.size > 0) {
+      const timeout = this.#deadlines.timeout;
+      await settleWithin(
+        Promise.allSettled([...this.#inFlight]),
+        timeout + Math.ceil(timeout / 4) + 50,
+        signal,
+      );
+    }
+    this.#deadlines.dispose();
     await Promise.all([
-      this.#connection.dispose(),
-      this.#subscriberConnection?.dispose(),
+      this.#connection.dispose(signal),
+      this.#subscriberConnection?.dispose(signal),
     ]);
+  }
+
+  /**
+   * Same as {@linkcode RemoteStoreCacheProvider.dispose}, for `await using`.
+   *
+   * @returns Settles when no connection is left.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
   }
 
   #subscribe(): Promise<boolean> {
     if (this.#subscribed !== undefined) return this.#subscribed;
     let subscribe!: (ok: boolean) => void;
     this.#subscribed = new Promise<boolean>((resolve) => (subscribe = resolve));
-    let active = false;
+    // node-redis resubscribes by itself when it reconnects a client; a new
+    // client (after a silent handshake was given up) must subscribe anew.
+    let subscribedClient: unknown;
     const connection = new RedisConnection(
       { ...this.#connectionOptions, offlineQueue: true },
       {
         onDown: (error) => this.#down(error),
         onReady: (client, afterOutage) => {
-          if (!active) {
-            active = true;
-            client.subscribe(
+          if (client !== subscribedClient) {
+            subscribedClient = client;
+            // Bounded like any command: a silent server must not leave
+            // connect() of the tiered provider pending.
+            this.#deadlines.race(client.subscribe(
               this.#channel,
               (text: string) => this.#onMessage(text),
-            ).then(
-              () => subscribe(true),
+            )).then(
+              (value) => {
+                if (value === TIMED_OUT) this.#timedOut("SUBSCRIBE", false);
+                subscribe(value !== TIMED_OUT);
+              },
               (error: unknown) => {
                 this.#down(error);
                 subscribe(false);
               },
             );
-          } else if (afterOutage) {
+          }
+          if (afterOutage) {
             for (const subscriber of [...this.#subscribers]) {
               subscriber.onResync?.();
             }
           }
+          if (this.#state === "down") void this.#probe();
         },
       },
     );
@@ -562,7 +681,7 @@ export class RemoteStoreCacheProvider
   }
 
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
-    this.#outage = false;
+    this.#answered();
     if (reply === null || reply === undefined) return undefined;
     if (typeof reply !== "string") {
       this.#reporter.report(new CacheValueError(fullKey, "not a string"));
@@ -588,20 +707,29 @@ export class RemoteStoreCacheProvider
     key: string | undefined,
     fallback: T,
   ): Promise<unknown> {
+    if (this.#state === "down" || this.#disposed) {
+      return Promise.resolve(fallback);
+    }
     const client = this.#connection.readyClient;
     if (client === undefined) {
       return this.#whenReady(() => this.#send(args, key, fallback), fallback);
     }
-    const reply = client.sendCommand(args);
-    return (this.#deadlines === undefined ? reply : this.#deadlines.race(reply))
-      .then(
-        (value) => {
-          if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
-          this.#outage = false;
-          return value;
-        },
-        (error) => this.#failed(args[0], key, error, fallback),
-      );
+    return this.#track(this.#deadlines.race(client.sendCommand(args))).then(
+      (value) => {
+        if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
+        this.#answered();
+        return value;
+      },
+      (error) => this.#failed(args[0], key, error, fallback),
+    );
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    const inFlight = this.#inFlight;
+    inFlight.add(promise);
+    const done = () => inFlight.delete(promise);
+    promise.then(done, done);
+    return promise;
   }
 
   async #whenReady<T>(
@@ -610,7 +738,10 @@ export class RemoteStoreCacheProvider
   ): Promise<T> {
     if (this.#disposed) return fallback;
     const ready = await this.#connection.ensureReady();
-    return ready && this.#connection.isReady ? run() : fallback;
+    return ready && this.#connection.isReady && this.#state !== "down" &&
+        !this.#disposed
+      ? run()
+      : fallback;
   }
 
   #failed<T>(
@@ -620,7 +751,8 @@ export class RemoteStoreCacheProvider
     fallback: T,
   ): T {
     if (this.#disposed) return fallback;
-    if (isErrorReply(error)) {
+    if (isErrorReply(error) && !isAuthReply(error)) {
+      this.#answered();
       if (
         command === "GET" && key !== undefined &&
         /^WRONGTYPE/.test((error as Error).message)
@@ -632,20 +764,155 @@ export class RemoteStoreCacheProvider
         this.#reporter.report(new CacheStoreError(command, key, error));
       }
     } else {
+      // Lost connection, or a server that requires a password we lack
+      // (NOAUTH): an outage, reported once, like a refused connection.
       this.#down(error);
     }
     return fallback;
   }
 
   #timedOut<T>(command: string, fallback: T): T {
-    const timeout = this.#deadlines?.timeout ?? 0;
-    this.#down(new Error(`${command} got no reply within ${timeout}ms`));
+    this.#down(new RedisTimeoutError(command, this.#deadlines.timeout));
     return fallback;
   }
 
-  #down(error: unknown): void {
-    if (this.#disposed || this.#outage) return;
-    this.#outage = true;
-    this.#reporter.report(new CacheStoreUnavailableError(this.#address, error));
+  /** A reply came: the store is up (before the first outage). */
+  #answered(): void {
+    if (this.#state === "unknown") this.#state = "up";
   }
+
+  #down(error: unknown): void {
+    if (this.#disposed || this.#state === "down") return;
+    this.#state = "down";
+    this.#downSince = Date.now();
+    const report = new CacheStoreUnavailableError(
+      this.#address,
+      error,
+      this.#reasonOf(error),
+    );
+    this.#downReport = report;
+    this.#scheduleProbe();
+    this.#reporter.report(report);
+  }
+
+  #up(): void {
+    if (this.#disposed) return;
+    const wasDown = this.#state === "down";
+    this.#state = "up";
+    this.#probeFailures = 0;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    if (wasDown) {
+      this.#downReport = undefined;
+      this.#reporter.report(
+        new CacheStoreRecovered(this.#address, Date.now() - this.#downSince),
+      );
+    }
+  }
+
+  /** Probes again after the reconnect backoff while the store is down. */
+  #scheduleProbe(): void {
+    if (
+      this.#disposed || this.#probeTimer !== undefined ||
+      this.#probing !== undefined
+    ) return;
+    const { reconnectDelay, maxReconnectDelay } = this.#connectionOptions;
+    const base = Math.min(
+      reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
+      maxReconnectDelay,
+    );
+    this.#probeTimer = unrefTimer(setTimeout(() => {
+      this.#probeTimer = undefined;
+      void this.#probe();
+    }, Math.round(base / 2 + Math.random() * (base / 2))));
+  }
+
+  /**
+   * One `PING` (one at a time): a reply ends an outage (or the unknown
+   * state before the first reply); a failure starts one or keeps it.
+   */
+  #probe(): Promise<boolean> {
+    if (this.#probing !== undefined) return this.#probing;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    const probing = this.#ping().then((ok) => {
+      this.#probing = undefined;
+      if (ok) this.#up();
+      else if (this.#state === "down") this.#scheduleProbe();
+      return ok;
+    });
+    this.#probing = probing;
+    return probing;
+  }
+
+  async #ping(): Promise<boolean> {
+    if (this.#disposed) return false;
+    const client = this.#connection.readyClient;
+    const subscriber = this.#subscriberConnection;
+    // Up means both connections: invalidations travel on the second one.
+    if (
+      client === undefined || (subscriber !== undefined && !subscriber.isReady)
+    ) {
+      return false;
+    }
+    try {
+      const reply = await this.#track(
+        this.#deadlines.race(client.sendCommand(["PING"])),
+      );
+      if (reply !== TIMED_OUT) return true;
+      const error = new RedisTimeoutError("PING", this.#deadlines.timeout);
+      this.#down(error);
+      // Commands would pile up on a socket nobody answers: open a new one.
+      this.#connection.recycle(error);
+      return false;
+    } catch (error) {
+      if (!this.#disposed) this.#down(error);
+      return false;
+    }
+  }
+
+  /** What went wrong and what to do, for the outage report. */
+  #reasonOf(error: unknown): string | undefined {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RedisTimeoutError) {
+      return `${message}: the server is frozen, overloaded, or not Redis`;
+    }
+    if (/^NOAUTH/.test(message)) {
+      return "the server requires a password: set the password option (REDIS_PASSWORD / cache:redis:password with fromConfiguration)";
+    }
+    if (/without any password configured/i.test(message)) {
+      return "a password was sent but the server has none: remove the password option (REDIS_PASSWORD / cache:redis:password)";
+    }
+    if (
+      /^WRONGPASS|invalid password|invalid username-password/i.test(message)
+    ) {
+      return "the password (or user name) was refused: check the password and username options (REDIS_PASSWORD / cache:redis:password)";
+    }
+    return undefined;
+  }
+
+  /** The outage for a health check: address, since when, why; no secret. */
+  #outageDetail(): Readonly<Record<string, unknown>> {
+    const report = this.#downReport;
+    const cause = report?.cause;
+    let reason = report?.reason ??
+      (cause instanceof Error ? cause.message : String(cause ?? "unknown"));
+    const password = this.#connectionOptions.password;
+    if (password !== undefined && password !== "") {
+      reason = reason.split(password).join("***");
+    }
+    return {
+      address: this.#address,
+      since: new Date(this.#downSince).toISOString(),
+      reason,
+      effect: "reads are misses and writes are skipped until the store answers",
+    };
+  }
+}
+
+/** `NOAUTH`/`WRONGPASS`: a missing or refused password, not a bad command. */
+function isAuthReply(error: unknown): boolean {
+  return /^(NOAUTH|WRONGPASS)/.test(
+    error instanceof Error ? error.message : String(error),
+  );
 }

@@ -1,4 +1,5 @@
-import { Signal } from "../platform/mod.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import { type HealthCheckResult, Signal } from "../platform/mod.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
 import type { CacheError } from "./cache_error.ts";
 import type {
@@ -223,17 +224,49 @@ export class TieredCacheProvider implements ICacheProvider {
   }
 
   /**
+   * Tells whether both layers answer: the worse of the two states, with the
+   * detail of each layer that is not healthy (`l1`, `l2`).
+   *
+   * @param signal Aborts the check.
+   * @returns The state of the layers.
+   */
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    const [near, far] = await Promise.all(
+      [this.#l1, this.#l2].map((layer) =>
+        layer.checkHealth?.(signal) ?? { status: "healthy" as const }
+      ),
+    );
+    const rank = { healthy: 0, degraded: 1, unhealthy: 2 } as const;
+    const status = rank[near.status] >= rank[far.status]
+      ? near.status
+      : far.status;
+    if (status === "healthy") return { status };
+    const detail: Record<string, unknown> = {};
+    if (near.status !== "healthy") detail.l1 = near.detail ?? near.status;
+    if (far.status !== "healthy") detail.l2 = far.detail ?? far.status;
+    return { status, detail };
+  }
+
+  /**
    * Unsubscribes and disposes both layers.
    *
-   * @returns Settles when both layers are released.
+   * @param options `signal` and/or `timeout` (milliseconds), passed on to
+   * both layers as one deadline.
+   * @returns Settles when both layers are released, or at the deadline.
+   * @throws {RangeError} For a negative or non-numeric `timeout`.
    */
-  async dispose(): Promise<void> {
+  async dispose(options?: DisposeOptions): Promise<void> {
     if (this.#disposed) return;
+    const signal = deadlineSignal(options);
     this.#disposed = true;
     this.#subscription?.unsubscribe();
     for (const detach of this.#detach) detach();
     this.#invalidated.clear();
-    await Promise.all([this.#l1.dispose?.(), this.#l2.dispose?.()]);
+    const layerOptions = signal === undefined ? undefined : { signal };
+    await Promise.all([
+      this.#l1.dispose?.(layerOptions),
+      this.#l2.dispose?.(layerOptions),
+    ]);
   }
 
   #fromL2(

@@ -4,6 +4,7 @@ import {
   type CacheEntry,
   CacheManager,
   CacheSerializationError,
+  CacheStoreRecovered,
   CacheStoreUnavailableError,
   CacheValueError,
   RemoteStoreCacheProvider,
@@ -467,7 +468,15 @@ test(
       await cache.set("after", 2);
       assert.equal(await cache.get("after"), 2);
       assert.equal(await cache.getOrSet("after", () => 3), 2);
-      assert.equal(log.errors.length, 1, "nothing more reported once back");
+      assert.equal(log.errors.length, 2, "its end is reported, once");
+      assert.ok(log.errors[1] instanceof CacheStoreRecovered);
+      assert.match(
+        log.errors[1].message,
+        new RegExp(
+          `^Cache store reachable again: 127\\.0\\.0\\.1:${server.port} after \\d+ ms$`,
+        ),
+      );
+      assert.equal(cache.stats().providerErrors, 1, "a recovery is no error");
 
       // A second outage is reported again, once.
       await server.stop();
@@ -477,13 +486,15 @@ test(
           undefined,
         );
       }
-      await waitFor(() => log.errors.length === 2, "the second outage report");
+      await waitFor(() => log.errors.length === 3, "the second outage report");
+      assert.ok(log.errors[2] instanceof CacheStoreUnavailableError);
       await server.start();
       await waitFor(async () => {
         await cache.set("again", 1);
         return (await cache.get("again")) === 1;
       }, "recovery after the second outage");
-      assert.equal(log.errors.length, 2);
+      assert.equal(log.errors.length, 4);
+      assert.ok(log.errors[3] instanceof CacheStoreRecovered);
     } finally {
       await cache.dispose();
     }
@@ -551,12 +562,6 @@ test("RemoteStoreCacheProvider.fromConfiguration() defaults and rejects a bad po
   const defaults = RemoteStoreCacheProvider.fromConfiguration(configFrom({}));
   assert.equal(defaults.address, "localhost:6379");
   assert.equal(defaults.keyPrefix, "kit:cache:");
-  const override = RemoteStoreCacheProvider.fromConfiguration(
-    configFrom({ "cache:redis:host": "cache.internal" }),
-    { host: "ignored", port: 6380, keyPrefix: "x:" },
-  );
-  assert.equal(override.address, "cache.internal:6380");
-  assert.equal(override.keyPrefix, "x:");
   assert.throws(
     () =>
       RemoteStoreCacheProvider.fromConfiguration(
@@ -568,6 +573,45 @@ test("RemoteStoreCacheProvider.fromConfiguration() defaults and rejects a bad po
     name: "RangeError",
     message:
       "RemoteStoreCacheProvider port must be an integer from 1 to 65535: 70000",
+  });
+});
+
+// The rule shared by every fromConfiguration (spec: code options win).
+test("RemoteStoreCacheProvider.fromConfiguration(): an option given in code wins, configuration fills the rest", () => {
+  const config = configFrom({
+    "cache:redis:host": "cache.internal",
+    "cache:redis:port": "6390",
+    "cache:redis:keyPrefix": "cfg:",
+    "cache:redis:database": "2",
+  });
+  const provider = RemoteStoreCacheProvider.fromConfiguration(config, {
+    host: "127.0.0.1",
+    keyPrefix: "code:",
+    port: undefined, // unset: the configuration fills it
+  });
+  assert.equal(provider.address, "127.0.0.1:6390");
+  assert.equal(provider.keyPrefix, "code:");
+  // The database (2, from configuration) is part of the default channel.
+  assert.equal(
+    provider.invalidationChannel,
+    "kit:cache:invalidation:2:code:",
+  );
+  const explicitZero = RemoteStoreCacheProvider.fromConfiguration(config, {
+    database: 0,
+    keyPrefix: "",
+  });
+  assert.equal(
+    explicitZero.invalidationChannel,
+    "kit:cache:invalidation:0:",
+    "0 and an empty prefix given in code win too",
+  );
+});
+
+test("RemoteStoreCacheProvider: every command is bounded (commandTimeout 0 is refused)", () => {
+  assert.throws(() => new RemoteStoreCacheProvider({ commandTimeout: 0 }), {
+    name: "RangeError",
+    message:
+      "RemoteStoreCacheProvider commandTimeout must be an integer from 1 to 9007199254740991: 0",
   });
 });
 
@@ -711,7 +755,7 @@ test(
 );
 
 test(
-  "RemoteStoreCacheProvider with commandTimeout treats a frozen server as an outage",
+  "RemoteStoreCacheProvider with commandTimeout treats a frozen server as an outage, then reports its end",
   {
     skip,
   },
@@ -722,6 +766,8 @@ test(
       host: server.host,
       port: server.port,
       commandTimeout: 200,
+      reconnectDelay: 20,
+      maxReconnectDelay: 100,
       onError: log.onError,
     });
     try {
@@ -731,16 +777,24 @@ test(
         assert.equal(await provider.get("k"), undefined);
         await provider.set("k", { value: 2, storedAt: 0 });
         assert.equal(await provider.get("k"), undefined);
+        assert.equal(provider.isConnected, false);
       } finally {
         server.resume();
       }
       assert.equal(log.errors.length, 1);
       assert.ok(log.errors[0] instanceof CacheStoreUnavailableError);
+      assert.match(log.errors[0].message, /no reply within 200 ms/);
       await waitFor(
         async () => (await provider.get("k")) !== undefined,
         "answers after SIGCONT",
       );
-      assert.equal(log.errors.length, 1);
+      assert.equal(
+        (await provider.get("k"))?.value,
+        1,
+        "the write was skipped",
+      );
+      assert.equal(log.errors.length, 2);
+      assert.ok(log.errors[1] instanceof CacheStoreRecovered);
     } finally {
       await provider.dispose();
     }

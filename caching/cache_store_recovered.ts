@@ -1,0 +1,47 @@
+import { CacheError } from "./cache_error.ts";
+
+/**
+ * Reported (never thrown) once the cache store answers again after a
+ * {@linkcode CacheStoreUnavailableError}: the end of the outage, so that a
+ * log shows when it ended. It goes through the same `onError` hook (it is a
+ * {@linkcode CacheError} only for that reason) and is not counted in
+ * `providerErrors`. The message is exactly
+ * `Cache store reachable again: <host>:<port> after <n> ms`.
+ *
+ * @example Usage
+ * ```ts
+ * import {
+ *   CacheManager,
+ *   CacheStoreRecovered,
+ *   RemoteStoreCacheProvider,
+ * } from "@vendor/kit/caching";
+ *
+ * const cache = new CacheManager(new RemoteStoreCacheProvider(), {
+ *   onError: (report) =>
+ *     report instanceof CacheStoreRecovered
+ *       ? console.info(report.message)
+ *       : console.warn(report.message),
+ * });
+ * await cache.dispose();
+ * ```
+ */
+export class CacheStoreRecovered extends CacheError {
+  /** `host:port` of the store. */
+  readonly address: string;
+  /** How long the outage lasted, in milliseconds. */
+  readonly downtime: number;
+
+  /**
+   * Creates the report.
+   *
+   * @param address `host:port` of the store.
+   * @param downtime How long the outage lasted, in milliseconds.
+   */
+  constructor(address: string, downtime: number) {
+    const ms = Math.max(0, Math.round(downtime));
+    super(`Cache store reachable again: ${address} after ${ms} ms`);
+    this.name = "CacheStoreRecovered";
+    this.address = address;
+    this.downtime = ms;
+  }
+}
