@@ -16,6 +16,7 @@ import {
   redactProperties,
   RemoteLogProvider,
 } from "../../logging/mod.ts";
+import { secretKeyWords, secretValueKeyWords } from "../../core/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 import { captureConsole, memoryConfig, tempDir } from "./_helpers.ts";
 
@@ -189,15 +190,25 @@ test("redactProperties() turns errors and bigints into JSON-safe values", () => 
   assert.equal(output.big, "10");
 });
 
-test("DEFAULT_REDACTED_KEYS lists the spec's secret keys", () => {
+test("DEFAULT_REDACTED_KEYS is the kit's secret rule: the spec's keys and the common names core adds", () => {
+  // The kit has one secret rule (core/secrets.ts, shared with configuration);
+  // logging's defaults are its words.
   assert.deepEqual([...DEFAULT_REDACTED_KEYS], [
-    "password",
-    "secret",
-    "apiKey",
-    "token",
-    "authorization",
-    "connectionString",
+    ...secretKeyWords,
+    ...secretValueKeyWords,
   ]);
+  for (
+    const key of [
+      "password",
+      "secret",
+      "apiKey",
+      "token",
+      "authorization",
+      "connectionString",
+    ]
+  ) {
+    assert.ok(DEFAULT_REDACTED_KEYS.includes(key), key);
+  }
 });
 
 test("RemoteLogProvider's delivery errors never carry the API key, even fully inspected", async () => {
