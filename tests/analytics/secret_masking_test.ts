@@ -64,7 +64,7 @@ test("a bearer token in a custom header and a token in the body are masked", asy
   await using server = await startTestServer((request, response) =>
     sendJson(response, 403, {
       got: request.headers.authorization,
-      note: "token=abc123def456 rejected",
+      note: "rejected: token=abc123def456",
     })
   );
   const sink = errorSink();
