@@ -157,3 +157,47 @@ test("a reload that lowers maxFiles and maxFileSize rotates with the new limits 
     await cleanup();
   }
 });
+
+test("FileLogProvider.dispose({ signal }) that already fired drops and reports what is not written, once", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const errors: Error[] = [];
+    const provider = new FileLogProvider({
+      filename: join(dir, "app.log"),
+      onError: (error) => errors.push(error),
+    });
+    const manager = new LoggerManager().configure({
+      level: "info",
+      providers: [provider],
+    });
+    const logger = manager.getLogger("deadline");
+    for (let i = 0; i < 1000; i++) logger.info("m", { id: i });
+    await manager.dispose({ signal: AbortSignal.abort(new Error("too late")) });
+    const { ids } = await readAll(dir);
+    assert.equal(provider.dropped + ids.length, 1000, "each entry once");
+    assert.equal(provider.dropped, 1000, "the file was not open yet");
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0].message,
+      /^FileLogProvider: 1000 entries lost writing .*app\.log: dispose\(\) stopped \(too late\) before they were written$/,
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
+test("fromConfiguration(config, options): values set in code win over the configuration", () => {
+  const manager = new LoggerManager();
+  const config = memoryConfig({
+    "logging:level": "debug",
+    "logging:providers": [{ type: "console" }],
+  });
+  const mine = new FileLogProvider({ filename: "never-written.log" });
+  manager.fromConfiguration(config, { level: "error", providers: [mine] });
+  assert.equal(manager.level, 3);
+  assert.deepEqual(manager.providers, [mine]);
+  manager.fromConfiguration(config);
+  assert.equal(manager.level, 0);
+  assert.equal(manager.providers.length, 1);
+  assert.notEqual(manager.providers[0], mine);
+});
