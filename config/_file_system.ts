@@ -4,6 +4,7 @@
 // Node.js and Bun alike.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { unrefTimer } from "../core/mod.ts";
+import { DEFAULT_MAX_FILE_SIZE } from "./_limits.ts";
 import { getEnvironmentVariable } from "./_environment_deno.ts";
 
 type PathModule = typeof import("node:path");
@@ -49,26 +50,162 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
- * Reads a text file; `undefined` when it does not exist.
+ * Reads a text file as strict UTF-8, at most `maxFileSize` bytes;
+ * `undefined` when it does not exist.
  *
- * @throws {ConfigurationSourceError} when it exists but cannot be read.
+ * @throws {ConfigurationSourceError} when it exists but cannot be read, is
+ * larger than `maxFileSize`, or is not valid UTF-8 (naming the byte offset).
  */
 export async function readTextFile(
   absolutePath: string,
   source: string,
+  maxFileSize: number = DEFAULT_MAX_FILE_SIZE,
 ): Promise<string | undefined> {
-  const { fs } = await modules(source);
-  try {
-    return await fs.readFile(absolutePath, "utf8");
-  } catch (cause) {
-    const code = (cause as { code?: string }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+  const bytes = await readBytes(absolutePath, source, maxFileSize);
+  if (bytes === undefined) return undefined;
+  if (bytes === TOO_LARGE) {
     throw new ConfigurationSourceError(
-      `Configuration file ${absolutePath} could not be read (${
-        code ?? (cause instanceof Error ? cause.message : String(cause))
-      })`,
-      { source, path: absolutePath, cause },
+      `Configuration file ${absolutePath} is larger than the limit of ${
+        describeSize(maxFileSize)
+      } (maxFileSize); make the file smaller or raise the provider's maxFileSize option`,
+      { source, path: absolutePath },
     );
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    throw new ConfigurationSourceError(
+      `Configuration file ${absolutePath} is not valid UTF-8: byte 0x${
+        bytes[offset].toString(16).padStart(2, "0")
+      } at byte offset ${offset} does not begin a valid UTF-8 character; save the file as UTF-8`,
+      { source, path: absolutePath },
+    );
+  }
+}
+
+const TOO_LARGE = "too large";
+const CHUNK = 64 * 1024;
+
+// The file's bytes, read in chunks so a file that grows (or reports no size,
+// like /dev/stdin) still stops at the limit: `undefined` when missing,
+// TOO_LARGE past `maxFileSize` bytes.
+async function readBytes(
+  absolutePath: string,
+  source: string,
+  maxFileSize: number,
+): Promise<Uint8Array | undefined | typeof TOO_LARGE> {
+  const { fs } = await modules(source);
+  let handle: Awaited<ReturnType<typeof fs.open>>;
+  try {
+    handle = await fs.open(absolutePath, "r");
+  } catch (cause) {
+    return unreadable(cause, absolutePath, source);
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > maxFileSize) return TOO_LARGE;
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = new Uint8Array(
+        Math.min(Math.max(size - total, CHUNK), maxFileSize - total + 1),
+      );
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxFileSize) return TOO_LARGE;
+      chunks.push(
+        bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead),
+      );
+    }
+    if (chunks.length === 1) return chunks[0];
+    const bytes = new Uint8Array(total);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  } catch (cause) {
+    return unreadable(cause, absolutePath, source);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+function unreadable(
+  cause: unknown,
+  absolutePath: string,
+  source: string,
+): undefined {
+  const code = (cause as { code?: string }).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+  throw new ConfigurationSourceError(
+    `Configuration file ${absolutePath} could not be read (${
+      code ?? (cause instanceof Error ? cause.message : String(cause))
+    })`,
+    { source, path: absolutePath, cause },
+  );
+}
+
+function describeSize(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) && mib >= 1
+    ? `${mib} MiB`
+    : `${bytes} byte${bytes === 1 ? "" : "s"}`;
+}
+
+// The offset of the first byte that breaks UTF-8 (a stray continuation
+// byte, a truncated or overlong sequence, a surrogate, beyond U+10FFFF).
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const byte = bytes[i];
+    if (byte < 0x80) {
+      i++;
+      continue;
+    }
+    let length: number;
+    let min: number;
+    if (byte >= 0xc2 && byte <= 0xdf) [length, min] = [2, 0x80];
+    else if (byte >= 0xe0 && byte <= 0xef) [length, min] = [3, 0x800];
+    else if (byte >= 0xf0 && byte <= 0xf4) [length, min] = [4, 0x10000];
+    else return i;
+    let code = byte & (0xff >> (length + 1));
+    for (let k = 1; k < length; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+      return i;
+    }
+    i += length;
+  }
+  return Math.max(0, bytes.length - 1);
+}
+
+/**
+ * What a watched file's content looks like for change detection: its text
+ * (decoded leniently, at most `maxFileSize` bytes), a marker with its size
+ * when larger, `undefined` when missing or unreadable.
+ */
+async function fingerprint(
+  absolutePath: string,
+  maxFileSize: number,
+): Promise<string | undefined> {
+  try {
+    const bytes = await readBytes(absolutePath, absolutePath, maxFileSize);
+    if (bytes === undefined) return undefined;
+    if (bytes === TOO_LARGE) {
+      const fs = await import("node:fs/promises");
+      const { size, mtimeMs } = await fs.stat(absolutePath);
+      return `\u0000${TOO_LARGE} ${size} ${mtimeMs}`;
+    }
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return undefined;
   }
 }
 
@@ -84,19 +221,14 @@ export function pollFile(
   initial: string | undefined,
   interval: number,
   onChange: () => void,
+  maxFileSize: number = DEFAULT_MAX_FILE_SIZE,
 ): () => Promise<void> {
   let last = initial;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inflight: Promise<void> | undefined;
   const tick = async (): Promise<void> => {
-    let text: string | undefined;
-    try {
-      const fs = await import("node:fs/promises");
-      text = await fs.readFile(absolutePath, "utf8");
-    } catch {
-      text = undefined;
-    }
+    const text = await fingerprint(absolutePath, maxFileSize);
     if (stopped) return;
     if (text !== last) {
       last = text;

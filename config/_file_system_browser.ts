@@ -23,6 +23,7 @@ export function resolveConfigPath(
 export function readTextFile(
   _absolutePath: string,
   source: string,
+  _maxFileSize?: number,
 ): Promise<string | undefined> {
   return Promise.reject(unavailable(source));
 }
@@ -33,6 +34,7 @@ export function pollFile(
   _initial: string | undefined,
   _interval: number,
   _onChange: () => void,
+  _maxFileSize?: number,
 ): () => Promise<void> {
   return () => Promise.resolve();
 }

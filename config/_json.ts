@@ -54,11 +54,16 @@ class ScanError extends Error {
   }
 }
 
+// Deeper nesting is refused (the tree builder refuses it anyway), so the
+// scanner's recursion stays far from the stack's limit.
+const MAX_NESTING = 200;
+
 const PUNCTUATION = new Set(["{", "}", "[", "]", ",", ":", '"']);
 
 class Scanner {
   readonly #text: string;
   #pos = 0;
+  #depth = 0;
   // Ranges [start, end) replaced by spaces in the stripped text (comments,
   // trailing commas); line breaks inside them are kept.
   readonly #blanks: [number, number][] = [];
@@ -146,8 +151,18 @@ class Scanner {
   #value(): void {
     const text = this.#text;
     const char = text[this.#pos];
-    if (char === "{") return this.#object();
-    if (char === "[") return this.#array();
+    if (char === "{" || char === "[") {
+      if (++this.#depth > MAX_NESTING) {
+        throw new ScanError(
+          `the text nests deeper than ${MAX_NESTING} levels; flatten that part of the configuration`,
+          this.#pos,
+        );
+      }
+      if (char === "{") this.#object();
+      else this.#array();
+      this.#depth--;
+      return;
+    }
     if (char === '"') return this.#string();
     if (char === "-" || (char >= "0" && char <= "9")) return this.#number();
     for (const word of ["true", "false", "null"]) {

@@ -7,6 +7,7 @@ import type {
 } from "./configuration_provider.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseConfigurationJson } from "./_json.ts";
+import { findTooDeep, MAX_DEPTH, shortenPath } from "./_limits.ts";
 
 function describeType(value: unknown): string {
   if (value === null) return "null";
@@ -18,8 +19,8 @@ function describeType(value: unknown): string {
 /**
  * Parses JSON configuration text into one root entry.
  *
- * @throws {ConfigurationSourceError} when the text is not valid JSON or not
- * an object.
+ * @throws {ConfigurationSourceError} when the text is not valid JSON, not
+ * an object, or nests deeper than `MAX_DEPTH` levels.
  */
 export function parseJsonSource(
   text: string,
@@ -40,6 +41,15 @@ export function parseJsonSource(
       `Configuration ${what} ${location} must contain a JSON object at the top level, not ${
         describeType(result.value)
       }`,
+      { source: label, path },
+    );
+  }
+  const tooDeep = findTooDeep(result.value);
+  if (tooDeep !== undefined) {
+    throw new ConfigurationSourceError(
+      `Configuration ${what} ${location} nests deeper than ${MAX_DEPTH} levels at "${
+        shortenPath(tooDeep)
+      }"; flatten that part of the configuration`,
       { source: label, path },
     );
   }

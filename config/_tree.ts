@@ -5,6 +5,7 @@ import { isPlainObject } from "../core/mod.ts";
 import type { ConfigurationEntry } from "./configuration_provider.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
+import { MAX_DEPTH, shortenPath } from "./_limits.ts";
 
 export type Leaf = string | number | boolean | null;
 
@@ -72,6 +73,14 @@ function newBranch(name: string, source: string, flat: boolean): Node {
 function splitKey(key: string, source: string, fullKey = key): string[] {
   if (key === "") return [];
   const segments = key.split(":");
+  if (segments.length > MAX_DEPTH) {
+    throw new ConfigurationSourceError(
+      `Invalid configuration key "${
+        shortenPath(fullKey)
+      }" from ${source}: it has more than ${MAX_DEPTH} segments; flatten that part of the configuration`,
+      { source },
+    );
+  }
   for (const segment of segments) {
     if (segment === "") {
       throw new ConfigurationSourceError(
@@ -91,7 +100,16 @@ function fromValue(
   value: unknown,
   source: string,
   path: string,
+  depth: number,
 ): Node {
+  if (depth > MAX_DEPTH) {
+    throw new ConfigurationSourceError(
+      `Configuration source ${source} nests deeper than ${MAX_DEPTH} levels at "${
+        shortenPath(path)
+      }"; flatten that part of the configuration`,
+      { source },
+    );
+  }
   if (Array.isArray(value)) {
     const node: Node = {
       name,
@@ -104,7 +122,10 @@ function fromValue(
     for (let i = 0; i < value.length; i++) {
       const index = String(i);
       const childPath = path === "" ? index : `${path}:${index}`;
-      node.children!.set(index, fromValue(index, value[i], source, childPath));
+      node.children!.set(
+        index,
+        fromValue(index, value[i], source, childPath, depth + 1),
+      );
     }
     return node;
   }
@@ -127,6 +148,7 @@ function fromValue(
           (value as Record<string, unknown>)[property],
           source,
           childPath,
+          depth + segments.length,
         ),
         source,
       );
@@ -194,7 +216,7 @@ export function buildLayer(
     const source = entry.source ?? defaultSource;
     const segments = splitKey(entry.key, source);
     if (segments.length === 0) {
-      const node = fromValue("", entry.value, source, "");
+      const node = fromValue("", entry.value, source, "", 0);
       if (node.kind !== OBJECT) {
         throw new ConfigurationSourceError(
           `Configuration source ${source} must supply an object at its root`,
@@ -207,7 +229,13 @@ export function buildLayer(
     insert(
       result,
       segments,
-      fromValue(segments[segments.length - 1], entry.value, source, entry.key),
+      fromValue(
+        segments[segments.length - 1],
+        entry.value,
+        source,
+        entry.key,
+        segments.length,
+      ),
       source,
     );
   }

@@ -7,6 +7,7 @@ import type {
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { readTextFile, resolveConfigPath } from "./_file_system.ts";
+import { checkMaxFileSize } from "./_limits.ts";
 import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 
@@ -25,6 +26,11 @@ export interface DotEnvOptions {
   standardVariables?: boolean;
   /** The directory relative paths resolve against (see `JsonFileOptions`). */
   basePath?: string;
+  /**
+   * The largest file read, in bytes: a larger one fails to load with a
+   * {@linkcode ConfigurationSourceError}. Default 10 MiB.
+   */
+  maxFileSize?: number;
 }
 
 // dotenv's parser accepts only [\w.-] in names; colon paths are carried
@@ -99,7 +105,10 @@ export class DotEnvProvider implements ConfigurationProvider {
    * Creates the provider. Nothing is read until it is loaded.
    *
    * @param path The file, absolute or relative to the application root.
-   * @param options Whether it is optional, the prefix, the root.
+   * @param options Whether it is optional, the prefix, the root, the size
+   * limit.
+   * @throws {TypeError} When the path is empty.
+   * @throws {RangeError} When `maxFileSize` is not a positive number.
    */
   constructor(path: string, options: DotEnvOptions = {}) {
     if (typeof path !== "string" || path.trim() === "") {
@@ -109,6 +118,7 @@ export class DotEnvProvider implements ConfigurationProvider {
     }
     this.name = path;
     this.#options = { ...options };
+    checkMaxFileSize("DotEnvProvider", options.maxFileSize);
     this.#prefix = normalizePrefix(options.prefix);
   }
 
@@ -126,13 +136,18 @@ export class DotEnvProvider implements ConfigurationProvider {
    * Reads and parses the file.
    *
    * @returns One entry per mapped name.
-   * @throws {ConfigurationSourceError} when a required file is missing.
+   * @throws {ConfigurationSourceError} when a required file is missing, is
+   * larger than `maxFileSize` or is not valid UTF-8 (naming the byte offset).
    * @throws {UnsafeConfigurationKeyError} for a name naming `__proto__`.
    */
   async load(): Promise<ConfigurationEntry[]> {
     const path = await resolveConfigPath(this.name, this.#options.basePath);
     this.#resolved = path;
-    const text = await readTextFile(path, this.name);
+    const text = await readTextFile(
+      path,
+      this.name,
+      this.#options.maxFileSize,
+    );
     if (text === undefined) {
       if (this.#options.optional === true) {
         this.#missing = true;

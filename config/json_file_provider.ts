@@ -7,6 +7,7 @@ import type {
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { pollFile, readTextFile, resolveConfigPath } from "./_file_system.ts";
 import { parseJsonSource } from "./_json_source.ts";
+import { checkMaxFileSize } from "./_limits.ts";
 
 /** Options of {@linkcode JsonFileProvider} and `addJsonFile`. */
 export interface JsonFileOptions {
@@ -29,6 +30,12 @@ export interface JsonFileOptions {
    * directory (read when the file is loaded).
    */
   basePath?: string;
+  /**
+   * The largest file read, in bytes: a larger one fails to load with a
+   * {@linkcode ConfigurationSourceError} instead of filling the memory.
+   * Default 10 MiB (`10 * 1024 * 1024`).
+   */
+  maxFileSize?: number;
 }
 
 /**
@@ -63,7 +70,10 @@ export class JsonFileProvider implements ConfigurationProvider {
    * Creates the provider. Nothing is read until it is loaded.
    *
    * @param path The file, absolute or relative to the application root.
-   * @param options Whether it is optional or watched, and the root.
+   * @param options Whether it is optional or watched, the root, the size
+   * limit.
+   * @throws {TypeError} When the path is empty.
+   * @throws {RangeError} When `maxFileSize` is not a positive number.
    */
   constructor(path: string, options: JsonFileOptions = {}) {
     if (typeof path !== "string" || path.trim() === "") {
@@ -73,6 +83,7 @@ export class JsonFileProvider implements ConfigurationProvider {
     }
     this.name = path;
     this.#options = { ...options };
+    checkMaxFileSize("JsonFileProvider", options.maxFileSize);
   }
 
   /** The absolute path the file resolved to at the last load, if loaded. */
@@ -91,12 +102,18 @@ export class JsonFileProvider implements ConfigurationProvider {
    * @returns One entry holding the file's object, or none when an optional
    * file is missing.
    * @throws {ConfigurationSourceError} when a required file is missing, the
-   * file is not valid JSON or not an object.
+   * file is larger than `maxFileSize`, not valid UTF-8 (naming the byte
+   * offset), not valid JSON, not an object, or nests deeper than 200 levels
+   * (naming the key path).
    */
   async load(): Promise<ConfigurationEntry[]> {
     const path = await resolveConfigPath(this.name, this.#options.basePath);
     this.#resolved = path;
-    const text = await readTextFile(path, this.name);
+    const text = await readTextFile(
+      path,
+      this.name,
+      this.#options.maxFileSize,
+    );
     this.#text = text;
     if (text === undefined) {
       if (this.#options.optional === true) {
@@ -135,6 +152,7 @@ export class JsonFileProvider implements ConfigurationProvider {
       this.#text,
       this.#options.pollInterval ?? 250,
       onChange,
+      this.#options.maxFileSize,
     );
   }
 
