@@ -35,7 +35,8 @@
  * analytics.track("purchase", { currency: "EUR", value: 25, items: [{ id: "SKU-1" }] });
  * const { delivered, dropped } = await analytics.flush();
  * console.log(delivered, dropped);
- * await analytics.dispose();
+ * // On shutdown: at most 5 s, then what is left is dropped and reported.
+ * await analytics.dispose({ timeout: 5000 });
  * ```
  *
  * @module

@@ -237,8 +237,10 @@ test("circuit breaker: with 5 batches and a dead endpoint only the first runs it
     batchSize: 10,
     flushInterval: 0,
     maxRetries: 3,
-    retryDelay: 200,
-    maxRetryDelay: 200,
+    // The lead's retries take at least 3 × 250 ms: time enough for the
+    // batch in flight beside it to fail too, even on a busy machine.
+    retryDelay: 500,
+    maxRetryDelay: 500,
     maxConcurrentRequests: 2,
     onError: sink.onError,
   });
