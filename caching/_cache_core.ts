@@ -12,6 +12,7 @@ import { CachePolicyNotFoundError } from "./cache_policy_not_found_error.ts";
 import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 
 type MaybeEntry = CacheEntry | undefined;
 
@@ -85,7 +86,9 @@ export class CacheCore {
 
   report(error: CacheError): void {
     if (this.#onError === undefined) {
-      console.warn("CacheManager:", error);
+      if (error instanceof CacheStoreRecovered) {
+        console.info(`CacheManager: ${error.message}`);
+      } else console.warn("CacheManager:", error);
       return;
     }
     try {

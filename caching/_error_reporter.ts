@@ -1,5 +1,6 @@
 import { Signal } from "../platform/mod.ts";
 import type { CacheError } from "./cache_error.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 
 /**
  * Delivers a provider's errors to its `onError` option and to the listeners
@@ -30,7 +31,9 @@ export class ErrorReporter {
     }
     if (this.signal.size > 0) this.signal.dispatch(error);
     else if (this.#onError === undefined) {
-      console.warn(`${this.#label}:`, error);
+      if (error instanceof CacheStoreRecovered) {
+        console.info(`${this.#label}: ${error.message}`);
+      } else console.warn(`${this.#label}:`, error);
     }
   }
 }

@@ -29,7 +29,9 @@ export interface CacheManagerOptions {
   clock?: () => number;
   /**
    * Receives background factory failures ({@linkcode CacheFactoryError}) and
-   * the provider's errors. Default `console.warn`. Nothing is ever thrown
+   * the provider's errors (and the {@linkcode CacheStoreRecovered} that
+   * ends an outage). Default `console.warn` (`console.info` for the
+   * recovery). Nothing is ever thrown
    * to a caller for these.
    */
   onError?: (error: CacheError) => void;

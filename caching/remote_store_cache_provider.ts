@@ -80,7 +80,11 @@ export interface RemoteStoreCacheProviderOptions {
    * all databases of a server, hence the database number).
    */
   invalidationChannel?: string;
-  /** Receives every reported error; default `console.warn` when nobody listens. */
+  /**
+   * Receives every reported error (and the {@linkcode CacheStoreRecovered}
+   * that ends an outage); default `console.warn` (`console.info` for the
+   * recovery) when nobody listens.
+   */
   onError?: (error: CacheError) => void;
 }
 
@@ -152,11 +156,15 @@ interface Subscriber {
  *   still there to serve during its window.
  * - A read is one `GET`. `clear()` walks this prefix with `SCAN` and
  *   `UNLINK`s what it finds; it never uses `KEYS` or `FLUSHDB`.
- * - Faults never reach the caller: while Redis is unreachable, reads are
- *   misses and writes are skipped, and a single
- *   {@linkcode CacheStoreUnavailableError} is reported per outage. node-redis
- *   reconnects with exponential backoff and the provider resumes by itself.
- *   A value read back that is not a cache entry is a miss, reported as a
+ * - Faults never reach the caller. Redis is down when a connection is
+ *   refused or lost, the password is missing or refused, a connection
+ *   attempt (handshake included) gets no answer within `connectTimeout`, or
+ *   a command none within `commandTimeout`. A single
+ *   {@linkcode CacheStoreUnavailableError} is reported per outage; while it
+ *   lasts commands are not sent (reads are misses, writes are skipped, calls
+ *   answer at once), a `PING` probe retries with the reconnect backoff, and
+ *   its first reply reports a {@linkcode CacheStoreRecovered}. A value read
+ *   back that is not a cache entry is a miss, reported as a
  *   {@linkcode CacheValueError}.
  * - It connects on first use (or {@linkcode RemoteStoreCacheProvider.connect});
  *   {@linkcode RemoteStoreCacheProvider.dispose} closes every connection.
