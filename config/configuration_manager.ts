@@ -4,7 +4,11 @@ import {
   type SecretMatcher,
   unrefTimer,
 } from "../core/mod.ts";
-import { Signal } from "../platform/mod.ts";
+import {
+  type HealthCheckable,
+  type HealthCheckResult,
+  Signal,
+} from "../platform/mod.ts";
 import type { IConfiguration } from "./configuration.ts";
 import type {
   ConfigurationDiagnostic,
@@ -129,6 +133,12 @@ interface Registration {
   stopWatching: (() => void | Promise<void>) | undefined;
 }
 
+interface LoadFailure {
+  readonly source: string;
+  readonly message: string;
+  readonly at: Date;
+}
+
 const SCHEMA_DEFAULT = "schema default";
 const MAX_ALIASES = 1024;
 const MAX_EARLY_READS = 50;
@@ -170,7 +180,7 @@ function emptySnapshot(): Snapshot {
  * config.explain(); // [{ key: "feature:beta", value: "true", source: "memory" }]
  * ```
  */
-export class ConfigurationManager implements IConfiguration {
+export class ConfigurationManager implements IConfiguration, HealthCheckable {
   /**
    * Dispatched after a reload (or a repeated `loadConfiguration()`) that
    * changed effective values, with one entry per changed key; and after a
@@ -191,6 +201,9 @@ export class ConfigurationManager implements IConfiguration {
   #queue: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  #lastFailure: LoadFailure | undefined;
+  // The provider whose load() threw an error that does not name its source.
+  #failedSources = new WeakMap<object, string>();
 
   /**
    * Creates an empty manager.
@@ -382,7 +395,13 @@ export class ConfigurationManager implements IConfiguration {
    */
   async loadConfiguration(): Promise<void> {
     await this.#enqueue(async () => {
-      const changes = await this.#load(false);
+      let changes: ConfigurationChange[];
+      try {
+        changes = await this.#load(false);
+      } catch (error) {
+        this.#recordFailure(error);
+        throw error;
+      }
       if (changes.length > 0) this.changed.dispatch(changes);
     });
   }
@@ -414,7 +433,7 @@ export class ConfigurationManager implements IConfiguration {
         if (changes.length > 0) this.changed.dispatch(changes);
         return changes;
       } catch (error) {
-        this.changed.dispatch([this.#failure(error)]);
+        this.changed.dispatch([this.#recordFailure(error)]);
         throw error;
       }
     });
@@ -690,6 +709,58 @@ export class ConfigurationManager implements IConfiguration {
   }
 
   /**
+   * Reports the configuration's state for the application host's health
+   * checks:
+   * - `healthy` once loaded, while the last load or reload succeeded;
+   * - `degraded` when the last reload failed (a watched file half-written,
+   *   a value that no longer validates): the last good values stay in
+   *   force, and `detail` names the source and the error (secrets masked)
+   *   and when it failed; the next successful reload makes it healthy again;
+   * - `unhealthy` before `loadConfiguration()` has succeeded (nothing is
+   *   readable), with the error when it failed.
+   *
+   * @returns The state, never throwing.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({ "app:name": "demo" }));
+   * await config.loadConfiguration();
+   * config.checkHealth(); // { status: "healthy" }
+   * ```
+   */
+  checkHealth(): HealthCheckResult {
+    const failure = this.#lastFailure;
+    if (!this.#loaded) {
+      return {
+        status: "unhealthy",
+        detail: failure === undefined
+          ? "the configuration is not loaded yet; await config.loadConfiguration()"
+          : {
+            source: failure.source,
+            error: failure.message,
+            failedAt: failure.at.toISOString(),
+            effect: "nothing is readable: the configuration never loaded",
+          },
+      };
+    }
+    if (failure !== undefined) {
+      return {
+        status: "degraded",
+        detail: {
+          source: failure.source,
+          error: failure.message,
+          failedAt: failure.at.toISOString(),
+          effect: "the last good configuration stays in force",
+        },
+      };
+    }
+    return { status: "healthy" };
+  }
+
+  /**
    * The effective configuration as plain data, secret values replaced by
    * `***`, so `JSON.stringify(config)` is safe to log.
    *
@@ -775,7 +846,14 @@ export class ConfigurationManager implements IConfiguration {
         if (!full && !registration.sync && registration.entries !== undefined) {
           return registration.entries;
         }
-        return await registration.provider.load();
+        try {
+          return await registration.provider.load();
+        } catch (error) {
+          if (error !== null && typeof error === "object") {
+            this.#failedSources.set(error, registration.provider.name);
+          }
+          throw error;
+        }
       }),
     );
     const ordered = registrations
@@ -805,6 +883,7 @@ export class ConfigurationManager implements IConfiguration {
     this.#index = effective.index;
     this.#aliases = 0;
     this.#loaded = true;
+    this.#lastFailure = undefined;
     await this.#startWatching();
     return previous === undefined ? [] : this.#diff(previous, effective.leaves);
   }
@@ -881,6 +960,21 @@ export class ConfigurationManager implements IConfiguration {
     return changes;
   }
 
+  // Remembers a failed load or reload for checkHealth() and returns the
+  // failure entry of the `changed` signal.
+  #recordFailure(error: unknown): ConfigurationChange {
+    const change = this.#failure(error);
+    this.#lastFailure = {
+      source: maskSecretText(change.source),
+      message: maskSecretText(
+        change.error!.message,
+        secretLiterals(this.#effective.leaves, this.#secrets),
+      ),
+      at: new Date(),
+    };
+    return change;
+  }
+
   #failure(error: unknown): ConfigurationChange {
     const failure = error instanceof Error ? error : new Error(String(error));
     const source = (failure as { source?: unknown }).source;
@@ -889,7 +983,9 @@ export class ConfigurationManager implements IConfiguration {
       oldValue: undefined,
       newValue: undefined,
       source: typeof source === "string"
-        ? source
+        ? maskSecretText(source)
+        : this.#failedSources.has(failure)
+        ? maskSecretText(this.#failedSources.get(failure)!)
         : failure instanceof ConfigurationValidationError
         ? "schema"
         : "configuration",
@@ -926,7 +1022,7 @@ export class ConfigurationManager implements IConfiguration {
             const changes = await this.#load(true);
             if (changes.length > 0) this.changed.dispatch(changes);
           } catch (error) {
-            this.changed.dispatch([this.#failure(error)]);
+            this.changed.dispatch([this.#recordFailure(error)]);
           }
         });
       }, this.#options.reloadDelay ?? 100),

@@ -6,7 +6,7 @@
  * - {@linkcode ConfigurationManager}: `addJsonFile`, `addProvider`,
  *   `addEnvironmentVariables`, `addStandardVariables`, `loadConfiguration`,
  *   `hasValue`, `getValue`, `getSection`, `bind`, `explain`, `getSource`,
- *   `diagnose`, `reload` and the `changed` signal.
+ *   `diagnose`, `reload`, `checkHealth` and the `changed` signal.
  * - Providers: {@linkcode JsonFileProvider}, {@linkcode EnvironmentVariableProvider},
  *   {@linkcode StandardVariableProvider}, {@linkcode MemoryProvider} (always
  *   wins), {@linkcode DotEnvProvider}, {@linkcode JsonUrlProvider}.
@@ -17,8 +17,9 @@
  * Keys are colon paths (`database:connectionString`), case-insensitive per
  * segment. Environment variables follow `<PREFIX>_<SECTION>__<PROPERTY>`
  * (`APP_DATABASE__CONNECTION_STRING` → `database:connectionString`). Values
- * of secret keys (password, secret, apiKey, token, connectionString…) print
- * as `***` everywhere the configuration is shown.
+ * of secret keys (password, secret, apiKey, token, connectionString, dsn…)
+ * and URL passwords print as `***` everywhere the configuration is shown, by
+ * the kit's one secret rule (`isSecretKey` in `@vendor/kit/core`).
  *
  * @example Usage
  * ```ts
@@ -58,4 +59,11 @@ export * from "./configuration_value_not_found_error.ts";
 export * from "./configuration_validation_error.ts";
 export * from "./configuration_source_error.ts";
 export * from "./unsafe_configuration_key_error.ts";
-export type { Signal, SignalHandler, SignalOptions } from "../platform/mod.ts";
+export type {
+  HealthCheckable,
+  HealthCheckResult,
+  HealthStatus,
+  Signal,
+  SignalHandler,
+  SignalOptions,
+} from "../platform/mod.ts";
