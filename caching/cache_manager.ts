@@ -324,8 +324,9 @@ export class CacheManager implements ICache {
    * Tells whether the cache works fully: `healthy` when the store answers
    * (a memory store always does), `degraded` while a remote store is
    * unreachable and the cache runs on misses (`detail` says why and since
-   * when, never the password), `unhealthy` once disposed. The application
-   * host picks this method up as a health check.
+   * when, never the password), `unhealthy` once disposed or when the
+   * provider's own check throws. The application host picks this method up
+   * as a health check.
    *
    * @param signal Aborts the check (the store's answer is then not waited
    * for and the result is `degraded`).
@@ -346,7 +347,16 @@ export class CacheManager implements ICache {
     }
     const provider = this.#core.provider;
     if (provider.checkHealth === undefined) return { status: "healthy" };
-    return await provider.checkHealth(signal);
+    try {
+      return await provider.checkHealth(signal);
+    } catch (error) {
+      return {
+        status: "unhealthy",
+        detail: `the provider's checkHealth threw: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      };
+    }
   }
 
   /**

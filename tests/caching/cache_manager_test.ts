@@ -272,6 +272,86 @@ test("CacheManager.dispose() waits for a background refresh's write before dispo
   assert.equal(disposedAfter, 2);
 });
 
+test("CacheManager.dispose({ signal }) stops waiting for a background write at the deadline and hands the signal to the provider", async () => {
+  const clock = new FakeClock();
+  const map = new Map<string, CacheEntry>();
+  const never = deferred<void>(); // a write to a store that never answers
+  let received: unknown = "not called";
+  const provider: ICacheProvider = {
+    get: (key) => map.get(key),
+    set: (key, entry) => {
+      if (entry.value === "new") return never.promise;
+      map.set(key, entry);
+    },
+    delete: (key) => void map.delete(key),
+    has: (key) => map.has(key),
+    clear: () => map.clear(),
+    dispose: (options) => {
+      received = options?.signal?.aborted;
+    },
+  };
+  const cache = new CacheManager(provider, {
+    clock: clock.read,
+    policy: { ttl: 100, maxStale: 100 },
+  });
+  await cache.set("k", "old");
+  clock.advance(150);
+  assert.equal(await cache.getOrSet("k", () => "new"), "old");
+  await flush();
+  const controller = new AbortController();
+  const disposing = cache.dispose({ signal: controller.signal });
+  await flush();
+  assert.equal(received, "not called", "still waiting for the write");
+  controller.abort();
+  await disposing;
+  assert.equal(received, true, "the provider got the (aborted) signal");
+  await assert.rejects(
+    () => new CacheManager(provider).dispose({ timeout: -1 }),
+    {
+      name: "RangeError",
+    },
+  );
+});
+
+test("CacheManager.checkHealth(): the provider's check, healthy without one, unhealthy when it throws or once disposed", async () => {
+  const memory = new CacheManager(new MemoryCacheProvider());
+  assert.deepEqual(await memory.checkHealth(), { status: "healthy" });
+  await memory.dispose();
+  assert.equal((await memory.checkHealth()).status, "unhealthy");
+  const base: ICacheProvider = {
+    get: () => undefined,
+    set: () => {},
+    delete: () => {},
+    has: () => false,
+    clear: () => {},
+  };
+  let seen: AbortSignal | undefined;
+  const degraded = new CacheManager({
+    ...base,
+    checkHealth: (signal) => {
+      seen = signal;
+      return { status: "degraded", detail: "down" };
+    },
+  });
+  const signal = new AbortController().signal;
+  assert.deepEqual(await degraded.checkHealth(signal), {
+    status: "degraded",
+    detail: "down",
+  });
+  assert.equal(seen, signal);
+  const throwing = new CacheManager({
+    ...base,
+    checkHealth: () => {
+      throw new Error("boom");
+    },
+  });
+  assert.deepEqual(await throwing.checkHealth(), {
+    status: "unhealthy",
+    detail: "the provider's checkHealth threw: boom",
+  });
+  await Promise.all([degraded.dispose(), throwing.dispose()]);
+});
+
 test("no socket, ref'd timer or child process outlives the tests of this file", async () => {
   await assertNothingLeft(baseline);
 });
