@@ -369,7 +369,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     K extends NameOf<TServices> = NameOf<TServices>,
   >(
     name: K,
-    factory: ServiceFactory<Resolved<T, TServices, K>, TServices>,
+    factory: ServiceFactory<Resolved<NoInfer<T>, TServices, K>, TServices>,
     options?: ServiceRegistrationOptions,
   ): this {
     if (typeof factory !== "function") {
