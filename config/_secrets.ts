@@ -8,7 +8,7 @@ import {
 } from "../core/mod.ts";
 
 /** The text a secret value prints as. */
-export const MASK = SECRET_MASK;
+export const MASK: string = SECRET_MASK;
 
 /** Builds the secret rule for the default words plus `extra`. */
 export function createSecretMatcher(

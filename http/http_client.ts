@@ -41,7 +41,7 @@ export interface HttpClientOptions {
    * `Accept: application/json` and `Content-Type: application/json` (the
    * latter only on requests with a JSON or text body); these override them.
    */
-  headers?: HeadersInit;
+  headers?: RequestInit["headers"];
   /**
    * Limit for a whole call in milliseconds: every attempt, the waits between
    * them and reading the body. `0` or `Infinity` turns it off. Default 30000,
@@ -94,7 +94,7 @@ export type HttpQueryValue = string | number | boolean | null | undefined;
 /** Options of one call. */
 export interface HttpRequestOptions {
   /** Headers for this call; they override the client's headers. */
-  headers?: HeadersInit;
+  headers?: RequestInit["headers"];
   /** Query string: an object (arrays repeat the key), params or text. */
   query?:
     | Record<string, HttpQueryValue | readonly HttpQueryValue[]>
@@ -103,7 +103,7 @@ export interface HttpRequestOptions {
   /** A value sent as JSON (`JSON.stringify`). Not together with `body`. */
   json?: unknown;
   /** A raw body (text, form data, bytes, blob, stream). */
-  body?: BodyInit | null;
+  body?: RequestInit["body"];
   /**
    * Cancels the call: it rejects with the signal's reason and is never
    * retried.
@@ -189,7 +189,7 @@ type Ky = typeof ky;
 interface KyInit {
   method: string;
   headers: Record<string, string>;
-  body: BodyInit | null | undefined;
+  body: RequestInit["body"];
   /** Passed through by ky to `fetch` (see the constructor). */
   kitSignal: AbortSignal | undefined;
   context?: Record<string, unknown>;
@@ -1085,7 +1085,7 @@ function requestIdOf(
 
 function mergeHeaders(
   base: Record<string, string>,
-  extra: HeadersInit,
+  extra: NonNullable<RequestInit["headers"]>,
 ): Record<string, string> {
   const merged = { ...base };
   new Headers(extra).forEach((value, name) => {

@@ -18,7 +18,7 @@ export const DEFAULT_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /** What a masked value is written as. */
-export const MASK = SECRET_MASK;
+export const MASK: string = SECRET_MASK;
 
 // Nested plain objects and arrays are followed at any depth. Down to
 // MAX_DEPTH the walk keeps no state (the common case allocates nothing);

@@ -54,7 +54,7 @@ export class LogDeliveryError extends Error {
     message: string,
     dropped: number,
     status?: number,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = "LogDeliveryError";

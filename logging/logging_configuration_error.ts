@@ -43,7 +43,7 @@ export class LoggingConfigurationError extends Error {
     detail: string,
     providerIndex?: number,
     option?: string,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
     super(`Invalid logging configuration: ${detail}`, options);
     this.name = "LoggingConfigurationError";

@@ -209,6 +209,44 @@ const DTS_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
 };
 
+/**
+ * Removes the property twin `transpileDeclaration` (TypeScript 5.9) emits
+ * beside a method with a computed name: `[Symbol.asyncDispose]():
+ * Promise<void> { … }` comes out both as `[Symbol.asyncDispose]: () =>
+ * Promise<void>;` and as the method, which a consumer compiling with
+ * `skipLibCheck: false` (TypeScript's default) rejects as TS2300 "Duplicate
+ * identifier". The method stays; the property and its comment go.
+ */
+function dropDuplicateMembers(dts: string): string {
+  const file = ts.createSourceFile("x.d.ts", dts, ts.ScriptTarget.ES2022, true);
+  const cuts: [number, number][] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassDeclaration(node)) {
+      const methods = new Set(
+        node.members.filter(ts.isMethodDeclaration)
+          .filter((m) => ts.isComputedPropertyName(m.name))
+          .map((m) => m.name.getText(file)),
+      );
+      for (const member of node.members) {
+        if (
+          ts.isPropertyDeclaration(member) &&
+          ts.isComputedPropertyName(member.name) &&
+          methods.has(member.name.getText(file))
+        ) {
+          cuts.push([member.getFullStart(), member.getEnd()]);
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let out = dts;
+  for (const [start, end] of cuts.reverse()) {
+    out = out.slice(0, start) + out.slice(end);
+  }
+  return out;
+}
+
 async function buildPackage(
   info: PackageInfo,
   config: DenoJson,
@@ -276,7 +314,7 @@ async function buildPackage(
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, code);
     }
-    declarations.set(base, dts.outputText);
+    declarations.set(base, dropDuplicateMembers(dts.outputText));
   }
   // Declarations: for every public file, and for the internal (`_`) files
   // the public declarations reach. The other internal files are unreachable

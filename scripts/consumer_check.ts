@@ -1,6 +1,6 @@
 /**
  * The consumer check of issue 9: packs the eight built packages with
- * `npm pack`, installs the tarballs into two scratch projects, type-checks
+ * `npm pack`, installs the tarballs into four scratch projects, type-checks
  * `scripts/consumer/app.ts` there with the pinned TypeScript and runs it with
  * Node:
  *
@@ -10,6 +10,10 @@
  *   top-level `main`/`types` are used;
  * - `nodenext`: module and moduleResolution nodenext in an ES-module project,
  *   so the `exports` `import` conditions are used;
+ * - `node-libcheck-cjs` and `node-libcheck-esm`: the same two resolutions
+ *   with `skipLibCheck: false` and `lib: ["ES2020"]` without the DOM library
+ *   (types from `@types/node` only), so the shipped `.d.ts` files themselves
+ *   must compile (issue 16);
  * - then `deno bundle --platform browser` of all eight packages from the
  *   installed tarballs, so the `browser` conditions are used: the bundle must
  *   hold no `node:` module, node-redis or dotenv;
@@ -108,6 +112,37 @@ try {
         skipLibCheck: true,
         outDir: "dist",
         lib: ["ES2022", "DOM"],
+      },
+    },
+    // A Node project as @tsconfig/node20 and most Node templates set it up:
+    // the shipped declarations are checked too (skipLibCheck false, the
+    // compiler's default), with ES2020 and no DOM library, so they may only
+    // name types that ES2020 or @types/node declare.
+    "node-libcheck-cjs": {
+      type: "commonjs",
+      compilerOptions: {
+        target: "ES2020",
+        module: "commonjs",
+        moduleResolution: "node",
+        esModuleInterop: true,
+        strict: true,
+        skipLibCheck: false,
+        outDir: "dist",
+        lib: ["ES2020"],
+        types: ["node"],
+      },
+    },
+    "node-libcheck-esm": {
+      type: "module",
+      compilerOptions: {
+        target: "ES2020",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        skipLibCheck: false,
+        outDir: "dist",
+        lib: ["ES2020"],
+        types: ["node"],
       },
     },
   };
