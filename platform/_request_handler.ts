@@ -3,13 +3,7 @@
 // response, one access log line, and a 500 that tells the client nothing
 // about the error.
 import { RequestContext } from "./request_context.ts";
-import type { ApplicationLogger } from "./application_options.ts";
-
-/** A Fetch-style handler, with whatever extra arguments the server passes. */
-export type FetchHandler<A extends unknown[]> = (
-  request: Request,
-  ...args: A
-) => Response | Promise<Response>;
+import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
 // (spaces, quotes, line breaks, a 10 kB header) is replaced, so a client

@@ -4,6 +4,7 @@ import type {
   ApplicationLogger,
   ApplicationOptions,
   ApplicationRunOptions,
+  FetchHandler,
   HostedService,
   ShutdownReport,
 } from "./application_options.ts";
@@ -19,7 +20,7 @@ import { disposeValue } from "./_dispose.ts";
 import { type RegisteredCheck, runChecks } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
 import { exitProcess, onShutdownSignal, readEnv } from "./_process_deno.ts";
-import { type FetchHandler, wrapHandler } from "./_request_handler.ts";
+import { wrapHandler } from "./_request_handler.ts";
 import { STEP_NAMES } from "./_steps.ts";
 import {
   abandonAfter,
@@ -632,7 +633,7 @@ export class Application<TServices extends object = ServiceMap> {
     // shutdown's last lines short.
     const keepAlive = setTimeout(() => {}, Math.min(total, 2_147_483_647));
     try {
-      return await this.#stopWithin(began, total, reserve, signal, logStop);
+      return await this.#stopWithin(began, total, signal, logStop);
     } finally {
       clearTimeout(keepAlive);
     }
@@ -641,7 +642,6 @@ export class Application<TServices extends object = ServiceMap> {
   async #stopWithin(
     began: number,
     total: number,
-    reserve: number,
     signal: AbortSignal,
     logStop: boolean,
   ): Promise<ShutdownReport> {

@@ -1,19 +1,26 @@
 /**
- * The platform package of Kit (`@vendor/kit-platform`): the
- * {@linkcode ServiceLocator} (a named registry of lazily created services),
- * the {@linkcode EventAggregator} (publish/subscribe) and {@linkcode Signal}
- * (a typed single-event notification).
+ * The platform package of Kit (`@vendor/kit-platform`): the application host
+ * ({@linkcode Application}: four ordered start-up steps, eager and hosted
+ * services, health checks, request handling with a
+ * {@linkcode RequestContext}, and a shutdown that ends within a deadline),
+ * the {@linkcode ServiceLocator} (a named registry of lazily created
+ * services), the {@linkcode EventAggregator} (publish/subscribe) and
+ * {@linkcode Signal} (a typed single-event notification).
  *
  * @example Usage
  * ```ts
- * import { EventAggregator, ServiceLocator } from "@vendor/kit/platform";
+ * import { Application, EventAggregator } from "@vendor/kit/platform";
  *
- * const locator = new ServiceLocator();
- * locator.register("events", () => new EventAggregator());
- * const events = locator.get<EventAggregator>("events");
+ * const app = await Application.start({
+ *   configuration: () => ({ greeting: "hello" }),
+ *   services: (services) => {
+ *     services.register("events", () => new EventAggregator());
+ *   },
+ * });
+ * const events = app.services.get<EventAggregator>("events");
  * events.subscribe("user:created", (user) => console.log(user));
  * events.publish("user:created", { id: "u1" });
- * await locator.dispose();
+ * await app.stop();
  * ```
  *
  * @module

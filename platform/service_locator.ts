@@ -77,12 +77,41 @@ export interface ServiceCreatedEvent {
   readonly durationMs: number;
 }
 
-// The names of a typed map, or any string for the default map.
-type NameOf<TServices extends object> = keyof TServices & string;
-// The type `get` returns: the explicit type argument when given, else the
-// map's type for the name.
-type Resolved<T, TServices extends object, K extends NameOf<TServices>> =
-  [T] extends [never] ? TServices[K] : T;
+/**
+ * The names a locator accepts: those of its service map, or any string for
+ * the default map.
+ *
+ * @typeParam TServices The locator's map of names to service types.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceName } from "@vendor/kit/platform";
+ *
+ * const name: ServiceName<{ http: unknown }> = "http";
+ * ```
+ */
+export type ServiceName<TServices extends object> = keyof TServices & string;
+
+/**
+ * The type `get` returns: the explicit type argument when one is given, else
+ * the map's type for the name.
+ *
+ * @typeParam T The explicit type argument (`never` when not given).
+ * @typeParam TServices The locator's map of names to service types.
+ * @typeParam K The name.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ResolvedService } from "@vendor/kit/platform";
+ *
+ * const port: ResolvedService<never, { port: number }, "port"> = 3000;
+ * ```
+ */
+export type ResolvedService<
+  T,
+  TServices extends object,
+  K extends ServiceName<TServices>,
+> = [T] extends [never] ? TServices[K] : T;
 
 // Everything a locator knows. Factories receive a view of the same state that
 // also carries the chain of services being created, so cycles through async
@@ -366,10 +395,13 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    */
   register<
     T = never,
-    K extends NameOf<TServices> = NameOf<TServices>,
+    K extends ServiceName<TServices> = ServiceName<TServices>,
   >(
     name: K,
-    factory: ServiceFactory<Resolved<NoInfer<T>, TServices, K>, TServices>,
+    factory: ServiceFactory<
+      ResolvedService<NoInfer<T>, TServices, K>,
+      TServices
+    >,
     options?: ServiceRegistrationOptions,
   ): this {
     if (typeof factory !== "function") {
@@ -412,7 +444,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   async createEagerServices(): Promise<void> {
     for (const name of [...this.#state.eager.keys()]) {
       try {
-        await this.getAsync(name as NameOf<TServices>);
+        await this.getAsync(name as ServiceName<TServices>);
       } catch (error) {
         throw new ServiceCreationError(name, error);
       }
@@ -482,8 +514,8 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    */
   registerInstance<
     T = never,
-    K extends NameOf<TServices> = NameOf<TServices>,
-  >(name: K, instance: Resolved<T, TServices, K>): this {
+    K extends ServiceName<TServices> = ServiceName<TServices>,
+  >(name: K, instance: ResolvedService<T, TServices, K>): this {
     const state = this.#state;
     state.factories.delete(name);
     state.eager.delete(name);
@@ -512,12 +544,14 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * locator.get<number[]>("list") === locator.get<number[]>("list"); // true
    * ```
    */
-  get<T = never, K extends NameOf<TServices> = NameOf<TServices>>(
+  get<T = never, K extends ServiceName<TServices> = ServiceName<TServices>>(
     name: K,
-  ): Resolved<T, TServices, K> {
+  ): ResolvedService<T, TServices, K> {
     const instance = this.#state.instances.get(name);
-    if (instance !== undefined) return instance as Resolved<T, TServices, K>;
-    return this.#create(name) as Resolved<T, TServices, K>;
+    if (instance !== undefined) {
+      return instance as ResolvedService<T, TServices, K>;
+    }
+    return this.#create(name) as ResolvedService<T, TServices, K>;
   }
 
   /**
@@ -544,10 +578,13 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * a === b; // true
    * ```
    */
-  async getAsync<T = never, K extends NameOf<TServices> = NameOf<TServices>>(
+  async getAsync<
+    T = never,
+    K extends ServiceName<TServices> = ServiceName<TServices>,
+  >(
     name: K,
-  ): Promise<Resolved<T, TServices, K>> {
-    type R = Resolved<T, TServices, K>;
+  ): Promise<ResolvedService<T, TServices, K>> {
+    type R = ResolvedService<T, TServices, K>;
     const state = this.#state;
     const instance = state.instances.get(name);
     if (instance !== undefined || state.instances.has(name)) {

@@ -29,7 +29,8 @@ export const PACKAGES: readonly PackageInfo[] = [
     name: "@vendor/kit-platform",
     dir: "kit-platform",
     readmeHeading: "Platform",
-    description: "Kit platform: ServiceLocator, EventAggregator and Signal.",
+    description:
+      "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
   },
   {
     folder: "config",

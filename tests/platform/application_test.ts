@@ -296,7 +296,8 @@ describe("Application.stop", () => {
         services.register("users", (l) => {
           l.get("cache");
           return {
-            [Symbol.asyncDispose]: async () => void order.push("dispose users"),
+            [Symbol.asyncDispose]: () =>
+              Promise.resolve(void order.push("dispose users")),
           };
         }, { eager: true });
       },
