@@ -1,5 +1,6 @@
 /**
- * Kit demo: the four-step start-up of spec §1 with every package.
+ * Kit demo: the four-step start-up with every package, run by
+ * {@linkcode Application}.
  *
  * It starts a small local HTTP server standing in for the application's
  * back end (users, translations, an analytics collector and `/health`), then:
@@ -10,7 +11,8 @@
  * 2. sets up logging from it;
  * 3. registers platform services: the HTTP client, the cache, localization,
  *    analytics and the event aggregator;
- * 4. registers application services and uses them, then disposes everything.
+ * 4. registers application services and uses them, then stops the
+ *    application (services newest first, logging last).
  *
  * Run: `npx -y deno@2.9.6 task demo` (or `deno task demo`).
  *
@@ -21,7 +23,7 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { format } from "../core/mod.ts";
-import { EventAggregator, ServiceLocator } from "../platform/mod.ts";
+import { Application, EventAggregator } from "../platform/mod.ts";
 import {
   type ConfigurationManager,
   createConfiguration,
@@ -75,77 +77,7 @@ const server = createServer((request, response) => {
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-// Step 1: configuration, registered under "config" as a factory.
-const config = await createConfiguration({
-  basePath: dirname(fileURLToPath(import.meta.url)),
-  environment: "development",
-  validate: true,
-});
-// The back end's address is only known now: a memory source always wins.
-config.addProvider(
-  new MemoryProvider(
-    new Map([
-      ["api:baseUrl", `${origin}/api`],
-      ["analytics:endpoint", `${origin}/collect`],
-    ]),
-  ),
-);
-await config.loadConfiguration();
-ServiceLocator.register("config", () => config);
-
-// Step 2: logging, from the configuration (`logging:level`, `logging:providers`).
-ServiceLocator.register(
-  "logging",
-  (l) => LoggerManager.fromConfiguration(l.get("config")),
-);
-const log = ServiceLocator.get<LoggerManager>("logging").getLogger("demo");
-log.info("configuration loaded", {
-  keys: config.explain().length,
-  apiKey: "never printed",
-});
-
-// Step 3: platform services.
-ServiceLocator.register("events", () => new EventAggregator<AppEvents>());
-ServiceLocator.register("http", (l) => {
-  const c = l.get<ConfigurationManager>("config");
-  const client = new HttpClient(c.getValue<string>("api:baseUrl"), {
-    timeout: Number(c.getValue("api:timeout", 5000)),
-    retryAttempts: Number(c.getValue("api:retryAttempts", 3)),
-    retryDelay: 200,
-  });
-  client.addInterceptor(new ErrorInterceptor());
-  return client;
-});
-ServiceLocator.register("cache", () =>
-  new CacheManager(
-    new MemoryCacheProvider({
-      maxSize: 1000,
-      defaultTtl: 300_000,
-      cleanupInterval: 60_000,
-    }),
-  ));
-ServiceLocator.register("localization", (l) => {
-  const manager = new LocalizationManager(
-    new LoaderLocalizationProvider(
-      new HttpLocalizationLoader("/localization/{culture}.json", {
-        client: l.get("http"),
-      }),
-    ),
-    new DefaultCultureProvider("en"),
-    (key) => `[${key}]`,
-  );
-  manager.setKeyResolver(new CamelCaseKeyResolver());
-  return manager;
-});
-ServiceLocator.register("analytics", (l) => {
-  const analytics = new AnalyticsManager();
-  analytics.addProvider(
-    CustomAnalyticsProvider.fromConfiguration(l.get("config")),
-  );
-  return analytics;
-});
-
-// Step 4: application services. The mailer reacts to user:created without the
+// Application services. The mailer reacts to user:created without the
 // user service knowing it exists (spec §6) and unsubscribes when disposed.
 class Mailer {
   readonly sent: string[] = [];
@@ -180,45 +112,126 @@ class UserService {
     return user;
   }
 }
-ServiceLocator.register(
-  "mailer",
-  (l) => new Mailer(l.get("events"), l.get("localization")),
-);
-ServiceLocator.register("users", (l) =>
-  new UserService(
-    l.get("http"),
-    l.get("cache"),
-    l.get("events"),
-    l.get("analytics"),
-    l.get<LoggerManager>("logging").getLogger("users"),
-  ));
+// The four steps, run in order by the application host. The analytics key
+// comes from the environment (never from a committed file); the stand-in
+// accepts any.
+const app = await Application.start({
+  // Step 1: configuration, registered under "config" as a factory.
+  configuration: async () => {
+    const config = await createConfiguration({
+      basePath: dirname(fileURLToPath(import.meta.url)),
+      environment: "development",
+      validate: true,
+    });
+    // The back end's address is only known now: a memory source always wins.
+    config.addProvider(
+      new MemoryProvider(
+        new Map([
+          ["api:baseUrl", `${origin}/api`],
+          ["analytics:endpoint", `${origin}/collect`],
+          [
+            "analytics:apiKey",
+            Deno.env.get("ANALYTICS_API_KEY") ?? crypto.randomUUID(),
+          ],
+        ]),
+      ),
+    );
+    await config.loadConfiguration();
+    return config;
+  },
+  // Step 2: logging, from `logging:level` and `logging:providers`.
+  logging: (config) => LoggerManager.fromConfiguration(config),
+  // Step 3: platform services.
+  platform: (services, config) => {
+    services.register("events", () => new EventAggregator<AppEvents>());
+    services.register(
+      "http",
+      () =>
+        HttpClient.fromConfiguration(config, { retryDelay: 200 })
+          .addInterceptor(new ErrorInterceptor()),
+    );
+    services.register("cache", () =>
+      new CacheManager(
+        new MemoryCacheProvider({
+          maxSize: 1000,
+          defaultTtl: 300_000,
+          cleanupInterval: 60_000,
+        }),
+      ));
+    services.register("localization", (l) => {
+      const manager = new LocalizationManager(
+        new LoaderLocalizationProvider(
+          new HttpLocalizationLoader("/localization/{culture}.json", {
+            client: l.get("http"),
+          }),
+        ),
+        new DefaultCultureProvider("en"),
+        (key) => `[${key}]`,
+      );
+      manager.setKeyResolver(new CamelCaseKeyResolver());
+      return manager;
+    });
+    services.register("analytics", () =>
+      new AnalyticsManager().addProvider(
+        CustomAnalyticsProvider.fromConfiguration(config),
+      ));
+  },
+  // Step 4: application services (below).
+  services: (services) => {
+    services.register(
+      "mailer",
+      (l) => new Mailer(l.get("events"), l.get("localization")),
+    );
+    services.register("users", (l) =>
+      new UserService(
+        l.get("http"),
+        l.get("cache"),
+        l.get("events"),
+        l.get("analytics"),
+        l.get<LoggerManager>("logging").getLogger("users"),
+      ));
+  },
+  shutdownTimeout: 5_000,
+});
+const services = app.services;
+const config = services.get<ConfigurationManager>("config");
+const log = services.get<LoggerManager>("logging").getLogger("demo");
+log.info("configuration loaded", {
+  keys: config.explain().length,
+  apiKey: "never printed",
+});
 
-const localization = ServiceLocator.get<LocalizationManager>("localization");
+const localization = services.get<LocalizationManager>("localization");
 localization.cultureChanged.add((culture) =>
   log.info("culture changed", { culture })
 );
 await localization.setCulture("en");
-const mailer = ServiceLocator.get<Mailer>("mailer");
-const users = ServiceLocator.get<UserService>("users");
+const mailer = services.get<Mailer>("mailer");
+const users = services.get<UserService>("users");
 await users.load("1");
 await localization.setCulture("fr");
 await users.load("1"); // from the cache this time
 log.info(format("{0} mails: {1}", mailer.sent.length, mailer.sent.join(" | ")));
 log.info(localization.t("home.users", 2));
-log.info("cache", { ...ServiceLocator.get<CacheManager>("cache").stats() });
+log.info("cache", { ...services.get<CacheManager>("cache").stats() });
+log.info("health", { ...await app.health() });
 
 try {
-  ServiceLocator.get("usres");
+  services.get("usres");
 } catch (error) {
   log.warning((error as Error).message.replace("\n", " "));
 }
 try {
-  await ServiceLocator.get<HttpClient>("http").get("/missing");
+  await services.get<HttpClient>("http").get("/missing");
 } catch (error) {
   log.warning("expected failure", { error: (error as Error).message });
 }
 
-// Disposal, newest first: analytics and logs are flushed before exit.
-await ServiceLocator.dispose();
+// Shutdown: services newest first (analytics flushed), logging last.
+const report = await app.stop();
 server.close();
-console.log(`demo finished: ${delivered} analytics events delivered`);
+console.log(
+  `demo finished: ${delivered} analytics events delivered, shutdown ${
+    report.ok ? "clean" : "incomplete"
+  }`,
+);
