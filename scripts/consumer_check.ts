@@ -14,6 +14,9 @@
  *   with `skipLibCheck: false` and `lib: ["ES2020"]` without the DOM library
  *   (types from `@types/node` only), so the shipped `.d.ts` files themselves
  *   must compile (issue 16);
+ * - a Deno project whose deno.json lists the checkout under `links` (the
+ *   README's way to use an unpublished checkout) runs, without the
+ *   benchmark folder's dependencies;
  * - then `deno bundle --platform browser` of all eight packages from the
  *   installed tarballs, so the `browser` conditions are used: the bundle must
  *   hold no `node:` module, node-redis or dotenv;
@@ -188,6 +191,7 @@ try {
       `${name}: type-checked and ran: ${output.trim().split("\n")[0]}`,
     );
   }
+  await checkDenoLink(join(work, "deno-link"));
   // A web bundler resolving the `browser` export conditions of the installed
   // packages: the bundle of all eight must hold no `node:` module and none of
   // node-redis or dotenv.
@@ -229,6 +233,50 @@ try {
   process.exitCode = 1;
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+/**
+ * The README's way to use an unpublished checkout from Deno: a project whose
+ * deno.json lists the checkout under `links` imports `@vendor/kit/…` by name,
+ * gets Kit's own dependencies and none of the benchmark folder's.
+ */
+async function checkDenoLink(dir: string): Promise<void> {
+  await mkdir(dir);
+  await writeFile(
+    join(dir, "deno.json"),
+    JSON.stringify({ links: [ROOT] }, null, 2),
+  );
+  await writeFile(
+    join(dir, "main.ts"),
+    [
+      `import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";`,
+      `import { HttpClient } from "@vendor/kit/http";`,
+      `const config = new ConfigurationManager();`,
+      `config.addProvider(new MemoryProvider({ "api:baseUrl": "http://127.0.0.1:9" }));`,
+      `await config.loadConfiguration();`,
+      `const client = HttpClient.fromConfiguration(config);`,
+      `console.log("linked ok", typeof client.get);`,
+      "",
+    ].join("\n"),
+  );
+  const output = sh(Deno.execPath(), ["run", "-A", "main.ts"], dir);
+  if (!output.includes("linked ok function")) {
+    throw new Error(`deno-link: the linked project did not run:\n${output}`);
+  }
+  const lock = readFileSync(join(dir, "deno.lock"), "utf8");
+  const leaked = ["pino", "axios", "i18next", "bentocache"].filter((name) =>
+    lock.includes(`"npm:${name}@`) || lock.includes(`"${name}@`)
+  );
+  if (leaked.length > 0) {
+    throw new Error(
+      `deno-link: the linked project pulled benchmark-only packages: ${
+        leaked.join(", ")
+      }`,
+    );
+  }
+  console.log(
+    "deno-link: a Deno project with { links: [checkout] } ran (no benchmark packages)",
+  );
 }
 
 /**
