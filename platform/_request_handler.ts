@@ -2,7 +2,8 @@
 // sane token), the handler run inside a RequestContext, X-Request-ID on the
 // response, one access log line, and a 500 that tells the client nothing
 // about the error.
-import { RequestContext } from "./request_context.ts";
+import { contextStore } from "./_async_context.ts";
+import type { RequestContextValues } from "./request_context.ts";
 import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
@@ -42,6 +43,8 @@ function withHeader(response: Response, id: string): Response {
   }
 }
 
+const store = contextStore<RequestContextValues>();
+
 /** Wraps `handler`; `logger()` is read per request (logging may be replaced). */
 export function wrapHandler<A extends unknown[]>(
   handler: FetchHandler<A>,
@@ -50,37 +53,42 @@ export function wrapHandler<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
-  return (request: Request, ...args: A): Promise<Response> => {
-    const requestId = requestIdOf(request);
-    return RequestContext.run({ requestId }, async () => {
-      const started = performance.now();
-      let response: Response;
-      try {
-        response = await handler(request, ...args);
-        if (!(response instanceof Response)) {
-          throw new TypeError(
-            `The handler returned ${
-              response === undefined ? "undefined" : typeof response
-            } instead of a Response`,
-          );
-        }
-      } catch (error) {
-        const path = pathOf(request.url);
-        logger().error(
-          `${request.method} ${path} failed: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
-          { error, method: request.method, path, requestId },
-        );
-        response = Response.json(
-          { message: "Internal Server Error", requestId },
-          { status: 500 },
+  const handle = async (
+    request: Request,
+    requestId: string,
+    args: A,
+  ): Promise<Response> => {
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await handler(request, ...args);
+      if (!(response instanceof Response)) {
+        throw new TypeError(
+          `The handler returned ${
+            response === undefined ? "undefined" : typeof response
+          } instead of a Response`,
         );
       }
+    } catch (error) {
+      const path = pathOf(request.url);
+      logger().error(
+        `${request.method} ${path} failed: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { error, method: request.method, path, requestId },
+      );
+      response = Response.json(
+        { message: "Internal Server Error", requestId },
+        { status: 500 },
+      );
+    }
+    const log = logger();
+    // Below the logger's level, the access line costs nothing to build.
+    if (log.isEnabled === undefined || log.isEnabled(1)) {
       const durationMs = Math.round((performance.now() - started) * 100) /
         100;
       const path = pathOf(request.url);
-      logger().info(
+      log.info(
         `${request.method} ${path} ${response.status} ${durationMs} ms`,
         {
           method: request.method,
@@ -90,7 +98,16 @@ export function wrapHandler<A extends unknown[]>(
           requestId,
         },
       );
-      return withHeader(response, requestId);
-    });
+    }
+    return withHeader(response, requestId);
+  };
+  return (request: Request, ...args: A): Promise<Response> => {
+    const requestId = requestIdOf(request);
+    // The same store as RequestContext (one per process), without the
+    // checks and the copy that RequestContext.run makes of foreign values.
+    return store.run(
+      Object.freeze({ requestId }),
+      () => handle(request, requestId, args),
+    );
   };
 }
