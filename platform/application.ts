@@ -1,4 +1,3 @@
-import { deadlineSignal } from "../core/mod.ts";
 import { ApplicationStartError } from "./application_start_error.ts";
 import type {
   ApplicationLogger,
@@ -16,29 +15,23 @@ import type {
 } from "./health.ts";
 import { ServiceCreationError } from "./service_creation_error.ts";
 import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
-import { disposeValue } from "./_dispose.ts";
 import { type RegisteredCheck, runChecks } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
 import { exitProcess, onShutdownSignal, readEnv } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
 import { STEP_NAMES } from "./_steps.ts";
 import {
-  abandonAfter,
   consoleLogger,
   diagnosticsEnabled,
-  errorOf,
   loggerOf,
   messageOf,
 } from "./_application_support.ts";
+import { shutdown } from "./_shutdown.ts";
 
 type State = "starting" | "running" | "stopping" | "stopped";
 
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 const DEFAULT_CHECK_TIMEOUT = 2_000;
-// The share of the shutdown deadline kept for logging, which is disposed
-// last so the shutdown's own lines are written: 10 %, at most 1 s.
-const LOGGING_RESERVE_SHARE = 0.1;
-const LOGGING_RESERVE_MAX = 1_000;
 
 /**
  * The application host: runs the four start-up steps in order
@@ -622,108 +615,19 @@ export class Application<TServices extends object = ServiceMap> {
 
   async #stop(logStop: boolean): Promise<ShutdownReport> {
     this.#state = "stopping";
-    const began = performance.now();
-    const total = this.#shutdownTimeout;
-    const reserve = this.#hasLogging
-      ? Math.min(total * LOGGING_RESERVE_SHARE, LOGGING_RESERVE_MAX)
-      : 0;
-    const signal = deadlineSignal({ timeout: total - reserve })!;
-    // The deadline's timers are unref'd; while stop() runs, the process
-    // stays alive until the deadline, so a hung disposal cannot cut the
-    // shutdown's last lines short.
-    const keepAlive = setTimeout(() => {}, Math.min(total, 2_147_483_647));
-    try {
-      return await this.#stopWithin(began, total, signal, logStop);
-    } finally {
-      clearTimeout(keepAlive);
-    }
-  }
-
-  async #stopWithin(
-    began: number,
-    total: number,
-    signal: AbortSignal,
-    logStop: boolean,
-  ): Promise<ShutdownReport> {
-    const timedOut: string[] = [];
-    const errors: Error[] = [];
-    if (logStop) this.#logger.info("Application stopping");
     this.#running.abort(new Error("The application is stopping"));
-
-    // 1. Hosted services, newest first.
-    for (const { name, service } of this.#started.splice(0).reverse()) {
-      await this.#settle(name, () => service.stop(signal), signal, {
-        timedOut,
-        errors,
-      });
-    }
-    // 2. Created services, newest first; logging kept for last.
-    const created = locatorHooks.get(this.#services)?.takeCreated() ?? [];
-    const logging = created.filter((entry) => entry.name === "logging");
-    const others = created.filter((entry) => entry.name !== "logging");
-    for (const { name, value } of others.reverse()) {
-      await this.#settle(name, () => disposeValue(value, signal), signal, {
-        timedOut,
-        errors,
-      });
-    }
-    this.#detachCreated();
-    const report: ShutdownReport = {
-      ok: timedOut.length === 0 && errors.length === 0,
-      timedOut,
-      errors,
-    };
-    const ms = (performance.now() - began).toFixed(1);
-    if (report.ok) {
-      if (logStop) {
-        this.#logger.info(`Application stopped in ${ms} ms`, {
-          durationMs: Number(ms),
-        });
-      }
-    } else {
-      this.#logger.warning(
-        `Application stopped in ${ms} ms` +
-          (timedOut.length > 0
-            ? `; abandoned at the ${total} ms deadline: ${timedOut.join(", ")}`
-            : "") +
-          (errors.length > 0
-            ? `; ${errors.length} error(s): ${
-              errors.map((error) => error.message).join("; ")
-            }`
-            : ""),
-        { durationMs: Number(ms), timedOut, errors: errors.length },
-      );
-    }
-    // 3. Logging, last, with the whole deadline (its reserve included).
-    const remaining = Math.max(0, total - (performance.now() - began));
-    const last = deadlineSignal({ timeout: remaining })!;
-    for (const { name, value } of logging) {
-      await this.#settle(name, () => disposeValue(value, last), last, {
-        timedOut,
-        errors,
-      });
-    }
-    report.ok = timedOut.length === 0 && errors.length === 0;
+    const report = await shutdown({
+      timeout: this.#shutdownTimeout,
+      reserveForLogging: this.#hasLogging,
+      logStop,
+      logger: () => this.#logger,
+      hosted: this.#started.splice(0),
+      takeCreated: () => locatorHooks.get(this.#services)?.takeCreated() ?? [],
+      afterServices: () => this.#detachCreated(),
+    });
     this.#logger = consoleLogger(this.#diagnostics);
     this.#state = "stopped";
     return report;
-  }
-
-  async #settle(
-    name: string,
-    run: () => unknown,
-    signal: AbortSignal,
-    into: { timedOut: string[]; errors: Error[] },
-  ): Promise<void> {
-    try {
-      const finished = await abandonAfter(
-        Promise.resolve().then(run),
-        signal,
-      );
-      if (!finished) into.timedOut.push(name);
-    } catch (error) {
-      into.errors.push(errorOf(name, error));
-    }
   }
 
   #debug(message: string, properties: Record<string, unknown>): void {
