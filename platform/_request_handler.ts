@@ -79,7 +79,7 @@ export function wrapHandler<A extends unknown[]>(
       );
       response = Response.json(
         { message: "Internal Server Error", requestId },
-        { status: 500 },
+        { status: 500, headers: { "Content-Type": "application/json" } },
       );
     }
     const log = logger();

@@ -407,7 +407,12 @@ export class Application<TServices extends object = ServiceMap> {
       const ok = report.status === "healthy" || report.status === "degraded";
       return Response.json(report, {
         status: ok ? 200 : 503,
-        headers: { "Cache-Control": "no-store" },
+        // The same header in every runtime (Bun's Response.json adds a
+        // charset).
+        headers: {
+          "Content-Type": "application/json",
+          "Cache-Control": "no-store",
+        },
       });
     };
   }

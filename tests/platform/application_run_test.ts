@@ -16,7 +16,7 @@ import {
   bunExecutable,
   denoExecutable,
   nodeExecutable,
-} from "../analytics/_subprocess.ts";
+} from "../_support/runtimes.ts";
 
 const PROGRAM = `
 import process from "node:process";
