@@ -7,6 +7,7 @@ import { isPlainObject } from "../core/mod.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { isUnsafeSegment } from "./_tree.ts";
+import { invalidLogLevelMessage } from "./log_level_rule.ts";
 
 interface SchemaLike {
   readonly kind?: string;
@@ -339,6 +340,8 @@ function problemOf(
   return secret ? `is invalid (${issue.type})` : mask(issue.message);
 }
 
+const LOG_LEVEL_MESSAGE = "Invalid log level: ";
+
 /** Turns valibot issues into failure lines naming key and source. */
 export function formatIssues(
   issues: readonly v.BaseIssue<unknown>[],
@@ -354,8 +357,15 @@ export function formatIssues(
       ":",
     );
     const secret = key !== "" && context.isSecret(key);
-    const problem = problemOf(issue, secret, (text) => context.mask(text));
     const source = key === "" ? undefined : context.sourceOf(key);
+    if (issue.message.startsWith(LOG_LEVEL_MESSAGE)) {
+      // Kit's one log level message, the same everywhere.
+      lines.push(
+        context.mask(invalidLogLevelMessage(issue.input, source)),
+      );
+      continue;
+    }
+    const problem = problemOf(issue, secret, (text) => context.mask(text));
     const origin = source === undefined
       ? issue.input === undefined ? " (not set by any source)" : ""
       : ` (from ${source})`;

@@ -262,19 +262,52 @@ function finalizeArrays(node: Node): void {
   node.children = children;
 }
 
+/** An array of a lower source that a higher one replaced whole. */
+export interface Replacement {
+  /** The array's key, spelled as the higher source spells it. */
+  readonly key: string;
+  /** The higher source (the one in force). */
+  readonly by: string;
+  /** The lower source, whose array is gone. */
+  readonly over: string;
+}
+
 /**
  * Merges `upper` over `lower`: objects merge per key (case-insensitively,
  * the upper spelling winning), anything else in `upper` replaces `lower`
- * whole — arrays included.
+ * whole — arrays included. When `replaced` is given, every array replaced by
+ * an array of another source is recorded there.
  */
-export function mergeNodes(lower: Node, upper: Node): Node {
-  if (upper.kind !== OBJECT || lower.kind !== OBJECT) return upper;
+export function mergeNodes(
+  lower: Node,
+  upper: Node,
+  replaced?: Replacement[],
+  path = "",
+): Node {
+  if (upper.kind !== OBJECT || lower.kind !== OBJECT) {
+    if (
+      replaced !== undefined && upper.kind === ARRAY &&
+      lower.kind === ARRAY && upper.source !== lower.source
+    ) {
+      replaced.push({
+        key: path,
+        by: arraySource(upper),
+        over: arraySource(lower),
+      });
+    }
+    return upper;
+  }
   const children = new Map(lower.children);
   for (const [key, child] of upper.children!) {
     const existing = children.get(key);
     children.set(
       key,
-      existing === undefined ? child : mergeNodes(existing, child),
+      existing === undefined ? child : mergeNodes(
+        existing,
+        child,
+        replaced,
+        path === "" ? child.name : `${path}:${child.name}`,
+      ),
     );
   }
   return {
@@ -285,6 +318,16 @@ export function mergeNodes(lower: Node, upper: Node): Node {
     children,
     flat: upper.flat && lower.flat,
   };
+}
+
+// The source that supplied an array: the array node's own label is the
+// first entry that created it; a leaf inside names the variable precisely.
+function arraySource(node: Node): string {
+  let current: Node = node;
+  while (current.children !== undefined && current.children.size > 0) {
+    current = current.children.values().next().value!;
+  }
+  return current.source;
 }
 
 /** An empty root, the state before anything is loaded. */

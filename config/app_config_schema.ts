@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
+import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 
 /** One entry of `logging.providers` in {@linkcode AppConfig}. */
 export interface AppConfigLogProvider {
@@ -83,7 +84,15 @@ const schema = v.object({
   }),
   logging: v.object({
     level: v.optional(
-      v.picklist(["debug", "info", "warning", "error"] as const),
+      v.pipe(
+        v.unknown(),
+        v.rawTransform(({ dataset, addIssue, NEVER }) => {
+          const level = normalizeLogLevel(dataset.value);
+          if (level !== undefined) return level;
+          addIssue({ message: invalidLogLevelMessage(dataset.value) });
+          return NEVER;
+        }),
+      ),
       "info",
     ),
     providers: v.pipe(
@@ -125,7 +134,8 @@ type _AppConfigMatchesSchema = Assert<
  * - `api` (required): `baseUrl` a URL, required; `timeout` 1000–60000,
  *   default 5000; `retryAttempts` 0–10, default 3; `enableCaching` boolean.
  * - `logging` (required): `level` one of `debug`, `info`, `warning`,
- *   `error`, default `info`; `providers` at least one `{ type, options }`,
+ *   `error` (any letter case, `warn` meaning `warning`; the output is the
+ *   lower-case name), default `info`; `providers` at least one `{ type, options }`,
  *   `type` one of `console`, `file`, `remote`, `options` default `{}`.
  * - `features` (optional): `enableAnalytics`, `enableInternationalization`
  *   booleans, `maxFileUploadSize` number.

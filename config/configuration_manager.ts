@@ -41,6 +41,7 @@ import {
   type IndexEntry,
   type LeafInfo,
   mergeNodes,
+  type Replacement,
   sameLeaf,
   type Snapshot,
   snapshot,
@@ -52,7 +53,11 @@ import {
   maskTree,
   secretLiterals,
 } from "./_secrets.ts";
-import { readEnvironment } from "./_environment_deno.ts";
+import {
+  getEnvironmentVariable,
+  readEnvironment,
+} from "./_environment_deno.ts";
+import { annotateFailures, registerHints } from "./_hints.ts";
 
 /** Options of {@linkcode ConfigurationManager}. */
 export interface ConfigurationManagerOptions {
@@ -81,6 +86,13 @@ export interface ConfigurationManagerOptions {
    * `diagnose()` to report a missing `appsettings.<environment>.json`.
    */
   environment?: string;
+  /**
+   * What chose {@linkcode ConfigurationManagerOptions.environment}, as
+   * `diagnose()` names it: a variable (`RUNTIME_ENV`, `NODE_ENV`,
+   * `APP_ENV`), `"the environment option"` or `"the default"`.
+   * `createConfiguration()` sets it.
+   */
+  environmentSource?: string;
   /**
    * Milliseconds a watched file must stay quiet before the configuration
    * reloads (debounce). Default `100`.
@@ -131,6 +143,20 @@ interface Registration {
   pending: Promise<void> | undefined;
   watching: boolean;
   stopWatching: (() => void | Promise<void>) | undefined;
+  /** Added after a load and not part of a load since. */
+  addedAfterLoad: boolean;
+}
+
+/** An array a higher source replaced whole at a merge. */
+interface ReplacedArray {
+  /** The key of the array, lower-cased. */
+  readonly key: string;
+  /** The key as the winning source spells it. */
+  readonly spelled: string;
+  /** The source that supplied the array in force. */
+  readonly by: string;
+  /** The source whose array it replaced. */
+  readonly over: string;
 }
 
 interface LoadFailure {
@@ -202,6 +228,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   #lastFailure: LoadFailure | undefined;
+  #replacedArrays: readonly ReplacedArray[] = [];
   // The provider whose load() threw an error that does not name its source.
   #failedSources = new WeakMap<object, string>();
 
@@ -214,6 +241,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   constructor(options: ConfigurationManagerOptions = {}) {
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
+    registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */
@@ -224,6 +252,25 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   /** The environment name given in the options, if any. */
   get environment(): string | undefined {
     return this.#options.environment;
+  }
+
+  /**
+   * What chose the environment name (`RUNTIME_ENV`, `NODE_ENV`, `APP_ENV`,
+   * `the environment option`, `the default`), when the options say.
+   */
+  get environmentSource(): string | undefined {
+    return this.#options.environmentSource;
+  }
+
+  /**
+   * The application root that relative paths resolve against: the
+   * `basePath` option, else the `KIT_CONFIG_PATH` environment variable;
+   * `undefined` means the working directory. JSON files, `.env` files and
+   * the log files of `LoggerManager.fromConfiguration` all use it.
+   */
+  get basePath(): string | undefined {
+    return this.#options.basePath ??
+      nonEmpty(getEnvironmentVariable("KIT_CONFIG_PATH"));
   }
 
   /**
@@ -299,6 +346,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
       pending: undefined,
       watching: false,
       stopWatching: undefined,
+      addedAfterLoad: this.#loaded,
     };
     this.#registrations.push(registration);
     let result: ReturnType<ConfigurationProvider["load"]>;
@@ -489,7 +537,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
       return (entry.tree ? cloneJson(entry.value) : entry.value) as T;
     }
     if (arguments.length > 1) return defaultValue as T;
-    throw new ConfigurationValueNotFoundError(key);
+    throw this.#notFound(key);
   }
 
   /**
@@ -518,7 +566,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     const entry = this.#index.get(key) ?? this.#find(key);
     if (entry !== undefined) return cloneJson(entry.value) as T;
     if (arguments.length > 1) return defaultValue as T;
-    throw new ConfigurationValueNotFoundError(key);
+    throw this.#notFound(key);
   }
 
   /**
@@ -643,6 +691,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     const schema = this.#options.schema ?? appConfigSchema;
     const context: ConfigurationDiagnosticContext = {
       environment: this.#options.environment,
+      environmentSource: this.#options.environmentSource,
       isKnownKey: (key: string): boolean =>
         known.has(key.toLowerCase()) || schemaKnows(schema, key.split(":")),
     };
@@ -659,6 +708,15 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
         key,
         message:
           `"${key}" was read before loadConfiguration() finished; await config.loadConfiguration() before reading values`,
+      });
+    }
+    for (const registration of this.#registrations) {
+      if (!registration.addedAfterLoad) continue;
+      findings.push({
+        code: "added-after-load",
+        message: `Source ${
+          maskSecretText(registration.provider.name)
+        } was added after loadConfiguration() and is not in effect yet; call config.loadConfiguration() (or config.reload()) again`,
       });
     }
     return findings;
@@ -808,6 +866,33 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
 
   // ---------------------------------------------------------------- internals
 
+  #notFound(key: string): ConfigurationValueNotFoundError {
+    return new ConfigurationValueNotFoundError(
+      key,
+      this.#loaded
+        ? undefined
+        : "It was read before loadConfiguration() finished; await config.loadConfiguration() before reading values.",
+    );
+  }
+
+  // The hints of failing keys; diagnose() runs once, when first needed.
+  #hintSource(
+    replacedArrays: readonly ReplacedArray[],
+  ): (key: string) => string[] {
+    let findings: ConfigurationDiagnostic[] | undefined;
+    return (key) => {
+      if (findings === undefined) {
+        try {
+          findings = this.diagnose();
+        } catch {
+          // A hint is a courtesy; the failure line stands without it.
+          findings = [];
+        }
+      }
+      return hintsFor(key, findings, replacedArrays);
+    };
+  }
+
   #find(key: string): IndexEntry | undefined {
     const lower = key.toLowerCase();
     const entry = lower === key ? undefined : this.#index.get(lower);
@@ -864,19 +949,32 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
         a.registration.order - b.registration.order
       );
     let root = emptyRoot();
+    const replaced: Replacement[] = [];
     for (const { registration, entries } of ordered) {
-      root = mergeNodes(root, buildLayer(entries, registration.provider.name));
+      root = mergeNodes(
+        root,
+        buildLayer(entries, registration.provider.name),
+        replaced,
+      );
     }
+    const replacedArrays = replaced.map((item) => ({
+      key: item.key.toLowerCase(),
+      spelled: item.key,
+      by: item.by,
+      over: item.over,
+    }));
     const raw = snapshot(root);
     const schema = this.#options.schema;
     const effective = schema === undefined
       ? raw
-      : this.#applySchema(schema, raw);
+      : this.#applySchema(schema, raw, replacedArrays);
 
     // Commit: everything above succeeded, swap in one step.
     registrations.forEach((registration, i) => {
       registration.entries = loaded[i];
+      registration.addedAfterLoad = false;
     });
+    this.#replacedArrays = replacedArrays;
     const previous = this.#loaded ? this.#effective.leaves : undefined;
     this.#raw = raw;
     this.#effective = effective;
@@ -888,8 +986,18 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     return previous === undefined ? [] : this.#diff(previous, effective.leaves);
   }
 
-  #applySchema(schema: ConfigurationSchema, raw: Snapshot): Snapshot {
-    const { coerced, output } = this.#validate(schema, raw.tree, raw, "");
+  #applySchema(
+    schema: ConfigurationSchema,
+    raw: Snapshot,
+    replacedArrays: readonly ReplacedArray[],
+  ): Snapshot {
+    const { coerced, output } = this.#validate(
+      schema,
+      raw.tree,
+      raw,
+      "",
+      replacedArrays,
+    );
     const combined = overlay(coerced, output) as Record<string, unknown>;
     return snapshot(
       fromPlain(
@@ -904,6 +1012,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     input: unknown,
     raw: Snapshot,
     section: string,
+    replacedArrays: readonly ReplacedArray[] = this.#replacedArrays,
   ): { coerced: unknown; output: unknown } {
     try {
       const secrets = this.#secrets;
@@ -922,6 +1031,16 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
         throw new UnsafeConfigurationKeyError(
           error.segment,
           "JSON text inside a configuration value",
+        );
+      }
+      if (error instanceof ConfigurationValidationError) {
+        // Each line gets what Kit knows about its key.
+        throw new ConfigurationValidationError(
+          annotateFailures(
+            error.failures,
+            this.#hintSource(replacedArrays),
+          ),
+          error.hint,
         );
       }
       throw error;
@@ -1136,4 +1255,44 @@ function overlay(base: unknown, top: unknown): unknown {
     result[key] = overlay(result[key], value);
   }
   return result;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+// What Kit knows about why a key failed validation: a variable written with
+// `_` where `__` would name it, or an array that a higher source replaced
+// whole.
+function hintsFor(
+  key: string,
+  findings: readonly ConfigurationDiagnostic[],
+  replacedArrays: readonly ReplacedArray[],
+): string[] {
+  const lower = key.toLowerCase();
+  const hints: string[] = [];
+  for (const finding of findings) {
+    if (
+      finding.code === "single-underscore" && finding.key !== undefined &&
+      (finding.key.toLowerCase() === lower ||
+        finding.key.toLowerCase().startsWith(lower + ":")) &&
+      finding.variable !== undefined && finding.suggestion !== undefined
+    ) {
+      hints.push(
+        `${finding.variable} is set; did you mean ${finding.suggestion}?`,
+      );
+    }
+  }
+  for (const array of replacedArrays) {
+    if (lower === array.key || lower.startsWith(array.key + ":")) {
+      hints.push(
+        `${
+          maskSecretText(array.by)
+        } replaced the whole array ${array.spelled} from ${
+          maskSecretText(array.over)
+        } (arrays are replaced, not merged: set every item's values in one source)`,
+      );
+    }
+  }
+  return hints;
 }

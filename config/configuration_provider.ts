@@ -43,7 +43,9 @@ export type ConfigurationDiagnosticCode =
   /** Configuration-like variables exist but no environment source was added. */
   | "no-environment-source"
   /** The runtime did not allow reading the environment. */
-  | "environment-unavailable";
+  | "environment-unavailable"
+  /** A source was added after `loadConfiguration()` and not loaded since. */
+  | "added-after-load";
 
 /**
  * One finding of {@linkcode ConfigurationManager.prototype.diagnose}: a
@@ -73,6 +75,11 @@ export interface ConfigurationDiagnosticContext {
   isKnownKey(key: string): boolean;
   /** The environment name the manager was given, if any. */
   readonly environment?: string;
+  /**
+   * What chose the environment name (`RUNTIME_ENV`, `NODE_ENV`, `APP_ENV`,
+   * `the environment option`, `the default`), when known.
+   */
+  readonly environmentSource?: string;
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
  * Thrown when configuration fails validation: by
- * {@linkcode validateConfiguration} (the startup rules of spec §4.3), by
+ * {@linkcode validateConfiguration} (the three startup rules), by
  * {@linkcode ConfigurationManager.prototype.bind} and by a manager created with
  * a schema. Every failure is collected, never only the first.
  *
  * The message is `Configuration validation failed:` followed by one line per
- * failure. Values of secret keys never appear in it.
+ * failure, and by a `hint` line when there is general advice (how to turn
+ * `createConfiguration()`'s default rules off). Values of secret keys never
+ * appear in it.
  *
  * @example Usage
  * ```ts
@@ -32,17 +34,28 @@
 export class ConfigurationValidationError extends Error {
   /** One line per failure, in the order they were found. */
   readonly failures: string[];
+  /**
+   * What to do about it in general (for example how to turn the default
+   * rules off), when there is something to say: the message's last line.
+   */
+  readonly hint: string | undefined;
 
   /**
    * Creates the error.
    *
    * @param failures One line per failure.
+   * @param hint A last line saying what to do, if any.
    */
-  constructor(failures: readonly string[]) {
+  constructor(failures: readonly string[], hint?: string) {
     super(
-      ["Configuration validation failed:", ...failures].join("\n"),
+      [
+        "Configuration validation failed:",
+        ...failures,
+        ...(hint === undefined ? [] : [hint]),
+      ].join("\n"),
     );
     this.name = "ConfigurationValidationError";
     this.failures = [...failures];
+    this.hint = hint;
   }
 }

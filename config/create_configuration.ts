@@ -2,6 +2,7 @@ import { ConfigurationManager } from "./configuration_manager.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { DotEnvProvider } from "./dot_env_provider.ts";
 import { validateConfiguration } from "./validate_configuration.ts";
+import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { getEnvironmentVariable } from "./_environment_deno.ts";
 
 /** Options of {@linkcode createConfiguration}. */
@@ -14,8 +15,9 @@ export interface CreateConfigurationOptions {
   basePath?: string;
   /**
    * The environment name that selects `appsettings.<environment>.json`.
-   * Default: the `RUNTIME_ENV` environment variable; no override file when
-   * neither is set.
+   * Default: the first of the `RUNTIME_ENV`, `NODE_ENV` and `APP_ENV`
+   * environment variables that is set, else `development`.
+   * `config.environmentSource` and `diagnose()` name what chose it.
    */
   environment?: string;
   /** The prefix of the application's environment variables. Default `APP`. */
@@ -37,12 +39,13 @@ export interface CreateConfigurationOptions {
 
 /**
  * Builds the standard configuration stack — step 1 of the application
- * startup order (spec §1) — then loads and validates it. Sources, lowest
+ * start-up — then loads and validates it. Sources, lowest
  * precedence first:
  *
  * 1. `appsettings.json` (required),
- * 2. `appsettings.<environment>.json` (optional; only when an environment is
- *    chosen),
+ * 2. `appsettings.<environment>.json` (optional), the environment being the
+ *    `environment` option, else the first of `RUNTIME_ENV`, `NODE_ENV` and
+ *    `APP_ENV` that is set, else `development`,
  * 3. `.env` (optional; never written to the process environment),
  * 4. the standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`…),
  * 5. the prefixed variables (`APP_DATABASE__TIMEOUT`…).
@@ -52,6 +55,9 @@ export interface CreateConfigurationOptions {
  * @throws {ConfigurationSourceError} when `appsettings.json` is missing or a
  * file is malformed.
  * @throws {ConfigurationValidationError} when validation fails (all failures).
+ * Without a schema the default rules of {@linkcode validateConfiguration}
+ * apply, and the message's last line says how to opt out (`validate: false`,
+ * or a schema of your own).
  *
  * @example Usage
  * ```ts
@@ -71,24 +77,30 @@ export interface CreateConfigurationOptions {
 export async function createConfiguration(
   options: CreateConfigurationOptions = {},
 ): Promise<ConfigurationManager> {
-  const environment = nonEmpty(options.environment) ??
-    nonEmpty(getEnvironmentVariable("RUNTIME_ENV"));
+  const { environment, source } = chooseEnvironment(options.environment);
   const prefix = options.envPrefix ?? "APP";
   const watch = options.watch === true;
   const config = new ConfigurationManager({
     basePath: options.basePath,
     schema: options.validate === false ? undefined : options.schema,
     environment,
+    environmentSource: source,
     secretKeys: options.secretKeys,
   });
   try {
     await config.addJsonFile("appsettings.json", { watch });
-    if (environment !== undefined) {
-      await config.addJsonFile(`appsettings.${environment}.json`, {
-        optional: true,
-        watch,
-      });
-    }
+    const file = `appsettings.${environment}.json`;
+    await config.addJsonFile(file, {
+      optional: true,
+      watch,
+      label: `${file} (${
+        source === "the environment option"
+          ? "environment option"
+          : source === "the default"
+          ? "default environment"
+          : `environment from ${source}`
+      })`,
+    });
     await config.addProvider(
       new DotEnvProvider(".env", {
         optional: true,
@@ -100,13 +112,40 @@ export async function createConfiguration(
     config.addEnvironmentVariables(prefix);
     await config.loadConfiguration();
     if (options.schema === undefined && options.validate !== false) {
-      validateConfiguration(config);
+      try {
+        validateConfiguration(config);
+      } catch (error) {
+        if (!(error instanceof ConfigurationValidationError)) throw error;
+        throw new ConfigurationValidationError(error.failures, OPT_OUT);
+      }
     }
     return config;
   } catch (error) {
     await config.close();
     throw error;
   }
+}
+
+const OPT_OUT =
+  "These are createConfiguration()'s default rules; for a service without them pass " +
+  "{ validate: false }, or { schema } with a schema of your own.";
+
+/** The variables that name the environment, in the order they are asked. */
+const ENVIRONMENT_VARIABLES = ["RUNTIME_ENV", "NODE_ENV", "APP_ENV"] as const;
+
+// The environment name and what chose it.
+function chooseEnvironment(
+  option: string | undefined,
+): { environment: string; source: string } {
+  const given = nonEmpty(option);
+  if (given !== undefined) {
+    return { environment: given, source: "the environment option" };
+  }
+  for (const name of ENVIRONMENT_VARIABLES) {
+    const value = nonEmpty(getEnvironmentVariable(name));
+    if (value !== undefined) return { environment: value, source: name };
+  }
+  return { environment: "development", source: "the default" };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

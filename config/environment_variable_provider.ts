@@ -7,6 +7,7 @@ import type {
 } from "./configuration_provider.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { readEnvironment } from "./_environment_deno.ts";
+import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 
@@ -69,6 +70,7 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   load(): ConfigurationEntry[] {
     const { variables, error } = readEnvironment();
     this.#error = error;
+    if (error !== undefined) warnEnvironmentUnavailable(this.name, error);
     const entries: ConfigurationEntry[] = [];
     for (const name of Object.keys(variables)) {
       const rest = stripPrefix(name, this.#prefix);

@@ -36,6 +36,13 @@ export interface JsonFileOptions {
    * Default 10 MiB (`10 * 1024 * 1024`).
    */
   maxFileSize?: number;
+  /**
+   * The label `explain()`, `getSource()` and error messages show for the
+   * file's values. Default: the path as given. `createConfiguration()` names
+   * what chose the environment file's name this way
+   * (`appsettings.production.json (environment from NODE_ENV)`).
+   */
+  label?: string;
 }
 
 /**
@@ -59,8 +66,9 @@ export interface JsonFileOptions {
  * ```
  */
 export class JsonFileProvider implements ConfigurationProvider {
-  /** The path as given; the label `explain()` shows. */
+  /** The label `explain()` shows: the `label` option, else the path as given. */
   readonly name: string;
+  #path: string;
   #options: JsonFileOptions;
   #resolved: string | undefined;
   #missing = false;
@@ -81,7 +89,8 @@ export class JsonFileProvider implements ConfigurationProvider {
         "JsonFileProvider: the path must be a non-empty string",
       );
     }
-    this.name = path;
+    this.name = options.label ?? path;
+    this.#path = path;
     this.#options = { ...options };
     checkMaxFileSize("JsonFileProvider", options.maxFileSize);
   }
@@ -107,7 +116,7 @@ export class JsonFileProvider implements ConfigurationProvider {
    * (naming the key path).
    */
   async load(): Promise<ConfigurationEntry[]> {
-    const path = await resolveConfigPath(this.name, this.#options.basePath);
+    const path = await resolveConfigPath(this.#path, this.#options.basePath);
     this.#resolved = path;
     const text = await readTextFile(
       path,
@@ -146,7 +155,7 @@ export class JsonFileProvider implements ConfigurationProvider {
   ): Promise<(() => Promise<void>) | undefined> {
     if (this.#options.watch !== true) return undefined;
     const path = this.#resolved ??
-      await resolveConfigPath(this.name, this.#options.basePath);
+      await resolveConfigPath(this.#path, this.#options.basePath);
     return pollFile(
       path,
       this.#text,
@@ -164,17 +173,27 @@ export class JsonFileProvider implements ConfigurationProvider {
    */
   diagnose(context: ConfigurationDiagnosticContext): ConfigurationDiagnostic[] {
     if (!this.#missing) return [];
-    const path = this.#resolved ?? this.name;
+    const path = this.#resolved ?? this.#path;
     const environment = context.environment;
     const base = path.replace(/^.*[\\/]/, "").toLowerCase();
     if (
       environment !== undefined &&
       base === `appsettings.${environment}.json`.toLowerCase()
     ) {
+      if (context.environmentSource === "the default") {
+        return [{
+          code: "missing-optional-file",
+          message:
+            `Optional configuration file ${path} does not exist and was skipped (none of RUNTIME_ENV, NODE_ENV, APP_ENV is set, so the environment is "${environment}")`,
+        }];
+      }
+      const chosen = context.environmentSource === undefined
+        ? ""
+        : ` (chosen by ${context.environmentSource})`;
       return [{
         code: "missing-environment-file",
         message:
-          `No override file for environment "${environment}": ${path} does not exist, so only the base settings apply`,
+          `No override file for environment "${environment}"${chosen}: ${path} does not exist, so only the base settings apply`,
       }];
     }
     return [{

@@ -54,6 +54,7 @@ export * from "./dot_env_provider.ts";
 export * from "./json_url_provider.ts";
 export * from "./app_config_schema.ts";
 export * from "./validate_configuration.ts";
+export * from "./log_level_rule.ts";
 export * from "./secret_keys.ts";
 export * from "./configuration_value_not_found_error.ts";
 export * from "./configuration_validation_error.ts";

@@ -3,6 +3,7 @@ import type {
   ConfigurationProvider,
 } from "./configuration_provider.ts";
 import { readEnvironment } from "./_environment_deno.ts";
+import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 
 /**
  * The standard variables of spec §2.3 and the keys they map to. They keep
@@ -96,7 +97,8 @@ export class StandardVariableProvider implements ConfigurationProvider {
    * @returns One entry per variable set, its source `env <NAME>`.
    */
   load(): ConfigurationEntry[] {
-    const { variables } = readEnvironment();
+    const { variables, error } = readEnvironment();
+    if (error !== undefined) warnEnvironmentUnavailable(this.name, error);
     const entries: ConfigurationEntry[] = [];
     for (const [name, key] of Object.entries(standardVariables)) {
       const value = variables[name];

@@ -1,15 +1,20 @@
 import { maskSecretText } from "../core/mod.ts";
 import type { IConfiguration } from "./configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
+import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
+import { annotateFailures, hintsOf } from "./_hints.ts";
 
-/** The keys {@linkcode validateConfiguration} requires (spec §4.3 rule 1). */
+/** The keys {@linkcode validateConfiguration} requires. */
 export const requiredConfigurationKeys: readonly string[] = Object.freeze([
   "database:connectionString",
   "api:baseUrl",
   "logging:level",
 ]);
 
-/** The log levels {@linkcode validateConfiguration} accepts (spec §4.3 rule 2). */
+/**
+ * The log levels {@linkcode validateConfiguration} accepts, in any letter
+ * case (`warn` counts as `warning`; see {@linkcode normalizeLogLevel}).
+ */
 export const validLogLevels: readonly string[] = Object.freeze([
   "debug",
   "info",
@@ -18,16 +23,22 @@ export const validLogLevels: readonly string[] = Object.freeze([
 ]);
 
 /**
- * The startup validator of spec §4.3, run after loading. It applies exactly
+ * The startup validator, run after loading. It applies exactly
  * three rules and collects every failure before throwing one error:
  *
  * 1. `database:connectionString`, `api:baseUrl` and `logging:level` must
  *    exist, else `Missing required configuration: <key>`;
- * 2. `logging:level` must be `debug`, `info`, `warning` or `error`, else
- *    `Invalid log level: <value>`;
+ * 2. `logging:level` must be `debug`, `info`, `warning` or `error` (any
+ *    letter case; `warn` means `warning`), else `Invalid log level: <value>
+ *    (allowed: debug, info, warning, error; from <source>)`;
  * 3. `api:timeout` (5000 when absent) must be from 1000 to 60000 inclusive,
  *    else `API timeout must be between 1000 and 60000ms: <value>`. A numeric
  *    string (from the environment) counts as its number.
+ *
+ * A failure line ends with what the configuration knows about its key,
+ * after `; `: an environment variable written with `_` where `__` would name
+ * it (`APP_DATABASE_CONNECTION_STRING is set; did you mean
+ * APP_DATABASE__CONNECTION_STRING?`).
  *
  * @param config The loaded configuration.
  * @throws {ConfigurationValidationError} whose message is
@@ -53,15 +64,23 @@ export const validLogLevels: readonly string[] = Object.freeze([
  */
 export function validateConfiguration(config: IConfiguration): void {
   const failures: string[] = [];
+  const keys: string[] = [];
+  const fail = (key: string, line: string): void => {
+    failures.push(line);
+    keys.push(key);
+  };
   for (const key of requiredConfigurationKeys) {
     if (!config.hasValue(key)) {
-      failures.push(`Missing required configuration: ${key}`);
+      fail(key, `Missing required configuration: ${key}`);
     }
   }
   if (config.hasValue("logging:level")) {
     const level = config.getValue<unknown>("logging:level");
-    if (!validLogLevels.includes(level as string)) {
-      failures.push(`Invalid log level: ${describe(level)}`);
+    if (normalizeLogLevel(level) === undefined) {
+      fail(
+        "logging:level",
+        invalidLogLevelMessage(level, sourceOf(config, "logging:level")),
+      );
     }
   }
   const timeout = config.getValue<unknown>("api:timeout", 5000);
@@ -71,11 +90,26 @@ export function validateConfiguration(config: IConfiguration): void {
     ? Number(timeout)
     : Number.NaN;
   if (!(milliseconds >= 1000 && milliseconds <= 60000)) {
-    failures.push(
+    fail(
+      "api:timeout",
       `API timeout must be between 1000 and 60000ms: ${describe(timeout)}`,
     );
   }
-  if (failures.length > 0) throw new ConfigurationValidationError(failures);
+  if (failures.length === 0) return;
+  const hints = hintsOf(config);
+  throw new ConfigurationValidationError(
+    hints === undefined
+      ? failures
+      : annotateFailures(failures, hints, (_line, index) => keys[index]),
+  );
+}
+
+// The source label of a key, when the configuration can tell.
+function sourceOf(config: IConfiguration, key: string): string | undefined {
+  const getSource = (config as { getSource?: unknown }).getSource;
+  if (typeof getSource !== "function") return undefined;
+  const source: unknown = getSource.call(config, key);
+  return typeof source === "string" ? source : undefined;
 }
 
 // Quotes a value with its secrets masked by shape (a URL's password…).

@@ -149,7 +149,8 @@ test("ConfigurationManager: nothing is readable before loadConfiguration()", asy
   assert.equal(config.loaded, false);
   assert.equal(config.hasValue("a:b"), false);
   assert.throws(() => config.getValue("a:b"), {
-    message: "Configuration value not found: a:b",
+    message:
+      "Configuration value not found: a:b\nIt was read before loadConfiguration() finished; await config.loadConfiguration() before reading values.",
   });
   await config.loadConfiguration();
   assert.equal(config.loaded, true);

@@ -1,5 +1,5 @@
 // Tests that set fixed-name variables (standard variables, RUNTIME_ENV,
-// KIT_CONFIG_PATH) live in this one file so they never run concurrently with
+// NODE_ENV, APP_ENV, KIT_CONFIG_PATH) live in this one file so they never run concurrently with
 // each other.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -16,7 +16,12 @@ import {
 import { withEnv, withTempDir } from "./_helpers.ts";
 
 const CLEAN: Record<string, undefined> = Object.fromEntries(
-  [...Object.keys(standardVariables), "KIT_CONFIG_PATH"].map((name) => [
+  [
+    ...Object.keys(standardVariables),
+    "KIT_CONFIG_PATH",
+    "NODE_ENV",
+    "APP_ENV",
+  ].map((name) => [
     name,
     undefined,
   ]),
@@ -159,7 +164,7 @@ test("createConfiguration() stacks appsettings.json, the environment file, .env,
   });
 });
 
-test("createConfiguration() takes the environment from the option first, and uses no override file when none is set", async () => {
+test("createConfiguration() takes the environment from the option first, and uses the development file when no variable is set", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", { ...VALID_BASE, which: "base" });
     await dir.write("appsettings.production.json", { which: "production" });
@@ -173,10 +178,16 @@ test("createConfiguration() takes the environment from the option first, and use
       const fromVariable = await createConfiguration({ basePath: dir.path });
       assert.equal(fromVariable.getValue("which"), "development");
     });
-    await withEnv({ ...CLEAN, RUNTIME_ENV: undefined }, async () => {
+    await withEnv({
+      ...CLEAN,
+      RUNTIME_ENV: undefined,
+      NODE_ENV: undefined,
+      APP_ENV: undefined,
+    }, async () => {
       const none = await createConfiguration({ basePath: dir.path });
-      assert.equal(none.environment, undefined);
-      assert.equal(none.getValue("which"), "base");
+      assert.equal(none.environment, "development");
+      assert.equal(none.environmentSource, "the default");
+      assert.equal(none.getValue("which"), "development");
     });
   });
 });
@@ -227,7 +238,7 @@ test("createConfiguration() runs the §4.3 startup validator when no schema is g
           assert.deepEqual(error.failures, [
             "Missing required configuration: database:connectionString",
             "Missing required configuration: api:baseUrl",
-            "Invalid log level: verbose",
+            "Invalid log level: verbose (allowed: debug, info, warning, error; from appsettings.json)",
             "API timeout must be between 1000 and 60000ms: 500",
           ]);
           return true;
@@ -292,9 +303,10 @@ test("ConfigurationManager.diagnose() reports a missing override file for the ch
       );
       assert.deepEqual(findings, [{
         code: "missing-environment-file",
-        message: `No override file for environment "production": ${
-          join(dir.path, "appsettings.production.json")
-        } does not exist, so only the base settings apply`,
+        message:
+          `No override file for environment "production" (chosen by the environment option): ${
+            join(dir.path, "appsettings.production.json")
+          } does not exist, so only the base settings apply`,
       }]);
       // The optional .env that is missing too is a milder finding.
       assert.ok(
@@ -317,5 +329,137 @@ test("ConfigurationManager.diagnose() reports standard variables that are set wh
     assert.ok(finding !== undefined);
     assert.equal(finding.code, "no-environment-source");
     assert.match(finding.message, /call config\.addStandardVariables\(\)/);
+  });
+});
+
+test("createConfiguration(): the environment is RUNTIME_ENV, then NODE_ENV, then APP_ENV, else development, and explain()/diagnose() name what chose it (issue 16)", async () => {
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", { ...VALID_BASE, which: "base" });
+    for (const name of ["production", "staging", "test", "development"]) {
+      await dir.write(`appsettings.${name}.json`, { which: name });
+    }
+    const cases: [Record<string, string | undefined>, string, string][] = [
+      [
+        { RUNTIME_ENV: "staging", NODE_ENV: "production", APP_ENV: "test" },
+        "staging",
+        "RUNTIME_ENV",
+      ],
+      [{ NODE_ENV: "production", APP_ENV: "test" }, "production", "NODE_ENV"],
+      [{ APP_ENV: "test" }, "test", "APP_ENV"],
+      [{}, "development", "the default"],
+    ];
+    for (const [variables, expected, chooser] of cases) {
+      await withEnv({ ...CLEAN, ...variables }, async () => {
+        const config = await createConfiguration({ basePath: dir.path });
+        try {
+          assert.equal(config.environment, expected);
+          assert.equal(config.environmentSource, chooser);
+          assert.equal(config.getValue("which"), expected);
+          const label = chooser === "the default"
+            ? "default environment"
+            : `environment from ${chooser}`;
+          assert.deepEqual(
+            config.explain().find((entry) => entry.key === "which"),
+            {
+              key: "which",
+              value: expected,
+              source: `appsettings.${expected}.json (${label})`,
+            },
+          );
+        } finally {
+          await config.close();
+        }
+      });
+    }
+  });
+  // Without the file, diagnose() names the variable that chose the name.
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", VALID_BASE);
+    await withEnv({ ...CLEAN, NODE_ENV: "production" }, async () => {
+      const config = await createConfiguration({ basePath: dir.path });
+      assert.equal(config.getValue("logging:level"), "info");
+      assert.deepEqual(
+        config.diagnose().filter((finding) =>
+          finding.code === "missing-environment-file"
+        ),
+        [{
+          code: "missing-environment-file",
+          message:
+            `No override file for environment "production" (chosen by NODE_ENV): ${
+              join(dir.path, "appsettings.production.json")
+            } does not exist, so only the base settings apply`,
+        }],
+      );
+    });
+  });
+});
+
+test("createConfiguration(): a failure of the default rules ends with how to opt out (issue 16)", async () => {
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", {
+      api: { baseUrl: "https://api.example.com" },
+      logging: { level: "info" },
+    });
+    await withEnv(CLEAN, async () => {
+      await assert.rejects(
+        createConfiguration({ basePath: dir.path }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigurationValidationError);
+          assert.equal(
+            error.message,
+            "Configuration validation failed:\n" +
+              "Missing required configuration: database:connectionString\n" +
+              "These are createConfiguration()'s default rules; for a service without them pass { validate: false }, or { schema } with a schema of your own.",
+          );
+          assert.deepEqual(error.failures, [
+            "Missing required configuration: database:connectionString",
+          ]);
+          return true;
+        },
+      );
+      const config = await createConfiguration({
+        basePath: dir.path,
+        validate: false,
+      });
+      assert.equal(config.hasValue("database:connectionString"), false);
+    });
+  });
+});
+
+test("createConfiguration(): the default rules name the near-miss variable on the line of its key (issue 16)", async () => {
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", {
+      api: { baseUrl: "https://api.example.com" },
+      logging: { level: "info" },
+    });
+    await withEnv({
+      ...CLEAN,
+      APP_DATABASE_CONNECTION_STRING: "postgres://db/app",
+    }, async () => {
+      await assert.rejects(
+        createConfiguration({ basePath: dir.path }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigurationValidationError);
+          assert.deepEqual(error.failures, [
+            "Missing required configuration: database:connectionString; APP_DATABASE_CONNECTION_STRING is set; did you mean APP_DATABASE__CONNECTION_STRING?",
+          ]);
+          return true;
+        },
+      );
+    });
+  });
+});
+
+test("createConfiguration(): relative JSON and .env paths resolve against basePath, else KIT_CONFIG_PATH, which config.basePath reports (issue 16)", async () => {
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", VALID_BASE);
+    await dir.write(".env", "APP_FROM__DOTENV=yes\n");
+    await withEnv({ ...CLEAN, KIT_CONFIG_PATH: dir.path }, async () => {
+      const config = await createConfiguration();
+      assert.equal(config.basePath, dir.path);
+      assert.equal(config.getValue("from:dotenv"), "yes");
+      const explicit = await createConfiguration({ basePath: dir.path });
+      assert.equal(explicit.basePath, dir.path);
+    });
   });
 });

@@ -163,7 +163,7 @@ test("ConfigurationManager.bind() collects every failure, each naming the key an
         `api:baseUrl: must be a URL, got "not a url" (from ${file})`,
         `api:timeout: must be at most 60000 (from env ${p}_API__TIMEOUT)`,
         `api:retryAttempts: must be at most 10 (from ${file})`,
-        `logging:level: must be one of "debug", "info", "warning", "error", got "verbose" (from ${file})`,
+        `Invalid log level: verbose (allowed: debug, info, warning, error; from ${file})`,
         `logging:providers: must have at least 1 item (from ${file})`,
       ]);
     });
@@ -290,7 +290,7 @@ test("validateConfiguration() reports every rule of §4.3 with its exact text, a
   assert.deepEqual(failuresOf(() => validateConfiguration(config)), [
     "Missing required configuration: database:connectionString",
     "Missing required configuration: api:baseUrl",
-    "Invalid log level: loud",
+    "Invalid log level: loud (allowed: debug, info, warning, error; from memory)",
     "API timeout must be between 1000 and 60000ms: 999",
   ]);
 });
