@@ -1,0 +1,108 @@
+// The HTTP server for the runtime at hand: Deno.serve on Deno, Bun.serve on
+// Bun, @hono/node-server on Node.js. Each closes gracefully: it stops
+// accepting, lets the requests in flight finish, then resolves.
+
+/** A Fetch-style request handler. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** A listening server. */
+export interface RunningServer {
+  /** `http://<host>:<port>` as bound (the real port when 0 was asked). */
+  readonly url: string;
+  /** Which server runs it: `Deno.serve`, `Bun.serve` or `node:http`. */
+  readonly kind: string;
+  /** Stops accepting, waits for the requests in flight, then resolves. */
+  close(): Promise<void>;
+}
+
+interface DenoServer {
+  addr: { hostname: string; port: number };
+  shutdown(): Promise<void>;
+}
+interface DenoLike {
+  serve(
+    options: {
+      port: number;
+      hostname: string;
+      onListen?: () => void;
+    },
+    handler: FetchHandler,
+  ): DenoServer;
+}
+interface BunServer {
+  port: number;
+  hostname: string;
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+interface BunLike {
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch: FetchHandler;
+  }): BunServer;
+}
+
+function display(hostname: string, port: number): string {
+  const host = hostname === "0.0.0.0" || hostname === "::"
+    ? "localhost"
+    : hostname.includes(":")
+    ? `[${hostname}]`
+    : hostname;
+  return `http://${host}:${port}`;
+}
+
+/**
+ * Starts serving `handler` on `hostname:port`.
+ *
+ * @param handler The request handler.
+ * @param port The port (0 for any free one).
+ * @param hostname The address to bind.
+ * @returns The running server, once it listens.
+ */
+export async function listen(
+  handler: FetchHandler,
+  port: number,
+  hostname: string,
+): Promise<RunningServer> {
+  const runtime = globalThis as { Deno?: DenoLike; Bun?: BunLike };
+  if (runtime.Bun !== undefined) {
+    const server = runtime.Bun.serve({ port, hostname, fetch: handler });
+    return {
+      url: display(server.hostname, server.port),
+      kind: "Bun.serve",
+      close: async () => {
+        await server.stop(false);
+      },
+    };
+  }
+  if (runtime.Deno !== undefined) {
+    const server = runtime.Deno.serve({
+      port,
+      hostname,
+      onListen: () => {},
+    }, handler);
+    return {
+      url: display(server.addr.hostname, server.addr.port),
+      kind: "Deno.serve",
+      close: () => server.shutdown(),
+    };
+  }
+  const { serve } = await import("@hono/node-server");
+  return await new Promise<RunningServer>((resolve, reject) => {
+    const server = serve({ fetch: handler, port, hostname }, (info) => {
+      resolve({
+        url: display(info.address, info.port),
+        kind: "node:http",
+        close: () =>
+          new Promise<void>((done) => {
+            // close() stops accepting and ends when the requests in flight
+            // are answered; idle keep-alive connections are closed now.
+            server.close(() => done());
+            (server as { closeIdleConnections?: () => void })
+              .closeIdleConnections?.();
+          }),
+      });
+    });
+    server.once("error", reject);
+  });
+}
