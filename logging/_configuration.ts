@@ -1,6 +1,6 @@
 // LoggerManager.fromConfiguration: turns the `logging` section of a
 // configuration (spec §2.1, §2.3) into manager options.
-import type { IConfiguration } from "../config/mod.ts";
+import { type IConfiguration, invalidLogLevelMessage } from "../config/mod.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";
@@ -62,6 +62,30 @@ const KINDS: Record<ProviderType, Kind> = {
       new RemoteLogProvider(options as unknown as RemoteLogProviderOptions),
   },
 };
+
+// The source label of a key, when the configuration can tell (a
+// ConfigurationManager can; a plain IConfiguration need not).
+function sourceOf(config: IConfiguration, key: string): string {
+  const getSource = (config as { getSource?: unknown }).getSource;
+  const source: unknown = typeof getSource === "function"
+    ? getSource.call(config, key)
+    : undefined;
+  return typeof source === "string" ? source : key;
+}
+
+// A relative log file name resolves against the configuration's application
+// root (`basePath`, else KIT_CONFIG_PATH), as its JSON and .env files do;
+// without one, against the working directory.
+function resolveFilename(config: IConfiguration, filename: unknown): unknown {
+  const base = (config as { basePath?: unknown }).basePath;
+  if (
+    typeof filename !== "string" || typeof base !== "string" || base === "" ||
+    /^(?:[\\/]|[A-Za-z]:[\\/])/.test(filename)
+  ) {
+    return filename;
+  }
+  return `${base.replace(/[\\/]+$/, "")}/${filename.replace(/^\.[\\/]/, "")}`;
+}
 
 function read(config: IConfiguration, keys: readonly string[]): unknown {
   for (const key of keys) {
@@ -136,16 +160,19 @@ export function optionsFromConfiguration(
   reuse: (key: string) => ILogProvider | undefined = () => undefined,
   readProviders = true,
 ): ConfiguredLogging {
-  const rawLevel = read(config, ["logging:level", "LOG_LEVEL"]);
+  const levelKey = ["logging:level", "LOG_LEVEL"].find((key) =>
+    read(config, [key]) !== undefined
+  );
+  const rawLevel = levelKey === undefined
+    ? undefined
+    : read(config, [levelKey]);
   let level: LogLevel;
   try {
     level = rawLevel === undefined ? 1 : parseLogLevel(rawLevel as string);
   } catch (error) {
     throw new LoggingConfigurationError(
       "logging:level",
-      `logging:level must be one of debug, info, warning, error${
-        describeValue(rawLevel)
-      }`,
+      invalidLogLevelMessage(rawLevel, sourceOf(config, levelKey!)),
       undefined,
       undefined,
       { cause: error },
@@ -226,6 +253,9 @@ export function optionsFromConfiguration(
         const value = read(config, keys);
         if (value !== undefined) filled[option] = value;
       }
+    }
+    if (type === "file") {
+      filled.filename = resolveFilename(config, filled.filename);
     }
     try {
       const checked = checkOptions(

@@ -1,7 +1,11 @@
+import { invalidLogLevelMessage } from "../config/mod.ts";
+
 /**
  * Thrown when a value is not one of the four log levels. The message is
- * `Invalid log level: <value> (allowed: debug, info, warning, error)`; its
- * start matches the configuration validator's text (spec §4.3).
+ * `Invalid log level: <value> (allowed: debug, info, warning, error)`, with
+ * `; from <source>` before the closing parenthesis when the source is known:
+ * the same message the configuration's validator and `appConfigSchema`
+ * give.
  *
  * @example Usage
  * ```ts
@@ -24,12 +28,11 @@ export class InvalidLogLevelError extends RangeError {
    * Creates the error.
    *
    * @param value The value that is not a log level.
+   * @param source Where the value came from (`env LOG_LEVEL`…), when known.
    */
-  constructor(value: unknown) {
+  constructor(value: unknown, source?: string) {
     const allowed = ["debug", "info", "warning", "error"] as const;
-    super(
-      `Invalid log level: ${String(value)} (allowed: ${allowed.join(", ")})`,
-    );
+    super(invalidLogLevelMessage(value, source));
     this.name = "InvalidLogLevelError";
     this.value = value;
     this.allowed = allowed;

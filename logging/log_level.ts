@@ -1,3 +1,4 @@
+import { normalizeLogLevel } from "../config/mod.ts";
 import { InvalidLogLevelError } from "./invalid_log_level_error.ts";
 
 /**
@@ -54,8 +55,10 @@ export function isLogLevel(value: unknown): value is LogLevel {
 
 /**
  * Turns a string form or member name into a {@linkcode LogLevel}, ignoring
- * case and surrounding blanks (`"warning"`, `"Warning"`, `" WARNING "`). A
- * member is returned as it is.
+ * case and surrounding blanks (`"warning"`, `"Warning"`, `" WARNING "`), and
+ * taking `warn` as `warning`: the same rule as the configuration's
+ * validator and `appConfigSchema` (`normalizeLogLevel` of the configuration
+ * module). A member is returned as it is.
  *
  * @param value A string form, a member name or a member.
  * @returns The level.
@@ -72,10 +75,8 @@ export function isLogLevel(value: unknown): value is LogLevel {
  */
 export function parseLogLevel(value: string | LogLevel): LogLevel {
   if (isLogLevel(value)) return value;
-  if (typeof value === "string") {
-    const index = NAMES.indexOf(value.trim().toLowerCase() as LogLevelName);
-    if (index !== -1) return index as LogLevel;
-  }
+  const name = normalizeLogLevel(value);
+  if (name !== undefined) return NAMES.indexOf(name) as LogLevel;
   throw new InvalidLogLevelError(value);
 }
 

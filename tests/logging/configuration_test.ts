@@ -3,7 +3,7 @@
 // read interface.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ConsoleLogProvider,
@@ -13,6 +13,7 @@ import {
   LogLevel,
   RemoteLogProvider,
 } from "../../logging/mod.ts";
+import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 import { memoryConfig, tempDir } from "./_helpers.ts";
 
@@ -187,7 +188,7 @@ test("LoggerManager.fromConfiguration() rejects a bad level, an empty or malform
   );
   assert.equal(
     level.message,
-    `Invalid logging configuration: logging:level must be one of debug, info, warning, error (got "verbose")`,
+    `Invalid logging configuration: Invalid log level: verbose (allowed: debug, info, warning, error; from logging:level)`,
   );
   assert.equal(level.key, "logging:level");
   const empty = failure(() =>
@@ -239,4 +240,49 @@ test("LoggerManager.fromConfiguration() as a static configures the default manag
     await LoggerManager.dispose();
     LoggerManager.reset();
   }
+});
+
+test("LoggerManager.fromConfiguration(): a relative log file name resolves against the configuration's basePath, like its JSON files (issue 16)", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    await writeFile(
+      join(dir, "appsettings.json"),
+      JSON.stringify({
+        logging: {
+          level: "WARN",
+          providers: [{ type: "file", options: { filename: "logs/app.log" } }],
+        },
+      }),
+    );
+    const config = new ConfigurationManager({ basePath: dir });
+    await config.addJsonFile("appsettings.json");
+    await config.loadConfiguration();
+    const manager = new LoggerManager().fromConfiguration(config);
+    try {
+      assert.equal(manager.level, LogLevel.Warning);
+      const file = manager.providers[0] as FileLogProvider;
+      assert.equal(file.filename, join(dir, "logs", "app.log"));
+      manager.getLogger("test").warning("written beside the configuration");
+      await manager.flush();
+      assert.match(
+        await readFile(join(dir, "logs", "app.log"), "utf8"),
+        /written beside the configuration/,
+      );
+    } finally {
+      await manager.dispose();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test("LoggerManager.fromConfiguration(): an invalid level gives the one log level message, naming its source (issue 16)", async () => {
+  const config = new ConfigurationManager();
+  config.addProvider(new MemoryProvider({ "logging:level": "verbose" }));
+  await config.loadConfiguration();
+  const error = failure(() => new LoggerManager().fromConfiguration(config));
+  assert.equal(
+    error.message,
+    "Invalid logging configuration: Invalid log level: verbose (allowed: debug, info, warning, error; from memory)",
+  );
 });

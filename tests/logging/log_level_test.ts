@@ -51,8 +51,13 @@ test("parseLogLevel() rejects an unknown string naming the allowed values", () =
     assert.deepEqual(error.allowed, ["debug", "info", "warning", "error"]);
     return true;
   });
-  assert.throws(() => parseLogLevel("warn"), InvalidLogLevelError);
   assert.throws(() => parseLogLevel(7 as LogLevel), InvalidLogLevelError);
+});
+
+test("parseLogLevel() follows the configuration's one rule: warn is warning, in any case (issue 16)", () => {
+  assert.equal(parseLogLevel("warn"), LogLevel.Warning);
+  assert.equal(parseLogLevel(" WARN "), LogLevel.Warning);
+  assert.equal(parseLogLevel("Error"), LogLevel.Error);
 });
 
 test("logLevelToString() rejects a number that is not a member", () => {
