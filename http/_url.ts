@@ -37,6 +37,10 @@ export function withQuery(url: string, query: Query): string {
   return url + (url.includes("?") ? "&" : "?") + text;
 }
 
+// A host name (or IPv4 address) with an optional port and path, no scheme.
+const HOST_WITHOUT_SCHEME =
+  /^(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d{1,5})?(?:[/?#].*)?$/i;
+
 /** Validates the base address; returns it with a trailing slash. */
 export function resolveBase(baseUrl: string): string | undefined {
   const invalid = (why: string): TypeError =>
@@ -61,15 +65,23 @@ export function resolveBase(baseUrl: string): string | undefined {
       return undefined;
     }
   } else {
+    // `localhost:4010` or `api.example.com/v1`: a host without a scheme
+    // (which `new URL` reads as the scheme `localhost:`, or rejects).
+    const suggestion = HOST_WITHOUT_SCHEME.test(baseUrl.trim())
+      ? `; did you mean ${JSON.stringify(`http://${baseUrl.trim()}`)}?`
+      : "";
     try {
       url = new URL(baseUrl);
     } catch {
       throw invalid(
-        'expected an absolute http(s) URL or a path starting with "/"',
+        'expected an absolute http(s) URL or a path starting with "/"' +
+          suggestion,
       );
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw invalid(`the scheme must be http or https, not ${url.protocol}`);
+      throw invalid(
+        `the scheme must be http or https, not ${url.protocol}${suggestion}`,
+      );
     }
   }
   checkParts(url, invalid);

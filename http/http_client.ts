@@ -139,7 +139,7 @@ export interface HttpRetryEvent {
   url: string;
   /** Number of the retry about to happen: 1 for the first. */
   retry: number;
-  /** Milliseconds the client waits before it. */
+  /** Whole milliseconds the client waits before it. */
   delay: number;
   /** Status of the failed attempt, when it got a response. */
   status?: number;
@@ -951,9 +951,11 @@ export class HttpClient {
         event.url,
       );
     }
-    event.delay = delay;
+    // Whole milliseconds (jitter and Retry-After dates give fractions),
+    // never shorter than asked.
+    event.delay = Math.ceil(delay);
     this.#onRetry?.(event);
-    await sleep(Math.min(delay, MAX_TIMER), caller, total);
+    await sleep(Math.min(event.delay, MAX_TIMER), caller, total);
   }
 
   #resolve(path: string): string {

@@ -303,3 +303,20 @@ test("HttpClient.addInterceptor() rejects an object without intercept()", () => 
     /needs an object with an intercept\(request\) method/,
   );
 });
+
+test("new HttpClient() given a host without a scheme suggests the http:// address (issue 16)", () => {
+  assert.throws(() => new HttpClient("localhost:4010"), {
+    name: "TypeError",
+    message:
+      'Invalid base URL: "localhost:4010"; the scheme must be http or https, not localhost:; did you mean "http://localhost:4010"?',
+  });
+  assert.throws(() => new HttpClient("api.example.com/v1"), {
+    message:
+      'Invalid base URL: "api.example.com/v1"; expected an absolute http(s) URL or a path starting with "/"; did you mean "http://api.example.com/v1"?',
+  });
+  // Nothing to suggest for what is not a host.
+  assert.throws(() => new HttpClient("not a url"), {
+    message:
+      'Invalid base URL: "not a url"; expected an absolute http(s) URL or a path starting with "/"',
+  });
+});

@@ -263,3 +263,19 @@ test("HttpClient retryAttempts per call overrides the client's", async () => {
   await assert.rejects(client.get("/x", { retryAttempts: 1 }), HttpError);
   assert.equal(server.requests.length, 2);
 });
+
+test("HttpClient reports onRetry delays in whole milliseconds, jitter included (issue 16)", async () => {
+  await using server = await startTestServer(failFirst(3, 503));
+  const delays: number[] = [];
+  const client = new HttpClient(server.url, {
+    retryAttempts: 3,
+    retryDelay: 3,
+    retryJitter: 0.9,
+    onRetry: (event) => delays.push(event.delay),
+  });
+  assert.deepEqual(await client.get("/x"), { seen: 4 });
+  assert.equal(delays.length, 3);
+  for (const delay of delays) {
+    assert.ok(Number.isInteger(delay), `${delay} is not whole`);
+  }
+});
