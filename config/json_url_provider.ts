@@ -2,9 +2,10 @@ import type {
   ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { maskSecretText } from "../core/mod.ts";
+import { maskSecretText, pageAddress } from "../core/mod.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseJsonSource } from "./_json_source.ts";
+import { describeNetworkError } from "./_network_error.ts";
 
 /** Options of {@linkcode JsonUrlProvider}. */
 export interface JsonUrlOptions {
@@ -80,9 +81,7 @@ export class JsonUrlProvider implements ConfigurationProvider {
           timedOut
             ? `Configuration URL ${this.name} did not answer within ${timeout}ms`
             : `Configuration URL ${this.name} could not be fetched: ${
-              maskSecretText(
-                cause instanceof Error ? cause.message : String(cause),
-              )
+              maskSecretText(describeNetworkError(cause))
             }`,
           { source: this.name, cause },
         );
@@ -122,7 +121,8 @@ export class JsonUrlProvider implements ConfigurationProvider {
 
 function safeLabel(url: string): string {
   try {
-    const parsed = new URL(url);
+    // A relative address names its host too: the page's, in a browser.
+    const parsed = new URL(url, pageAddress());
     return `${parsed.origin}${parsed.pathname}`;
   } catch {
     return url.replace(/[?#].*$/, "");

@@ -1,6 +1,7 @@
 import { checkTemplate, fillTemplate } from "./_template.ts";
 import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
+import { describeNetworkError, fullAddress } from "./_network_error.ts";
 
 /**
  * The shape of HTTP client the {@linkcode HttpLocalizationLoader} can use:
@@ -169,12 +170,12 @@ export class HttpLocalizationLoader implements LocalizationLoader {
         const status = statusOf(error);
         throw new LocalizationLoadError({
           culture,
-          address,
+          address: fullAddress(address, error),
           status,
           notFound: status === 404,
           reason: status !== undefined
             ? `HTTP ${status}${messageSuffix(error)}`
-            : messageOf(error),
+            : describeNetworkError(error),
           cause: error,
         });
       }
@@ -187,10 +188,10 @@ export class HttpLocalizationLoader implements LocalizationLoader {
     const failed = (error: unknown): LocalizationLoadError =>
       new LocalizationLoadError({
         culture,
-        address,
+        address: fullAddress(address),
         reason: signal?.aborted
           ? `no answer within ${this.#timeout} ms (the loader's timeout)`
-          : messageOf(error),
+          : describeNetworkError(error),
         cause: error,
       });
     let response: Response;
@@ -208,7 +209,7 @@ export class HttpLocalizationLoader implements LocalizationLoader {
       await response.body?.cancel().catch(() => {});
       throw new LocalizationLoadError({
         culture,
-        address,
+        address: fullAddress(response.url || address),
         status: response.status,
         notFound: response.status === 404,
         reason: `HTTP ${response.status}${
@@ -227,7 +228,7 @@ export class HttpLocalizationLoader implements LocalizationLoader {
     } catch (error) {
       throw new LocalizationLoadError({
         culture,
-        address,
+        address: fullAddress(response.url || address),
         reason: `the response is not JSON (${messageOf(error)})`,
         cause: error,
       });

@@ -361,3 +361,25 @@ test("slow responses: concurrent setCulture() calls for one culture make one req
     assert.equal(manager.t("home.title"), "Bienvenue");
   }, { fr: 200 });
 });
+
+test("HttpLocalizationLoader: a network failure names the full address and the network cause (issue 16)", async () => {
+  const server = await startTestServer();
+  const address = `${server.url}/api/localization/en.json`;
+  await server.close(); // nothing listens on the port any more
+  const loader = new HttpLocalizationLoader(
+    `${server.url}/api/localization/{culture}.json`,
+    { timeout: 5_000 },
+  );
+  await assert.rejects(loader.load("en"), (error: unknown) => {
+    assert.ok(error instanceof LocalizationLoadError);
+    assert.ok(
+      error.message.startsWith(
+        `Failed to load translations for culture "en" from ${address}: `,
+      ),
+      error.message,
+    );
+    // Node's fetch says only "fetch failed"; the refusal is its cause.
+    assert.match(error.message, /ECONNREFUSED|refused/i);
+    return true;
+  });
+});

@@ -1,0 +1,27 @@
+// What went wrong on the network, in one line: the error's own message and
+// the causes under it (Node's fetch says only "fetch failed"; the reason,
+// such as "connect ECONNREFUSED 127.0.0.1:4010", is its cause).
+
+/** The message of an error followed by its causes' messages, in parentheses. */
+export function describeNetworkError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current != null; depth++) {
+    let text = current instanceof Error ? current.message : String(current);
+    if (text === "" && current instanceof AggregateError) {
+      text = current.errors.map((item) =>
+        item instanceof Error ? item.message : String(item)
+      ).join("; ");
+    }
+    const code = (current as { code?: unknown }).code;
+    if (text === "" && typeof code === "string") text = code;
+    if (text !== "" && !parts.some((part) => part.includes(text))) {
+      parts.push(text);
+    }
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  if (parts.length === 0) return "unknown error";
+  return parts.length === 1
+    ? parts[0]
+    : `${parts[0]} (${parts.slice(1).join(": ")})`;
+}
