@@ -736,9 +736,14 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const state = this.#state;
     const factory = state.factories.get(name);
     if (factory === undefined) {
+      // The services being created when this one was asked for: through the
+      // locator handed to the factory (async factories too), else the
+      // synchronous creations under way.
+      const creating = this.#path.length > 0 ? this.#path : state.resolving;
       throw new ServiceNotFoundError(
         name,
         suggest(name, [...state.factories.keys(), ...state.instances.keys()]),
+        creating,
       );
     }
     if (state.resolving.includes(name)) {

@@ -1,8 +1,9 @@
 /**
  * Thrown by {@linkcode ServiceLocator.get} for a name that was never
  * registered. The first line of the message is exactly
- * `Service not found: <name>` (spec §4.2); when registered names look close,
- * a second line suggests them.
+ * `Service not found: <name>`. When it was asked for by a service's factory,
+ * the next line names that service (`Asked for while creating "users"`);
+ * when registered names look close, a last line suggests them.
  *
  * @example Usage
  * ```ts
@@ -21,16 +22,40 @@ export class ServiceNotFoundError extends Error {
   readonly serviceName: string;
   /** Registered names that look close to {@linkcode serviceName}. */
   readonly suggestions: readonly string[];
+  /**
+   * The services being created when the name was asked for, outermost
+   * first (`["app", "users"]`: creating `users` for `app`); empty when it
+   * was asked for directly.
+   */
+  readonly creating: readonly string[];
 
   /**
    * Creates the error.
    *
    * @param serviceName The name that was asked for.
    * @param suggestions Close matches among the registered names.
+   * @param creating The services being created when it was asked for,
+   * outermost first.
    */
-  constructor(serviceName: string, suggestions: readonly string[] = []) {
+  constructor(
+    serviceName: string,
+    suggestions: readonly string[] = [],
+    creating: readonly string[] = [],
+  ) {
+    const requester = creating.at(-1);
     super(
       `Service not found: ${serviceName}` +
+        (requester === undefined
+          ? ""
+          : `\nAsked for while creating ${JSON.stringify(requester)}${
+            creating.length > 1
+              ? ` (${[...creating, serviceName].join(" → ")})`
+              : ""
+          }; register ${
+            JSON.stringify(serviceName)
+          }, or correct the name in the factory of ${
+            JSON.stringify(requester)
+          }.`) +
         (suggestions.length > 0
           ? `\nDid you mean: ${suggestions.join(", ")}?`
           : ""),
@@ -38,5 +63,6 @@ export class ServiceNotFoundError extends Error {
     this.name = "ServiceNotFoundError";
     this.serviceName = serviceName;
     this.suggestions = suggestions;
+    this.creating = [...creating];
   }
 }

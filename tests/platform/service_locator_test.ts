@@ -321,3 +321,39 @@ test("ServiceLocator.getAsync() static form awaits the default locator's async f
     ServiceLocator.reset();
   }
 });
+
+test("ServiceLocator: a ServiceNotFoundError thrown while creating another service names that service (issue 16)", async () => {
+  const locator = new ServiceLocator();
+  locator.register("users", (l) => ({ db: l.get("db") }));
+  locator.register("app", (l) => ({ users: l.get("users") }));
+  assert.throws(() => locator.get("users"), (error: unknown) => {
+    assert.ok(error instanceof ServiceNotFoundError);
+    assert.equal(
+      error.message,
+      'Service not found: db\nAsked for while creating "users"; register "db", or correct the name in the factory of "users".',
+    );
+    assert.deepEqual(error.creating, ["users"]);
+    return true;
+  });
+  // Deeper: the whole chain, and the suggestion stays the last line.
+  locator.register("dbx", () => 1);
+  assert.throws(() => locator.get("app"), {
+    message:
+      'Service not found: db\nAsked for while creating "users" (app → users → db); register "db", or correct the name in the factory of "users".\nDid you mean: dbx?',
+  });
+  // Async factories name their service as well.
+  locator.register("reports", async (l) => {
+    await Promise.resolve();
+    return { mailer: l.get("mailer") };
+  });
+  await assert.rejects(locator.getAsync("reports"), (error: unknown) => {
+    assert.ok(error instanceof ServiceNotFoundError);
+    assert.match(error.message, /^Service not found: mailer\n/);
+    assert.deepEqual(error.creating, ["reports"]);
+    return true;
+  });
+  // Asked for directly: the message stays one line.
+  assert.throws(() => locator.get("nothing"), {
+    message: "Service not found: nothing",
+  });
+});
