@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IConfiguration } from "@vendor/kit-platform-configuration";
 import { LocalizationManager } from "@vendor/kit-platform-localization";
+import { negotiateCulture } from "./negotiate_culture.ts";
 
 const CULTURE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
 
@@ -130,32 +131,14 @@ export class Localizer {
     query: string | undefined,
     acceptLanguage: string | null | undefined,
   ): string {
-    if (query !== undefined && query !== "") {
-      const found = this.find(query) ??
-        this.#languages.get(query.split("-")[0].toLowerCase());
-      if (found !== undefined) return found;
-    }
-    if (acceptLanguage) {
-      const ranges = acceptLanguage.split(",").slice(0, 20).map(
-        (part, index) => {
-          const [tag, ...params] = part.trim().split(";");
-          const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-          const weight = q === undefined ? 1 : Number(q.slice(2));
-          return {
-            tag: tag.trim(),
-            weight: Number.isFinite(weight) ? weight : 0,
-            index,
-          };
-        },
-      ).filter((range) => range.weight > 0 && range.tag !== "*")
-        .sort((a, b) => b.weight - a.weight || a.index - b.index);
-      for (const range of ranges) {
-        const found = this.find(range.tag) ??
-          this.#languages.get(range.tag.split("-")[0].toLowerCase());
-        if (found !== undefined) return found;
-      }
-    }
-    return this.#defaultCulture;
+    return negotiateCulture(
+      (name) =>
+        this.find(name) ??
+          this.#languages.get(name.split("-")[0].toLowerCase()),
+      this.#defaultCulture,
+      query,
+      acceptLanguage,
+    );
   }
 
   /**

@@ -1,6 +1,8 @@
 // The HTTP server for the runtime at hand: Deno.serve on Deno, Bun.serve on
-// Bun, @hono/node-server on Node.js. Each closes gracefully: it stops
-// accepting, lets the requests in flight finish, then resolves.
+// Bun, @hono/node-server on Node.js. Each closes gracefully: new requests
+// get a 503 with `Connection: close`, the requests in flight finish, then
+// the server closes. (Deno's server.shutdown() alone cuts the body of a
+// request still arriving, so the drain comes first on every runtime.)
 
 /** A Fetch-style request handler. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -60,6 +62,55 @@ function display(hostname: string, port: number): string {
  * @returns The running server, once it listens.
  */
 export async function listen(
+  handler: FetchHandler,
+  port: number,
+  hostname: string,
+): Promise<RunningServer> {
+  const drain = new Drain(handler);
+  const server = await open(drain.handler, port, hostname);
+  return {
+    url: server.url,
+    kind: server.kind,
+    close: async () => {
+      await drain.finish();
+      await server.close();
+    },
+  };
+}
+
+// Counts the requests in flight; once finish() is called, answers new ones
+// with 503 and resolves when the last one in flight is answered.
+class Drain {
+  readonly handler: FetchHandler;
+  #inFlight = 0;
+  #draining = false;
+  #idle: (() => void) | undefined;
+
+  constructor(handler: FetchHandler) {
+    this.handler = async (request: Request): Promise<Response> => {
+      if (this.#draining) {
+        return Response.json({ message: "The service is stopping" }, {
+          status: 503,
+          headers: { "Connection": "close", "Retry-After": "1" },
+        });
+      }
+      this.#inFlight++;
+      try {
+        return await handler(request);
+      } finally {
+        if (--this.#inFlight === 0) this.#idle?.();
+      }
+    };
+  }
+
+  finish(): Promise<void> {
+    this.#draining = true;
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle = resolve);
+  }
+}
+
+async function open(
   handler: FetchHandler,
   port: number,
   hostname: string,

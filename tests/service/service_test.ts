@@ -7,6 +7,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -286,6 +287,48 @@ describe("example service: routes", { skip: SKIP }, () => {
     const lines = service.output().trim().split("\n");
     assert.match(lines[lines.length - 1], /Application stopped in/);
     assert.match(service.output(), /Received SIGTERM: stopping/);
+  });
+});
+
+describe("example service: graceful shutdown", { skip: SKIP }, () => {
+  it("SIGTERM lets a request in flight finish, then exits 0", async () => {
+    const service = await startService();
+    const { hostname, port } = new URL(service.url);
+    // A POST whose body arrives in two parts, SIGTERM sent in between.
+    const answer = new Promise<{ status: number; body: string }>(
+      (resolve, reject) => {
+        const request = httpRequest({
+          hostname,
+          port,
+          method: "POST",
+          path: "/api/users",
+          headers: { "Content-Type": "application/json" },
+        }, (response) => {
+          let body = "";
+          response.on("data", (chunk) => body += chunk);
+          response.on(
+            "end",
+            () => resolve({ status: response.statusCode ?? 0, body }),
+          );
+        });
+        request.on("error", reject);
+        request.write('{"name":"Ada",');
+        setTimeout(() => {
+          process.kill(service.child.pid!, "SIGTERM");
+          setTimeout(() => request.end('"email":"ada@example.com"}'), 300);
+        }, 300);
+      },
+    );
+    const result = await answer;
+    assert.equal(result.status, 201, result.body);
+    assert.equal(JSON.parse(result.body).name, "Ada");
+    assert.equal(await service.exited, 0);
+    const output = service.output();
+    assert.ok(
+      output.indexOf("POST /api/users 201") <
+        output.indexOf("Application stopped in"),
+      output,
+    );
   });
 });
 
