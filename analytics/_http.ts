@@ -33,6 +33,14 @@ export interface PostOptions {
   signal?: AbortSignal;
   /** Masks secrets in the text of a failure (body snippet, network error). */
   mask?: (text: string) => string;
+  /** The body's content type. Default `application/json`. */
+  contentType?: string;
+  /**
+   * Send as a page sends to another site without CORS (`mode: "no-cors"`,
+   * as Google's tag does): the answer cannot be read, so an opaque answer
+   * counts as delivered; a network error is still retried.
+   */
+  noCors?: boolean;
 }
 
 /**
@@ -66,10 +74,17 @@ export async function postJson(
     try {
       const init: RequestInit = {
         method: "POST",
-        headers: { "content-type": "application/json", ...headers },
+        headers: {
+          "content-type": options.contentType ?? "application/json",
+          ...headers,
+        },
         body,
         signal: controller.signal,
       };
+      if (options.noCors === true) {
+        init.mode = "no-cors";
+        init.credentials = "omit";
+      }
       // In a page that is being unloaded, keepalive lets the request finish.
       if (
         "document" in globalThis && body.length < BROWSER_KEEPALIVE_LIMIT
@@ -88,7 +103,7 @@ export async function postJson(
         cause: masked === reason ? error : new Error(masked),
       });
     }
-    if (response.ok) {
+    if (response.ok || response.type === "opaque") {
       // Read the body so the connection can be reused (and no resource leaks).
       await response.arrayBuffer().catch(() => undefined);
       return;

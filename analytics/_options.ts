@@ -3,6 +3,7 @@
 import { pageAddress } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
+import { ErrorRoute } from "./_error_route.ts";
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 
 export interface ResolvedDeliveryOptions {
@@ -15,6 +16,8 @@ export interface ResolvedDeliveryOptions {
   requestTimeout: number;
   maxConcurrentRequests: number;
   onError: (error: Error) => void;
+  /** Where `onError` reports: the provider's own handler, else its manager's. */
+  route: ErrorRoute;
 }
 
 export function resolveDelivery(
@@ -30,6 +33,7 @@ export function resolveDelivery(
     1,
     defaults.maxBatchSize,
   );
+  const route = new ErrorRoute(options.onError);
   return {
     batchSize,
     flushInterval: numberOption(
@@ -67,12 +71,9 @@ export function resolveDelivery(
       2,
       1,
     ),
-    onError: options.onError ?? defaultOnError,
+    onError: route.report,
+    route,
   };
-}
-
-function defaultOnError(error: Error): void {
-  console.error(error);
 }
 
 function integerOption(

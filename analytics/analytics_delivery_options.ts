@@ -59,7 +59,8 @@ export interface AnalyticsDeliveryOptions {
   /**
    * Receives delivery failures ({@linkcode AnalyticsDeliveryError}), queue
    * overflow ({@linkcode AnalyticsQueueFullError}) and configuration
-   * warnings. Default: `console.error`.
+   * warnings. Default: the `onError` of the {@linkcode AnalyticsManager}
+   * the provider is added to, else `console.error`.
    */
   onError?: (error: Error) => void;
 }

@@ -8,6 +8,7 @@ import type {
   AnalyticsFlushResult,
   IAnalyticsProvider,
 } from "./analytics_provider.ts";
+import { adoptErrors } from "./_error_route.ts";
 import {
   AnalyticsConfigurationError,
   AnalyticsProviderError,
@@ -106,7 +107,10 @@ export interface AnalyticsOptions {
   errorFlushTimeout?: number;
   /**
    * Receives what providers threw or rejected with, wrapped in
-   * {@linkcode AnalyticsProviderError}. Default `console.error`.
+   * {@linkcode AnalyticsProviderError}, and the delivery errors
+   * ({@linkcode AnalyticsDeliveryError}, queue overflow…) of Kit's providers
+   * added to this manager that have no `onError` of their own. Default
+   * `console.error`.
    */
   onError?: (error: Error) => void;
 }
@@ -269,8 +273,15 @@ export class AnalyticsManager {
    */
   addProvider(provider: IAnalyticsProvider): this {
     if (!this.#providers.includes(provider)) this.#providers.push(provider);
+    // A Kit provider without an onError of its own reports its delivery
+    // errors to this manager's onError.
+    adoptErrors(provider, this.#providerErrors);
     return this;
   }
+
+  #providerErrors = (error: Error): void => {
+    this.#options.onError(error);
+  };
 
   /**
    * Changes options; those left out keep their value. Turning an automatic

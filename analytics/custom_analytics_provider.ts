@@ -18,6 +18,7 @@ import {
   resolveDelivery,
   resolveEndpoint,
 } from "./_options.ts";
+import { registerErrorRoute } from "./_error_route.ts";
 
 const NAME = "CustomAnalyticsProvider";
 const SECRET_HEADER = /auth|key|secret|token|cookie/i;
@@ -97,6 +98,7 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
     const endpoint = this.#endpoint;
     const timeout = delivery.requestTimeout;
     const onError = delivery.onError;
+    registerErrorRoute(this, delivery.route);
     // The key, and any header value that carries a credential, never reach
     // an error message, even when the collector echoes them in its answer.
     const mask = secretMasker([

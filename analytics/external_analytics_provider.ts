@@ -9,6 +9,12 @@ import type {
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { DeliveryQueue } from "./_delivery_queue.ts";
+import { registerErrorRoute } from "./_error_route.ts";
+import {
+  GA4_PAGE_ENDPOINT,
+  pageCollectBody,
+  pageCollectUrl,
+} from "./_ga4_page.ts";
 import { postJson } from "./_http.ts";
 import { secretMasker } from "./_mask.ts";
 import {
@@ -34,7 +40,7 @@ export const GA4_COLLECT_ENDPOINT =
   "https://www.google-analytics.com/mp/collect";
 
 /**
- * Options of {@linkcode ExternalAnalyticsProvider} (spec §2.8: `trackingId`,
+ * Options of {@linkcode ExternalAnalyticsProvider} (`trackingId`,
  * `enableEnhancedEcommerce`, `anonymizeIp`), plus the collection address,
  * the Measurement Protocol API secret and the shared
  * {@linkcode AnalyticsDeliveryOptions} (`batchSize` default and maximum 25,
@@ -59,23 +65,33 @@ export interface ExternalAnalyticsProviderOptions
    */
   anonymizeIp?: boolean;
   /**
-   * Collection address; default {@linkcode GA4_COLLECT_ENDPOINT}. Use
+   * Collection address; default {@linkcode GA4_COLLECT_ENDPOINT}, or in a
+   * browser page without `apiSecret` Google's page address
+   * (`https://www.google-analytics.com/g/collect`). Use
    * `https://region1.google-analytics.com/mp/collect` for EU collection, the
    * `/debug/mp/collect` address to validate, or your own server-side proxy.
    */
   endpoint?: string;
   /**
    * The Measurement Protocol API secret (Admin → Data streams → Measurement
-   * Protocol API secrets). Google silently discards hits without one, so
-   * with Google's address and no secret the provider reports an
-   * {@linkcode AnalyticsConfigurationError} through `onError` once and drops
-   * events instead of sending them.
+   * Protocol API secrets), needed outside a browser: Google silently
+   * discards Measurement Protocol hits without one, so on a server, with
+   * Google's address and no secret, the constructor throws an
+   * {@linkcode AnalyticsConfigurationError} that says so. In a browser page
+   * it is not needed (and should not be shipped to pages): without it the
+   * provider sends as Google's tag does.
    */
   apiSecret?: string;
 }
 
 /**
- * Sends events to Google Analytics 4 through the Measurement Protocol:
+ * Sends events to Google Analytics 4. In a browser page given no `apiSecret`
+ * (the tracking id alone, as Google's tag takes it), it uses the page-side
+ * collection protocol of Google's tag: `POST <endpoint>?v=2&tid=<trackingId>
+ * &cid=<client id>…` with one line of parameters per event (`en=page_view
+ * &dl=…`, `ep.<name>=…`, `epn.<name>=…`, items as `pr1=idSKU~nmName~pr9.99`),
+ * sent without CORS to another site (an opaque answer counts as delivered).
+ * Elsewhere it uses the Measurement Protocol:
  * `POST <endpoint>?measurement_id=<trackingId>&api_secret=<apiSecret>` with
  * `{ client_id, user_id?, user_properties?, events: [{ name, params,
  * timestamp_micros }] }`, at most 25 events per request (one request per
@@ -121,7 +137,8 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   readonly #url: string;
   readonly #mapping: { enhancedEcommerce: boolean; anonymizeIp: boolean };
   readonly #userProperties = new Map<string, Ga4UserProperties>();
-  readonly #disabled: boolean;
+  readonly #pageProtocol: boolean;
+  readonly #trackingId: string;
 
   /**
    * Creates the provider.
@@ -129,14 +146,20 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * @param options Tracking id, secret, mapping switches and batching.
    * @throws {AnalyticsConfigurationError} When `trackingId` is missing
    * (`ExternalAnalyticsProvider: trackingId is required`), `endpoint` is not
-   * an http(s) URL, or `batchSize` is not an integer from 1 to 25.
+   * an http(s) URL, `batchSize` is not an integer from 1 to 25, or, outside
+   * a browser page, `apiSecret` is missing while the address is Google's
+   * (`ExternalAnalyticsProvider: apiSecret is required outside a browser: …`).
    */
   constructor(options: ExternalAnalyticsProviderOptions) {
     const trackingId = requireString(NAME, "trackingId", options?.trackingId);
+    // Without an API secret, a page sends as Google's tag does; a server
+    // needs the secret for Google's Measurement Protocol.
+    const pageProtocol = !options.apiSecret && inBrowserPage();
     const endpoint = resolveEndpoint(
       NAME,
       "endpoint",
-      options.endpoint ?? GA4_COLLECT_ENDPOINT,
+      options.endpoint ??
+        (pageProtocol ? GA4_PAGE_ENDPOINT : GA4_COLLECT_ENDPOINT),
     );
     const delivery = resolveDelivery(NAME, options, {
       batchSize: GA4_MAX_EVENTS_PER_REQUEST,
@@ -144,38 +167,62 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
       maxBatchSize: GA4_MAX_EVENTS_PER_REQUEST,
     });
     const url = new URL(endpoint);
-    url.searchParams.set("measurement_id", trackingId);
-    if (options.apiSecret) {
-      url.searchParams.set("api_secret", options.apiSecret);
+    if (
+      !options.apiSecret && !pageProtocol &&
+      url.hostname.endsWith("google-analytics.com")
+    ) {
+      throw new AnalyticsConfigurationError(
+        `${NAME}: apiSecret is required outside a browser: Google's Measurement Protocol drops events sent without one. ` +
+          "Create one in Google Analytics (Admin → Data streams → your stream → Measurement Protocol API secrets) " +
+          "and pass it as apiSecret (or set analytics:apiSecret). In a browser page the trackingId alone is enough.",
+      );
+    }
+    registerErrorRoute(this, delivery.route);
+    this.#pageProtocol = pageProtocol;
+    this.#trackingId = trackingId;
+    if (!pageProtocol) {
+      url.searchParams.set("measurement_id", trackingId);
+      if (options.apiSecret) {
+        url.searchParams.set("api_secret", options.apiSecret);
+      }
     }
     this.#url = url.href;
     this.#mapping = {
       enhancedEcommerce: options.enableEnhancedEcommerce ?? false,
       anonymizeIp: options.anonymizeIp ?? true,
     };
-    this.#disabled = !options.apiSecret &&
-      url.hostname.endsWith("google-analytics.com");
-    if (this.#disabled) {
-      delivery.onError(
-        new AnalyticsConfigurationError(
-          `${NAME}: apiSecret is required by Google's Measurement Protocol; events are dropped until one is set`,
-        ),
-      );
-    }
     const timeout = delivery.requestTimeout;
     // A network error may quote the URL, and a proxy may echo it: the API
     // secret never reaches an error message.
     const mask = secretMasker([options.apiSecret]);
+    // A collector on another site cannot be read from a page (no CORS), as
+    // with Google's tag: an opaque answer counts as delivered.
+    const crossSite = pageProtocol && url.origin !== pageOrigin();
     this.#queue = new DeliveryQueue<AnalyticsEvent>({
       ...delivery,
       name: NAME,
       endpoint,
       batchKey: (event) => `${event.anonymousId}\u0000${event.userId ?? ""}`,
       send: async (batch, signal) => {
-        await postJson(this.#url, this.#body(batch), {}, timeout, {
-          signal,
-          mask,
-        });
+        if (pageProtocol) {
+          await postJson(
+            this.#pageUrl(batch),
+            this.#pageBody(batch),
+            {},
+            timeout,
+            {
+              signal,
+              mask,
+              contentType: "text/plain;charset=UTF-8",
+              noCors: crossSite,
+            },
+          );
+        } else {
+          await postJson(this.#url, this.#body(batch), {}, timeout, {
+            signal,
+            mask,
+          });
+        }
       },
     });
   }
@@ -376,9 +423,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   checkHealth(): HealthCheckResult {
-    return this.#queue.health(
-      this.#disabled ? "no apiSecret: events are dropped" : undefined,
-    );
+    return this.#queue.health();
   }
 
   /**
@@ -391,8 +436,25 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   }
 
   #enqueue(event: AnalyticsEvent): void {
-    if (this.#disabled) this.#queue.drop();
-    else this.#queue.enqueue(event);
+    this.#queue.enqueue(event);
+  }
+
+  #pageUrl(batch: readonly AnalyticsEvent[]): string {
+    const first = batch[0];
+    return pageCollectUrl(this.#url, {
+      trackingId: this.#trackingId,
+      clientId: first.anonymousId,
+      userId: first.userId,
+      userProperties: first.userId === undefined
+        ? undefined
+        : this.#userProperties.get(first.userId),
+    });
+  }
+
+  #pageBody(batch: readonly AnalyticsEvent[]): string {
+    return pageCollectBody(
+      batch.map((event) => toGa4Event(event, this.#mapping)),
+    );
   }
 
   #body(batch: readonly AnalyticsEvent[]): string {
@@ -407,5 +469,23 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
     }
     body.events = batch.map((event) => toGa4Event(event, this.#mapping));
     return JSON.stringify(body);
+  }
+}
+
+// A browser page (not a worker, not a server runtime).
+function inBrowserPage(): boolean {
+  const g = globalThis as { document?: unknown; location?: { href?: unknown } };
+  return typeof g.document === "object" && g.document !== null &&
+    typeof g.location?.href === "string";
+}
+
+function pageOrigin(): string | undefined {
+  const href = (globalThis as { location?: { href?: unknown } }).location
+    ?.href;
+  if (typeof href !== "string") return undefined;
+  try {
+    return new URL(href).origin;
+  } catch {
+    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   AnalyticsConfigurationError,
+  AnalyticsDeliveryError,
   AnalyticsManager,
   ExternalAnalyticsProvider,
   type ExternalAnalyticsProviderOptions,
@@ -9,6 +10,7 @@ import {
 } from "../../analytics/mod.ts";
 import type { IConfiguration } from "../../config/mod.ts";
 import { errorSink, startCollector, type TestServer } from "./_helpers.ts";
+import { startTestServer } from "../_support/http_server.ts";
 
 interface Ga4Body {
   client_id: string;
@@ -304,27 +306,72 @@ test("ExternalAnalyticsProvider attaches the sampling rate as the sample_rate pa
   await analytics.dispose();
 });
 
-test("ExternalAnalyticsProvider with Google's address and no apiSecret reports it once and drops events", async () => {
-  const sink = errorSink();
-  const provider = new ExternalAnalyticsProvider({
-    trackingId: "G-TEST123",
-    onError: sink.onError,
-  });
-  assert.equal(sink.errors.length, 1);
-  assert.ok(sink.errors[0] instanceof AnalyticsConfigurationError);
-  assert.equal(
-    sink.errors[0].message,
-    "ExternalAnalyticsProvider: apiSecret is required by Google's Measurement Protocol; events are dropped until one is set",
-  );
-  const analytics = new AnalyticsManager().addProvider(provider);
-  analytics.track("x");
-  assert.deepEqual(await analytics.flush(), { delivered: 0, dropped: 0 });
-  assert.equal(provider.droppedCount, 1);
-  await analytics.dispose();
+test("ExternalAnalyticsProvider outside a browser fails at construction without an apiSecret for Google's address (issue 16)", () => {
+  for (
+    const options of [
+      { trackingId: "G-TEST123" },
+      {
+        trackingId: "G-TEST123",
+        enableEnhancedEcommerce: true,
+        anonymizeIp: true,
+      },
+      {
+        trackingId: "G-TEST123",
+        endpoint: "https://region1.google-analytics.com/mp/collect",
+      },
+    ]
+  ) {
+    assert.throws(
+      () => new ExternalAnalyticsProvider(options),
+      new AnalyticsConfigurationError(
+        "ExternalAnalyticsProvider: apiSecret is required outside a browser: Google's Measurement Protocol drops events sent without one. " +
+          "Create one in Google Analytics (Admin → Data streams → your stream → Measurement Protocol API secrets) " +
+          "and pass it as apiSecret (or set analytics:apiSecret). In a browser page the trackingId alone is enough.",
+      ),
+    );
+  }
   assert.equal(
     GA4_COLLECT_ENDPOINT,
     "https://www.google-analytics.com/mp/collect",
   );
+});
+
+test("ExternalAnalyticsProvider: delivery errors go to the AnalyticsManager's onError when the provider has none (issue 16)", async () => {
+  await using server = await startTestServer((_request, response) => {
+    response.writeHead(400, { "content-type": "application/json" });
+    response.end("{}");
+  });
+  const managerErrors: Error[] = [];
+  const provider = new ExternalAnalyticsProvider({
+    trackingId: "G-TEST123",
+    apiSecret: "s3cret",
+    endpoint: `${server.url}/mp/collect`,
+    flushInterval: 0,
+  });
+  const analytics = new AnalyticsManager({
+    onError: (error) => managerErrors.push(error),
+  }).addProvider(provider);
+  analytics.track("x");
+  assert.deepEqual(await analytics.flush(), { delivered: 0, dropped: 1 });
+  assert.equal(managerErrors.length, 1);
+  assert.ok(managerErrors[0] instanceof AnalyticsDeliveryError);
+  assert.match(managerErrors[0].message, /HTTP 400/);
+
+  // A provider's own onError still wins.
+  const own = errorSink();
+  const second = new ExternalAnalyticsProvider({
+    trackingId: "G-TEST123",
+    apiSecret: "s3cret",
+    endpoint: `${server.url}/mp/collect`,
+    flushInterval: 0,
+    onError: own.onError,
+  });
+  analytics.addProvider(second);
+  analytics.track("y");
+  await analytics.flush();
+  assert.equal(own.errors.length, 1);
+  assert.equal(managerErrors.length, 2); // the first provider's second failure
+  await analytics.dispose();
 });
 
 test("ExternalAnalyticsProvider rejects a missing trackingId and a batchSize above 25", () => {
