@@ -118,7 +118,8 @@ async function main(): Promise<string[]> {
     expect(
       "config source of api:timeout",
       cfg.getSource("api:timeout"),
-      "/config/appsettings.json",
+      // A relative URL is named in full, the page's host included.
+      new URL("/config/appsettings.json", location.href).href,
     ),
   );
   const fileError = await rejection(
