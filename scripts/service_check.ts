@@ -9,7 +9,8 @@
  *    healthy `GET /health`, a greeting, then SIGTERM → exit 0 with a last
  *    line saying it stopped.
  * 2. **Container**: builds `examples/service/Dockerfile` unchanged with
- *    podman (installed with apt-get when missing), runs the image with the
+ *    podman (installed with apt-get when missing, with runc, busybox-static,
+ *    redis-server and postgresql), runs the image with the
  *    environment of `docker-compose.yml` against a real `redis-server` and a
  *    real PostgreSQL started here on loopback, waits for the image's own
  *    HEALTHCHECK, calls the routes, stops and restarts Redis and PostgreSQL
@@ -341,11 +342,12 @@ async function runtimes(): Promise<void> {
 
 // --- 2. Container ------------------------------------------------------------
 
-function installPodman(): string | undefined {
+function installTools(): string | undefined {
   const has = (tool: string): boolean =>
     run("sh", ["-c", `command -v ${tool}`]).code === 0;
-  const need = ["podman", "runc"].filter((tool) => !has(tool));
+  const need = ["podman", "runc", "redis-server"].filter((tool) => !has(tool));
   if (!existsSync("/bin/busybox")) need.push("busybox-static");
+  if (!existsSync("/usr/lib/postgresql")) need.push("postgresql");
   if (need.length === 0) return undefined;
   const root = process.getuid?.() === 0;
   if (!root && run("sh", ["-c", "command -v sudo"]).code !== 0) {
@@ -373,6 +375,17 @@ function installPodman(): string | undefined {
     return `apt-get install ${need.join(" ")} failed: ${
       (update.stderr + install.stderr).trim().split("\n").slice(-3).join(" ")
     }`;
+  }
+  // The packaged services are not used: the check starts its own on
+  // ephemeral ports.
+  for (const service of ["postgresql", "redis-server"]) {
+    if (need.includes(service)) {
+      run(sudo[0] ?? "service", [
+        ...(root ? [] : ["service"]),
+        service,
+        "stop",
+      ]);
+    }
   }
   return undefined;
 }
@@ -636,7 +649,7 @@ async function composeEnvironment(
 
 async function container(): Promise<void> {
   console.log("\n--- the example service's container (podman)");
-  const reason = installPodman();
+  const reason = installTools();
   if (reason !== undefined) {
     skip(`container check: ${reason}`);
     return;
