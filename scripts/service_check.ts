@@ -41,6 +41,7 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -287,14 +288,46 @@ async function runtimeCheck(
       `${name}: GET /api/hello negotiates de-DE`,
       JSON.stringify(hello),
     );
-    // process.kill, not child.kill: Deno's child_process reports a signal
-    // sent through child.kill as the cause of exit even when the child
-    // handled it and exited with its own code.
-    process.kill(started.child.pid!, "SIGTERM");
+    // A POST whose body arrives in two parts with SIGTERM in between: the
+    // request in flight must still be answered. process.kill, not
+    // child.kill: Deno's child_process reports a signal sent through
+    // child.kill as the cause of exit even when the child handled it and
+    // exited with its own code.
+    const { hostname, port } = new URL(url);
+    const inFlight = new Promise<number>((resolve) => {
+      const post = httpRequest({
+        hostname,
+        port,
+        method: "POST",
+        path: "/api/users",
+        headers: { "Content-Type": "application/json" },
+      }, (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      });
+      post.on("error", () => resolve(0));
+      post.write('{"name":"Ada",');
+      setTimeout(() => {
+        process.kill(started.child.pid!, "SIGTERM");
+        setTimeout(() => post.end('"email":"ada@example.com"}'), 300);
+      }, 300);
+    });
+    const inFlightStatus = await inFlight;
+    check(
+      inFlightStatus === 201,
+      `${name}: a request in flight at SIGTERM is answered (201)`,
+      `status ${inFlightStatus}`,
+    );
     const code = await Promise.race([started.exited, sleep(10_000)]);
     const lines = started.output().trim().split("\n");
+    // The shutdown waits for the request above (300 ms), not for idle
+    // keep-alive connections to time out.
+    const stoppedIn = Number(
+      /stopped in ([\d.]+) ms/.exec(lines[lines.length - 1] ?? "")?.[1] ??
+        Infinity,
+    );
     check(
-      code === 0 && /stopped/i.test(lines[lines.length - 1] ?? ""),
+      code === 0 && stoppedIn < 2_000,
       `${name}: SIGTERM → exit 0, last line "${
         (lines[lines.length - 1] ?? "").slice(0, 80)
       }"`,

@@ -146,11 +146,19 @@ async function open(
         kind: "node:http",
         close: () =>
           new Promise<void>((done) => {
-            // close() stops accepting and ends when the requests in flight
-            // are answered; idle keep-alive connections are closed now.
-            server.close(() => done());
-            (server as { closeIdleConnections?: () => void })
-              .closeIdleConnections?.();
+            // close() stops accepting and ends once every connection is
+            // closed. A keep-alive connection turns idle only after its last
+            // response is written, so idle ones are closed now and again
+            // every 50 ms until then, instead of after the keep-alive
+            // timeout (5 s).
+            const idle = server as { closeIdleConnections?: () => void };
+            const sweep = setInterval(() => idle.closeIdleConnections?.(), 50);
+            (sweep as { unref?: () => void }).unref?.();
+            server.close(() => {
+              clearInterval(sweep);
+              done();
+            });
+            idle.closeIdleConnections?.();
           }),
       });
     });
