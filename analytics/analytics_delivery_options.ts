@@ -20,13 +20,13 @@
 export interface AnalyticsDeliveryOptions {
   /**
    * Events per request; a request leaves as soon as this many are waiting.
-   * Custom provider default 50 (spec §8); GA4 default and maximum 25.
+   * Custom provider default 50; GA4 default and maximum 25.
    */
   batchSize?: number;
   /**
    * The longest an event waits before its batch is sent, even when the batch
    * is not full. 0 turns the timer off (only `batchSize` and `flush()` send).
-   * Custom provider default 30000 (spec §8); GA4 default 5000. The timer is
+   * Custom provider default 30000; GA4 default 5000. The timer is
    * unref'd: it never keeps a process alive.
    */
   flushInterval?: number;

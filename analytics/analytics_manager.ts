@@ -49,8 +49,8 @@ export type AnalyticsConsentMode = "hold" | "drop";
 export type AnalyticsConsentState = "pending" | "granted" | "denied";
 
 /**
- * Options of {@linkcode AnalyticsManager.configure} (spec §2.8:
- * `enableAutoPageTracking`, `enableErrorTracking`,
+ * Options of {@linkcode AnalyticsManager.configure}
+ * (`enableAutoPageTracking`, `enableErrorTracking`,
  * `enablePerformanceTracking`, `samplingRate`) and the consent, identity
  * and error settings. Every option may be changed by a later `configure`
  * call; options left out keep their value.

@@ -24,7 +24,7 @@ const NAME = "CustomAnalyticsProvider";
 const SECRET_HEADER = /auth|key|secret|token|cookie/i;
 
 /**
- * Options of {@linkcode CustomAnalyticsProvider} (spec §2.8): `endpoint`,
+ * Options of {@linkcode CustomAnalyticsProvider}: `endpoint`,
  * `apiKey`, `batchSize` (default 50), `flushInterval` (default 30000 ms),
  * plus the shared {@linkcode AnalyticsDeliveryOptions}.
  */

@@ -228,7 +228,7 @@ export class CacheManager implements ICache {
   }
 
   /**
-   * Attaches a policy to a named area (spec §4.2); `area(name)` and
+   * Attaches a policy to a named area; `area(name)` and
    * `getOrSet(…, { policy: name })` use it. Replaces an earlier one.
    *
    * @param name The area's name.

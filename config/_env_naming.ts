@@ -1,4 +1,4 @@
-// Environment variable naming (spec §2.3): `<PREFIX>_<SECTION>__<SUB>__<PROP>`,
+// Environment variable naming: `<PREFIX>_<SECTION>__<SUB>__<PROP>`,
 // `__` one level, each segment UPPER_SNAKE → camelCase.
 import { toCamelCase } from "../core/mod.ts";
 

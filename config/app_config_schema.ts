@@ -6,12 +6,12 @@ import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 export interface AppConfigLogProvider {
   /** Which provider: `console`, `file` or `remote`. */
   type: "console" | "file" | "remote";
-  /** The provider's options (spec §2.4); default `{}`. */
+  /** The provider's options; default `{}`. */
   options: Record<string, unknown>;
 }
 
 /**
- * The typed application configuration of spec §2.1, as
+ * The typed application configuration, as
  * {@linkcode appConfigSchema} produces it (defaults applied, so
  * `api.timeout` is always a number). The file checks at compile time that
  * this type and the schema's inferred output are the same.
@@ -39,7 +39,7 @@ export interface AppConfig {
     /** Cache API answers. */
     enableCaching?: boolean | undefined;
   };
-  /** Logging set-up (spec §2.4). */
+  /** Logging set-up. */
   logging: {
     /** Default `info`. */
     level: "debug" | "info" | "warning" | "error";
@@ -125,7 +125,7 @@ type _AppConfigMatchesSchema = Assert<
 >;
 
 /**
- * The application configuration of spec §2.1 as a valibot schema, with its
+ * The application configuration as a valibot schema, with its
  * bounds, defaults and required objects:
  *
  * - `database` (required): `connectionString` string, required;

@@ -178,7 +178,7 @@ function emptySnapshot(): Snapshot {
 
 /**
  * Layered configuration from JSON files, environment variables, `.env`
- * files, memory and JSON over HTTP (spec §2.2, §4.2), like .NET's
+ * files, memory and JSON over HTTP, like .NET's
  * `ConfigurationManager`.
  *
  * - Keys are colon paths (`database:connectionString`), looked up ignoring
@@ -274,7 +274,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   }
 
   /**
-   * Adds a JSON file (spec §2.2) and reads it at once, so a missing or
+   * Adds a JSON file and reads it at once, so a missing or
    * malformed file fails here.
    *
    * @param path Absolute, or relative to the application root
@@ -377,7 +377,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   }
 
   /**
-   * Adds the environment variables (spec §2.3):
+   * Adds the environment variables:
    * `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` → `section:sub:property`.
    *
    * @param prefix Only variables starting with `<prefix>_` are read. Omit to
@@ -399,7 +399,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   }
 
   /**
-   * Adds the standard variables of spec §2.3 (`DB_CONNECTION_STRING`,
+   * Adds the standard, unprefixed variables (`DB_CONNECTION_STRING`,
    * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}).
    *
    * @returns This manager.
@@ -664,7 +664,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
 
   /**
    * Looks for the usual reasons a value is missing or an environment
-   * variable is ignored (spec §7): prefixed variables that map to no known
+   * variable is ignored: prefixed variables that map to no known
    * key, single underscores where `__` would match a known key
    * (`APP_DATABASE_CONNECTION_STRING` → `APP_DATABASE__CONNECTION_STRING`),
    * a missing override file for the chosen environment, optional files that

@@ -49,8 +49,8 @@ export type ConfigurationDiagnosticCode =
 
 /**
  * One finding of {@linkcode ConfigurationManager.prototype.diagnose}: a
- * likely reason why a value is not what was expected (spec §7,
- * "Environment variables ignored", "Configuration value missing").
+ * likely reason why a value is not what was expected (an environment
+ * variable ignored, a configuration value missing).
  */
 export interface ConfigurationDiagnostic {
   /** What kind of problem this is. */

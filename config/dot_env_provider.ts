@@ -22,7 +22,7 @@ export interface DotEnvOptions {
    * either way.
    */
   prefix?: string;
-  /** Map the standard variables of spec §2.3. Default `true`. */
+  /** Map the standard variables (`DB_CONNECTION_STRING`, …). Default `true`. */
   standardVariables?: boolean;
   /** The directory relative paths resolve against (see `JsonFileOptions`). */
   basePath?: string;
@@ -80,7 +80,7 @@ function closes(text: string, quote: string, from: number): boolean {
  * A `.env` file as a configuration source. It is parsed with the `dotenv`
  * package's parser and never touches the process environment. Each name maps
  * like an environment variable: standard variables (`DB_TIMEOUT`) to their
- * keys, `<PREFIX>_SECTION__PROPERTY` through the §2.3 naming rules, and
+ * keys, `<PREFIX>_SECTION__PROPERTY` through the environment variable naming rules, and
  * colon paths (`logging:providers:0:type=console`) as they are. Each value's
  * source is `<path> <NAME>`.
  *

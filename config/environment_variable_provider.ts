@@ -12,7 +12,7 @@ import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 
 /**
- * Environment variables as a configuration source (spec §2.2, §2.3).
+ * Environment variables as a configuration source.
  *
  * A variable `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` maps to the key
  * `section:sub:property`: `__` is one level, and each segment goes from

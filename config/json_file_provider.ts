@@ -46,7 +46,7 @@ export interface JsonFileOptions {
 }
 
 /**
- * A JSON file as a configuration source (spec §2.2): `appsettings.json` for
+ * A JSON file as a configuration source: `appsettings.json` for
  * defaults, `appsettings.<environment>.json` for one environment's overrides.
  *
  * The file must hold a JSON object; line (`//`) and block comments and trailing

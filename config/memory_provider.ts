@@ -5,7 +5,7 @@ import {
 } from "./configuration_provider.ts";
 
 /**
- * In-memory values as a configuration source (spec §2.2): keys are colon
+ * In-memory values as a configuration source: keys are colon
  * paths, values strings (`feature:beta` → `"true"`). A memory source always
  * wins over every other kind of source, whatever the order they were added
  * in; between memory sources the one added later wins. Numeric segments

@@ -11,8 +11,10 @@
  *   {@linkcode StandardVariableProvider}, {@linkcode MemoryProvider} (always
  *   wins), {@linkcode DotEnvProvider}, {@linkcode JsonUrlProvider}.
  * - {@linkcode createConfiguration}: the standard stack, loaded and validated.
- * - {@linkcode appConfigSchema} / {@linkcode AppConfig}: the spec's schema.
- * - {@linkcode validateConfiguration}: the startup rules of spec §4.3.
+ * - {@linkcode appConfigSchema} / {@linkcode AppConfig}: the schema of an
+ *   application's configuration (`database`, `api`, `logging`, …).
+ * - {@linkcode validateConfiguration}: the start-up checks of the
+ *   required keys and their bounds.
  *
  * Keys are colon paths (`database:connectionString`), case-insensitive per
  * segment. Environment variables follow `<PREFIX>_<SECTION>__<PROPERTY>`

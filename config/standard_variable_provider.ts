@@ -6,7 +6,8 @@ import { readEnvironment } from "./_environment_deno.ts";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 
 /**
- * The standard variables of spec §2.3 and the keys they map to. They keep
+ * The standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`, …) and the
+ * keys they map to. They keep
  * their conventional names (no prefix, no `__`).
  *
  * | Variable | Key |
@@ -70,7 +71,7 @@ export const standardVariables: Readonly<Record<string, string>> = Object
   });
 
 /**
- * The standard variables of spec §2.3 (see {@linkcode standardVariables}) as
+ * The standard variables (see {@linkcode standardVariables}) as
  * a configuration source; `addStandardVariables()` adds one. Each value's
  * source is `env <NAME>`.
  *

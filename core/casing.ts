@@ -92,7 +92,7 @@ export function toSnakeCase(value: string): string {
 
 /**
  * Converts text to UPPER_SNAKE_CASE (`connectionString` → `CONNECTION_STRING`),
- * the naming of environment variables (spec §2.3). It round-trips with
+ * the naming of environment variables. It round-trips with
  * {@linkcode toCamelCase}.
  *
  * @param value Text in any of the supported casings.

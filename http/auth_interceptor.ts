@@ -10,7 +10,7 @@ export interface AuthInterceptorOptions {
   /** Tells whether a token has expired; expired tokens are refreshed first. */
   isExpired?(token: string): boolean | Promise<boolean>;
   /**
-   * Gets a new token (application code, spec §5.2) and stores it where
+   * Gets a new token (application code) and stores it where
    * `getToken` reads it. May return the new token; when it returns nothing
    * the interceptor reads `getToken` again. It must not send its request
    * through a client that has this interceptor (it would wait for itself):
@@ -24,8 +24,8 @@ export interface AuthInterceptorOptions {
 const SENT_TOKEN = Symbol("kit.http.sentToken");
 
 /**
- * Sets `Authorization: Bearer <token>` on every attempt when a token exists
- * (spec §5.1). With `refreshToken`, an expired token (per `isExpired`) is
+ * Sets `Authorization: Bearer <token>` on every attempt when a token exists.
+ * With `refreshToken`, an expired token (per `isExpired`) is
  * refreshed before the request, concurrent requests share one refresh
  * (single flight), and a 401 response triggers one refresh and one replay of
  * the call, never more: a replayed call that gets 401 again returns (or

@@ -11,7 +11,7 @@ const REQUEST_ID = Symbol("kit.http.requestId");
 
 /**
  * Tags each call with an `X-Request-ID` header and turns a non-success
- * response into an {@linkcode HttpError} (spec §7).
+ * response into an {@linkcode HttpError}.
  *
  * The id is generated once per call (`crypto.randomUUID()`) and sent
  * unchanged with every retry and a replay of that call, so server logs can

@@ -19,7 +19,7 @@ import { TimeoutError } from "./timeout_error.ts";
 import { resolveBase, withQuery } from "./_url.ts";
 import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
 
-/** Options of {@linkcode HttpClient} (spec §2.5). */
+/** Options of {@linkcode HttpClient}. */
 export interface HttpClientOptions {
   /**
    * Limit for one attempt in milliseconds: from sending the request until the
@@ -197,7 +197,7 @@ interface KyInit {
 type Fetch = NonNullable<HttpClientOptions["fetch"]>;
 
 /**
- * HTTP client for JSON APIs (spec §2.5), built on `ky`: a base address,
+ * HTTP client for JSON APIs, built on `ky`: a base address,
  * default JSON headers, interceptors, per-attempt and total timeouts, and
  * retries with exponential backoff that honour `Retry-After`.
  *
@@ -209,7 +209,7 @@ type Fetch = NonNullable<HttpClientOptions["fetch"]>;
  * Paths are appended to the base address (`/users` and `users` both give
  * `<base>/users`); an absolute URL (`https://...`) is used as it is. The base
  * address may be relative (`/api`): in a browser it is resolved against the
- * page (the development-proxy answer to CORS errors, spec §7); elsewhere a
+ * page (the development-proxy answer to CORS errors); elsewhere a
  * relative base has no origin, so calls with relative paths throw.
  *
  * @example Usage
@@ -451,7 +451,7 @@ export class HttpClient {
   }
 
   /**
-   * Adds an interceptor (spec §4.2). `intercept` runs before every attempt
+   * Adds an interceptor. `intercept` runs before every attempt
    * in the order added; `onResponse` runs on responses in reverse order.
    *
    * @param interceptor The interceptor to add.

@@ -21,7 +21,7 @@ export interface HttpErrorDetails {
  * {@linkcode ErrorInterceptor} and by the JSON methods of
  * {@linkcode HttpClient} (`get`, `post`, `put`, `patch`, `delete`). The
  * message is the `message` field of the JSON response body when it is a
- * non-empty string, else the status text (spec §7). Its subclass
+ * non-empty string, else the status text. Its subclass
  * {@linkcode ResponseTooLargeError} reports a body larger than the client's
  * `maxResponseSize`, whatever the status.
  *

@@ -39,7 +39,7 @@ export interface HttpCallContext {
 }
 
 /**
- * Hooks into every call of an {@linkcode HttpClient} (spec §4.2
+ * Hooks into every call of an {@linkcode HttpClient} (add one with
  * `addInterceptor`). `intercept` runs before every attempt, retries and a
  * replay included, in the order the interceptors were added; `onResponse`
  * runs on the response a call produces, in reverse order. Both may be async;

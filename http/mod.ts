@@ -1,5 +1,5 @@
 /**
- * HTTP client of Kit (`@vendor/kit-platform-http`, spec §2.5): a JSON client
+ * HTTP client of Kit (`@vendor/kit-platform-http`): a JSON client
  * built on `ky` with interceptors, per-attempt and total timeouts, retries
  * with exponential backoff that honour `Retry-After`, a response size limit,
  * bearer-token authentication with single-flight refresh, and request ids

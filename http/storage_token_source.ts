@@ -8,13 +8,13 @@ export interface StorageTokenSourceOptions {
    * persistent token store between users).
    */
   storage?: StorageLike;
-  /** Storage key. Default `"authToken"` (spec §5.2). */
+  /** Storage key. Default `"authToken"`. */
   key?: string;
 }
 
 /**
  * Reads and writes the access token under the key `authToken` of a
- * `Storage` (spec §5.2): `localStorage` in browsers, an in-memory storage
+ * `Storage`: `localStorage` in browsers, an in-memory storage
  * elsewhere. Pair it with {@linkcode AuthInterceptor}.
  *
  * @example Usage

@@ -2,7 +2,7 @@
  * Thrown by {@linkcode HttpClient} when an attempt takes longer than its
  * `timeout`, or a whole call (every attempt and the waits between them) takes
  * longer than `totalTimeout`. The message is exactly
- * `Request timeout of <n>ms exceeded` (spec §7), where `<n>` is the limit that
+ * `Request timeout of <n>ms exceeded`, where `<n>` is the limit that
  * was exceeded.
  *
  * @example Usage

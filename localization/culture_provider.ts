@@ -2,7 +2,7 @@ import type { Signal } from "../platform/mod.ts";
 
 /**
  * Holds the current culture and announces changes through
- * {@linkcode CultureProvider.cultureChanged} (spec §6). The
+ * {@linkcode CultureProvider.cultureChanged}. The
  * {@linkcode LocalizationManager} calls {@linkcode CultureProvider.setCulture}
  * only after the new culture's translations are in place, so handlers of
  * `cultureChanged` can translate with the new culture straight away.

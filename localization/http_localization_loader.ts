@@ -65,7 +65,7 @@ export interface HttpLocalizationLoaderOptions {
 /**
  * A {@linkcode LocalizationLoader} that fetches each culture's resource over
  * HTTP from an address template holding `{culture}`, for example
- * `/api/localization/{culture}.json` (spec §4.1). The culture is checked to be
+ * `/api/localization/{culture}.json`. The culture is checked to be
  * a BCP 47 tag before it is put into the address.
  *
  * @example Usage

@@ -21,7 +21,7 @@ import type { LocalizationValueParser } from "./value_parser.ts";
 
 /**
  * Produces the text shown for a key no culture of the fallback chain has
- * (spec §7: for example `[key]` or the key itself).
+ * (for example `[key]` or the key itself).
  *
  * @param key The key as given to `translate`.
  * @param culture The current culture.
@@ -156,7 +156,7 @@ type Loaded =
   | { readonly culture: string; readonly error: unknown };
 
 /**
- * Translates keys for the current culture (spec §2.6).
+ * Translates keys for the current culture.
  *
  * - {@linkcode LocalizationManager.prototype.setCulture} loads the culture's
  *   translations, with those of its fallback chain (`fr-CA` → `fr` →

@@ -1,6 +1,6 @@
 /**
- * The localization package of Kit (`@vendor/kit-platform-localization`,
- * spec §2.6): the {@linkcode LocalizationManager} translates keys for the
+ * The localization package of Kit (`@vendor/kit-platform-localization`):
+ * the {@linkcode LocalizationManager} translates keys for the
  * current culture, with translations from a {@linkcode MapLocalizationProvider}
  * or a {@linkcode LoaderLocalizationProvider} (over HTTP with
  * {@linkcode HttpLocalizationLoader}, from files with
@@ -9,7 +9,7 @@
  * ({@linkcode FormatLocalizationValueParser}) and `{@group.key}` references
  * ({@linkcode RefLocalizationValueParser}), key resolvers and a
  * {@linkcode LocalizationCache}. Culture changes are announced by the culture
- * provider's `cultureChanged` signal (spec §6).
+ * provider's `cultureChanged` signal.
  *
  * @example Usage
  * ```ts

@@ -1,5 +1,5 @@
 // LoggerManager.fromConfiguration: turns the `logging` section of a
-// configuration (spec §2.1, §2.3) into manager options.
+// configuration into manager options.
 import { type IConfiguration, invalidLogLevelMessage } from "../config/mod.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";

@@ -11,7 +11,7 @@ import {
   secretValueKeyWords,
 } from "../core/mod.ts";
 
-/** Keys masked by default (spec §5 rule 4: secrets never reach a log). */
+/** Keys masked by default (secrets never reach a log). */
 export const DEFAULT_KEYS: readonly string[] = Object.freeze([
   ...secretKeyWords,
   ...secretValueKeyWords,

@@ -25,7 +25,7 @@ export interface LogConsole {
   error(...data: unknown[]): void;
 }
 
-/** Options of {@linkcode ConsoleLogProvider} (spec §2.4). */
+/** Options of {@linkcode ConsoleLogProvider}. */
 export interface ConsoleLogProviderOptions {
   /**
    * Colour the level, timestamp, properties and stack with ANSI codes. Takes

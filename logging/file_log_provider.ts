@@ -11,7 +11,7 @@ import { textFormatter } from "./_text_format.ts";
 import { RESOLVED } from "./_resolved.ts";
 import { type FileSink, type LineQueue, sinkFor } from "./_file_sink.ts";
 
-/** Options of {@linkcode FileLogProvider} (spec §2.4). */
+/** Options of {@linkcode FileLogProvider}. */
 export interface FileLogProviderOptions {
   /**
    * Path of the current log file, for example `logs/app.log`. The folder is

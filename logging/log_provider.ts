@@ -4,7 +4,7 @@ import type { LogEntry } from "./log_entry.ts";
 import type { LogLevel } from "./log_level.ts";
 
 /**
- * A destination for log entries: Kit's extension point (spec §2.4). Kit ships
+ * A destination for log entries: Kit's extension point. Kit ships
  * {@linkcode ConsoleLogProvider}, {@linkcode FileLogProvider} and
  * {@linkcode RemoteLogProvider}; write your own for anything else and pass it
  * to {@linkcode LoggerManager.configure}.

@@ -11,7 +11,7 @@ import type { Logger } from "./logger.ts";
 import { Core, createLogger, OFF } from "./_logger.ts";
 import { optionsFromConfiguration } from "./_configuration.ts";
 
-/** The argument of {@linkcode LoggerManager.configure} (spec §2.4). */
+/** The argument of {@linkcode LoggerManager.configure}. */
 export interface LoggerManagerOptions {
   /**
    * Lowest level written: a {@linkcode LogLevel} member or its string form.
@@ -40,7 +40,7 @@ const SEVERITY: Record<HealthStatus, number> = {
 /**
  * Owns the logging setup: the level, the providers, and the loggers handed
  * out by {@linkcode LoggerManager.getLogger}. Static methods act on a
- * process-wide default manager, as the spec writes them
+ * process-wide default manager, as application code usually writes them
  * (`LoggerManager.configure(...)`); `new LoggerManager()` gives an isolated
  * one, as with `ServiceLocator`.
  *
@@ -124,7 +124,8 @@ export class LoggerManager {
 
   /**
    * Configures the default manager from configuration (see the instance
-   * method). This is step 2 of the startup order (spec §1).
+   * method). This is step 2 of the start-up order (configuration,
+   * logging, services, then the application).
    *
    * @param config The application configuration.
    * @param options Values set in code; each wins over the configuration.

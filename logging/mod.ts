@@ -1,5 +1,5 @@
 /**
- * Logging package of Kit (`@vendor/kit-platform-logging`, spec §2.4):
+ * Logging package of Kit (`@vendor/kit-platform-logging`):
  * a {@linkcode LoggerManager} with a level and providers, loggers per
  * category with structured properties and child context, and three
  * providers — {@linkcode ConsoleLogProvider}, {@linkcode FileLogProvider}

@@ -19,7 +19,7 @@ import { randomId } from "./_ids.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
 
-/** Options of {@linkcode RemoteLogProvider} (spec §2.4, §5 rule 5). */
+/** Options of {@linkcode RemoteLogProvider}. */
 export interface RemoteLogProviderOptions {
   /**
    * The http(s) URL batches are POSTed to; in a browser a path relative to

@@ -2,7 +2,7 @@
  * Thrown when creating a service needs that same service, directly or
  * through others. The message names the whole resolution chain, for example
  * `Circular dependency detected: a -> b -> a`, instead of the
- * `RangeError: Maximum call stack size exceeded` of spec §7.
+ * `RangeError: Maximum call stack size exceeded` the recursion would end in.
  *
  * @example Usage
  * ```ts

@@ -27,7 +27,7 @@ interface Subscription {
 /**
  * Publish/subscribe between parts of an application that should not know each
  * other, for example to break a circular dependency between two services
- * (spec §6, `user:created`).
+ * (`user:created`).
  *
  * Pass an event map to type names and payloads:
  * `new EventAggregator<{ "user:created": User }>()`. Handlers run in
@@ -172,8 +172,7 @@ export class EventAggregator<
    * @param name The event name.
    * @param handler Called with each payload.
    * @returns A function that removes this subscription; calling it again is
-   * harmless. Call it when the subscriber is disposed so nothing leaks
-   * (spec §6).
+   * harmless. Call it when the subscriber is disposed so nothing leaks.
    *
    * @example Usage
    * ```ts

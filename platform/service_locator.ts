@@ -131,11 +131,11 @@ class LocatorState {
 }
 
 /**
- * A named registry of lazily created singletons (spec §1 rule 2, §4.2).
+ * A named registry of lazily created singletons.
  *
  * Register a factory under a name; the service is created on the first
  * `get` and the same instance is returned afterwards. Static methods act on
- * a process-wide default locator, as the spec writes them
+ * a process-wide default locator, as application code usually writes them
  * (`ServiceLocator.get<ConfigurationManager>('config')`); `new
  * ServiceLocator()` gives an isolated one for tests and scopes.
  *
@@ -258,7 +258,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * Returns a service of the default locator, creating it on first request.
    *
    * @typeParam T The type of the service (pass it: without it the result is
-   * `unknown`, spec §7).
+   * `unknown`).
    * @param name The service name.
    * @returns The service.
    * @throws {ServiceNotFoundError} When nothing is registered under `name`.

@@ -24,7 +24,7 @@ interface Slot<T> {
 
 /**
  * A typed, single-event notification: the `cultureChanged` of the
- * localization package is one (spec §6, `cultureChanged.add(handler)`).
+ * localization package is one (`cultureChanged.add(handler)`).
  *
  * Handlers run in the order they were added. A handler removed while a
  * dispatch is running is not called by it if it has not run yet; one added
