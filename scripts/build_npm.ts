@@ -9,7 +9,10 @@
  *   `imports` map of deno.json and become `dependencies` with its ranges;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `import`/`require`/`types` conditions, the package's own
- *   README (its section of the main README) and the LICENSE.
+ *   README (its section of the main README) and the LICENSE;
+ * - the JSR import paths in the declarations' doc comments
+ *   (`@vendor/kit/platform`) become npm package names
+ *   (`@vendor/kit-platform`).
  *
  * Every file is transpiled on its own (`transpileModule` and
  * `transpileDeclaration`): the sources have explicit types everywhere (no
@@ -247,6 +250,23 @@ function dropDuplicateMembers(dts: string): string {
   return out;
 }
 
+/**
+ * Rewrites the JSR import paths that the JSDoc examples and module docs show
+ * (`@vendor/kit/platform`) to the npm package names an npm user imports
+ * (`@vendor/kit-platform`). The root `@vendor/kit` has no npm package of its
+ * own: as an import specifier (`from "@vendor/kit"`) it becomes the package
+ * being built, whose docs these are. Only declarations need it: the
+ * JavaScript ships without comments.
+ */
+export function npmDocPaths(text: string, info: PackageInfo): string {
+  return text
+    .replace(
+      /@vendor\/kit\/([a-z]+)(?![\w/-])/g,
+      (whole, folder: string) => packageOfFolder(folder)?.name ?? whole,
+    )
+    .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
+}
+
 async function buildPackage(
   info: PackageInfo,
   config: DenoJson,
@@ -314,7 +334,10 @@ async function buildPackage(
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, code);
     }
-    declarations.set(base, dropDuplicateMembers(dts.outputText));
+    declarations.set(
+      base,
+      npmDocPaths(dropDuplicateMembers(dts.outputText), info),
+    );
   }
   // Declarations: for every public file, and for the internal (`_`) files
   // the public declarations reach. The other internal files are unreachable

@@ -3,6 +3,8 @@
  *
  * - `deno.json` exports, the eight `package.json` files and their versions
  *   agree (one version for all; sibling dependencies at that version);
+ * - no declaration file shows a JSR import path (`"@vendor/kit/platform"`)
+ *   where an npm user imports `@vendor/kit-platform`;
  * - no built file references the `Deno` global, and no file a web bundler
  *   reaches from `esm/mod.js` (the `browser` export condition; the package's
  *   `#` imports resolved under the `browser` condition) imports a `node:`
@@ -162,6 +164,18 @@ for (const info of PACKAGES) {
     }
   }
   for (const file of await walk(dir)) {
+    // Doc examples show the import an npm user writes, not a JSR path.
+    if (file.endsWith(".d.ts")) {
+      const text = await readFile(file, "utf8");
+      const jsr = /["'`]@vendor\/kit(\/[\w/.-]*)?["'`]/.exec(text);
+      if (jsr !== null) {
+        problems.push(
+          `${file.slice(ROOT.length + 1)} shows the JSR import path ${
+            jsr[0]
+          } (npm users import @vendor/kit-<package>)`,
+        );
+      }
+    }
     if (!file.endsWith(".js")) continue;
     const code = await readFile(file, "utf8");
     if (referencesDeno(file, code)) {
