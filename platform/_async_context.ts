@@ -6,6 +6,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 /** Where the current context lives. */
 export interface ContextStore<T> {
   run<R>(value: T, fn: () => R): R;
+  /** Runs `fn` outside any context (a service created during a request). */
+  exit<R>(fn: () => R): R;
   get(): T | undefined;
 }
 
@@ -20,6 +22,7 @@ export function contextStore<T>(): ContextStore<T> {
   const storage = holder[KEY] ??= new AsyncLocalStorage<T>();
   return {
     run: (value, fn) => storage.run(value, fn),
+    exit: (fn) => storage.exit(fn),
     get: () => storage.getStore(),
   };
 }

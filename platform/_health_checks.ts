@@ -1,6 +1,6 @@
 // Runs health checks concurrently, each under its own timeout, and folds
 // them into one report.
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { maskSecretText, type TimerHandle, unrefTimer } from "../core/mod.ts";
 import type {
   HealthCheck,
   HealthCheckReport,
@@ -51,10 +51,18 @@ export async function runCheck(
         'The check returned no status: return { status: "healthy" | "degraded" | "unhealthy" }';
     } else {
       entry.status = result.status;
-      if (result.detail !== undefined) entry.detail = result.detail;
+      if (result.detail !== undefined) {
+        // A health endpoint is often public: passwords in URLs, tokens and
+        // the like never reach it.
+        entry.detail = typeof result.detail === "string"
+          ? maskSecretText(result.detail)
+          : result.detail;
+      }
     }
   } catch (error) {
-    entry.error = error instanceof Error ? error.message : String(error);
+    entry.error = maskSecretText(
+      error instanceof Error ? error.message : String(error),
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -12,6 +12,11 @@ export interface CreatedService {
 export interface LocatorHooks {
   /** Hands over what the locator created, oldest first, and forgets it. */
   takeCreated(): CreatedService[];
+  /**
+   * Refuses every later creation (the application stopped: a service made
+   * now would never be disposed).
+   */
+  close(reason: string): void;
 }
 
 /** Filled by each ServiceLocator's constructor. */

@@ -37,9 +37,14 @@ function withHeader(response: Response, id: string): Response {
     return response;
   } catch {
     // Immutable headers (a Response.redirect(), a proxied fetch response).
-    const copy = new Response(response.body, response);
-    copy.headers.set("X-Request-ID", id);
-    return copy;
+    try {
+      const copy = new Response(response.body, response);
+      copy.headers.set("X-Request-ID", id);
+      return copy;
+    } catch {
+      // Response.error() (status 0) cannot be copied: pass it on as it is.
+      return response;
+    }
   }
 }
 

@@ -21,11 +21,13 @@ import { exitProcess, onShutdownSignal, readEnv } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
 import { STEP_NAMES } from "./_steps.ts";
 import {
+  abandonAfter,
   consoleLogger,
   diagnosticsEnabled,
   loggerOf,
   messageOf,
 } from "./_application_support.ts";
+import { deadlineSignal } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
 
 type State = "starting" | "running" | "stopping" | "stopped";
@@ -69,13 +71,16 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
  * await Application.run({
  *   configuration: () => ({ port: 3000 }),
  *   services: (services, config, app) => {
+ *     let server: Deno.HttpServer | undefined;
  *     app.addHostedService("http", {
- *       start(signal) {
- *         Deno.serve({ port: config.port, signal }, app.handle(() =>
- *           new Response("ok")
- *         ));
+ *       start() {
+ *         server = Deno.serve(
+ *           { port: config.port },
+ *           app.handle(() => new Response("ok")),
+ *         );
  *       },
- *       stop() {},
+ *       // Stops accepting, then closes; stop() waits for it.
+ *       stop: () => server?.shutdown(),
  *     });
  *   },
  * });
@@ -190,16 +195,25 @@ export class Application<TServices extends object = ServiceMap> {
     let stopping = false;
     const signals: string[] = [];
     const detach = onShutdownSignal((signal) => {
-      if (stopping) {
+      // A second signal, during start-up or shutdown, ends the process at
+      // once: a hung start-up or disposal can always be interrupted.
+      if (stopping || signals.length > 0) {
         const code = signal === "SIGINT" ? 130 : 143;
         console.error(
-          `Received ${signal} again during shutdown: exiting now with ${code} without waiting.`,
+          `Received ${signal} again during ${
+            stopping ? "shutdown" : "start-up"
+          }: exiting now with ${code} without waiting.`,
         );
         exitProcess(code);
         return;
       }
       signals.push(signal);
-      received?.(signal);
+      if (received !== undefined) received(signal);
+      else {
+        console.error(
+          `Received ${signal} during start-up: stopping once it ends (send it again to exit now).`,
+        );
+      }
     });
     // Waiting for a signal is the point of run(): keep the process alive
     // until one arrives (signal listeners alone do not in Node.js).
@@ -300,7 +314,8 @@ export class Application<TServices extends object = ServiceMap> {
    * `true`).
    * @returns This application, for chaining.
    * @throws {TypeError} When `check` is not a function.
-   * @throws {RangeError} When `timeout` is not a positive number.
+   * @throws {RangeError} When `timeout` is not a positive number of at most
+   * 2147483647 (about 24.8 days).
    *
    * @example Usage
    * ```ts
@@ -325,9 +340,12 @@ export class Application<TServices extends object = ServiceMap> {
       );
     }
     const timeout = options.timeout ?? DEFAULT_CHECK_TIMEOUT;
-    if (typeof timeout !== "number" || !(timeout > 0)) {
+    if (
+      typeof timeout !== "number" || !(timeout > 0) ||
+      timeout > 2_147_483_647
+    ) {
       throw new RangeError(
-        `addHealthCheck('${name}'): timeout must be a positive number of milliseconds: ${timeout}`,
+        `addHealthCheck('${name}'): timeout must be a positive number of milliseconds, at most 2147483647: ${timeout}`,
       );
     }
     this.#checks.set(name, {
@@ -524,18 +542,28 @@ export class Application<TServices extends object = ServiceMap> {
       }
       step = 4;
       await this.#createEager();
-      for (const entry of this.#hosted) await this.#startHosted(entry);
+      this.#checkNotStopped(4);
+      for (const entry of this.#hosted) {
+        await this.#startHosted(entry);
+        this.#checkNotStopped(4);
+      }
     } catch (error) {
       const failure = error instanceof ApplicationStartError
         ? error
         : new ApplicationStartError(step, error);
       // Without a logging step, run() or the caller prints the rejection.
-      if (this.#hasLogging) {
+      if (this.#hasLogging && this.#stopping === undefined) {
         this.#logger.error(failure.message, { error: failure.cause });
       }
       this.#state = "stopping";
-      this.#stopping = this.#stop(false);
-      await this.#stopping;
+      if (this.#stopping !== undefined) {
+        // stop() ran meanwhile; take what was created after it began.
+        await this.#stopping;
+        await this.#stop(false);
+      } else {
+        this.#stopping = this.#stop(false);
+        await this.#stopping;
+      }
       throw failure;
     }
     this.#state = "running";
@@ -545,6 +573,17 @@ export class Application<TServices extends object = ServiceMap> {
     });
   }
 
+  // Start-up ends early when stop() was called meanwhile (from a step, a
+  // hosted service, or a signal handler): what it created is then disposed.
+  #checkNotStopped(step: 1 | 2 | 3 | 4): void {
+    if (this.#stopping !== undefined) {
+      throw new ApplicationStartError(
+        step,
+        new Error("stop() was called during start-up"),
+      );
+    }
+  }
+
   async #step(step: 1 | 2 | 3 | 4, run: () => unknown): Promise<void> {
     const began = performance.now();
     try {
@@ -552,6 +591,7 @@ export class Application<TServices extends object = ServiceMap> {
     } catch (error) {
       throw new ApplicationStartError(step, error);
     }
+    this.#checkNotStopped(step);
     const durationMs = performance.now() - began;
     this.#debug(
       `Start-up step ${step} (${STEP_NAMES[step - 1]}) done in ${
@@ -609,6 +649,20 @@ export class Application<TServices extends object = ServiceMap> {
       }
       throw cause;
     }
+    if (this.#stopping !== undefined) {
+      // stop() began while this one was starting: stop it now, bounded.
+      const signal = deadlineSignal({ timeout: this.#shutdownTimeout })!;
+      await abandonAfter(
+        Promise.resolve().then(() => entry.service.stop(signal)),
+        signal,
+      ).catch((error) =>
+        this.#logger.error(
+          `Hosted service '${entry.name}' failed to stop: ${messageOf(error)}`,
+          { error },
+        )
+      );
+      return;
+    }
     this.#started.push(entry);
     this.#debug(
       `Hosted service '${entry.name}' started in ${
@@ -627,7 +681,12 @@ export class Application<TServices extends object = ServiceMap> {
       logStop,
       logger: () => this.#logger,
       hosted: this.#started.splice(0),
-      takeCreated: () => locatorHooks.get(this.#services)?.takeCreated() ?? [],
+      takeCreated: () => {
+        const hooks = locatorHooks.get(this.#services);
+        // A service created after this would never be disposed.
+        hooks?.close("the application has stopped");
+        return hooks?.takeCreated() ?? [];
+      },
       afterServices: () => this.#detachCreated(),
     });
     this.#logger = consoleLogger(this.#diagnostics);

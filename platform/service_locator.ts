@@ -7,6 +7,9 @@ import { Signal } from "./signal.ts";
 import { disposeValue, isDisposable } from "./_dispose.ts";
 import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
 import { suggest } from "./_suggest.ts";
+import { contextStore } from "./_async_context.ts";
+
+const requestContext = contextStore<unknown>();
 
 /**
  * The default service map of a {@linkcode ServiceLocator}: any name, each
@@ -128,6 +131,8 @@ class LocatorState {
   created: { name: string; value: unknown }[] = [];
   // Names whose factories are running synchronously right now, outermost first.
   readonly resolving: string[] = [];
+  // Set when the application host stopped: creations are refused.
+  closed: string | undefined;
 }
 
 /**
@@ -205,6 +210,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   constructor() {
     locatorHooks.set(this, {
       takeCreated: (): CreatedService[] => this.#takeCreated(),
+      close: (reason: string): void => {
+        this.#state.closed = reason;
+      },
     });
   }
 
@@ -749,11 +757,17 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     if (state.resolving.includes(name)) {
       throw new CircularDependencyError([...state.resolving, name]);
     }
+    if (state.closed !== undefined) {
+      throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
+    }
     state.resolving.push(name);
     const started = performance.now();
     let result: unknown;
     try {
-      result = factory(this.#scoped(name));
+      // Outside the caller's request context: a service outlives the
+      // request that happened to create it, and its timers and callbacks
+      // must not carry that request's id.
+      result = requestContext.exit(() => factory(this.#scoped(name)));
     } finally {
       state.resolving.pop();
     }

@@ -87,9 +87,13 @@ describe("Application with Kit's modules", () => {
       const began = performance.now();
       const report = await app.stop();
       const elapsed = performance.now() - began;
-      // Default retries would take about 30 s for each of the two.
-      assert.ok(elapsed <= 1_000 + 500, `stop() took ${elapsed} ms`);
-      assert.equal(typeof report.ok, "boolean");
+      // Default retries would take about 30 s for each of the two. Measured
+      // on an idle machine: within 2 ms of the deadline; the margin is for a
+      // loaded CI machine.
+      assert.ok(elapsed <= 1_000 + 250, `stop() took ${elapsed} ms`);
+      // Both ran until the deadline and were abandoned there.
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.timedOut.sort(), ["analytics", "logging"]);
       // What could not be delivered was counted and reported by both.
       const dropped = (name: string): number => {
         let sum = 0;

@@ -44,6 +44,20 @@ if (mode === "once") {
       }));
     },
   });
+} else if (mode === "slowstart") {
+  await Application.run({
+    configuration: () => ({}),
+    services: (_s, _c, app) => {
+      app.addHostedService("server", {
+        start: async () => {
+          console.log("STARTING");
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          console.log("READY");
+        },
+        stop: () => console.log("STOPPED"),
+      });
+    },
+  });
 } else if (mode === "fail") {
   await Application.run({
     configuration: () => {
@@ -212,6 +226,35 @@ for (const runtime of runtimes) {
         );
       });
     }
+
+    it("stops once start-up ends when the signal came during start-up", async () => {
+      const result = await run("slowstart", async (child) => {
+        await child.waitFor("STARTING");
+        child.kill("SIGTERM");
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stderr,
+        /Received SIGTERM during start-up: stopping once it ends \(send it again to exit now\)\./,
+      );
+      assert.match(result.stdout, /^READY$/m);
+      assert.match(result.stdout, /^STOPPED$/m);
+    });
+
+    it("exits at once on a second signal during start-up", async () => {
+      const result = await run("slowstart", async (child) => {
+        await child.waitFor("STARTING");
+        child.kill("SIGINT");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        child.kill("SIGINT");
+      });
+      assert.equal(result.code, 130, result.stderr);
+      assert.match(
+        result.stderr,
+        /Received SIGINT again during start-up: exiting now with 130 without waiting\./,
+      );
+      assert.doesNotMatch(result.stdout, /^READY$/m);
+    });
 
     it(
       "exits 1 with the reason when start-up fails",
