@@ -3,14 +3,15 @@
 
 /** One npm package built from one top-level module folder. */
 export interface PackageInfo {
-  /** The module folder (`core`, `platform`, …). */
+  /**
+   * The module folder (`core`, `platform`, …); `docs/<folder>.md` is its
+   * reference and the package README.
+   */
   folder: string;
   /** The npm package name. */
   name: string;
   /** The folder under `npm/`. */
   dir: string;
-  /** The README heading whose section becomes the package README. */
-  readmeHeading: string;
   /** One line for package.json. */
   description: string;
 }
@@ -20,7 +21,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "core",
     name: "@vendor/kit-core",
     dir: "kit-core",
-    readmeHeading: "Core",
     description:
       "Kit core utilities: string helpers, case conversion, type guards.",
   },
@@ -28,7 +28,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "platform",
     name: "@vendor/kit-platform",
     dir: "kit-platform",
-    readmeHeading: "Platform",
     description:
       "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
   },
@@ -36,7 +35,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "config",
     name: "@vendor/kit-platform-configuration",
     dir: "kit-platform-configuration",
-    readmeHeading: "Configuration",
     description:
       "Kit configuration: layered JSON files, environment variables, .env and memory sources with schema validation.",
   },
@@ -44,7 +42,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "http",
     name: "@vendor/kit-platform-http",
     dir: "kit-platform-http",
-    readmeHeading: "HTTP client",
     description:
       "Kit HTTP client with interceptors, auth, timeouts and retries.",
   },
@@ -52,7 +49,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "logging",
     name: "@vendor/kit-platform-logging",
     dir: "kit-platform-logging",
-    readmeHeading: "Logging",
     description:
       "Kit logging: LoggerManager with console, rotating file and remote providers.",
   },
@@ -60,7 +56,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "localization",
     name: "@vendor/kit-platform-localization",
     dir: "kit-platform-localization",
-    readmeHeading: "Localization",
     description:
       "Kit localization: loaders, value parsers, key resolvers, fallback and a culture-change signal.",
   },
@@ -68,7 +63,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "caching",
     name: "@vendor/kit-platform-caching",
     dir: "kit-platform-caching",
-    readmeHeading: "Caching",
     description:
       "Kit caching: memory and Redis stores with refresh-ahead and stale-while-revalidate policies.",
   },
@@ -76,7 +70,6 @@ export const PACKAGES: readonly PackageInfo[] = [
     folder: "analytics",
     name: "@vendor/kit-platform-analytics",
     dir: "kit-platform-analytics",
-    readmeHeading: "Analytics",
     description:
       "Kit analytics: batching, sampling, consent and automatic tracking.",
   },

@@ -9,7 +9,7 @@
  *   `imports` map of deno.json and become `dependencies` with its ranges;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `import`/`require`/`types` conditions, the package's own
- *   README (its section of the main README) and the LICENSE;
+ *   README (the module's `docs/<folder>.md`) and the LICENSE;
  * - the JSR import paths in the declarations' doc comments
  *   (`@vendor/kit/platform`) become npm package names
  *   (`@vendor/kit-platform`).
@@ -177,18 +177,26 @@ function rewriteSpecifiers(
   });
 }
 
-function readmeSection(readme: string, heading: string): string {
-  const lines = readme.split("\n");
-  const start = lines.findIndex((line) => line === `## ${heading}`);
-  if (start === -1) return "";
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    if (lines[i].startsWith("## ")) {
-      end = i;
-      break;
-    }
-  }
-  return lines.slice(start + 1, end).join("\n").trim();
+/**
+ * The package README's reference part: the module's `docs/<folder>.md`
+ * without its title (the package README has its own), with npm package
+ * names in its import statements (the prose names both already). Links to
+ * other files of the repository do not resolve on npm, so they keep only
+ * their text; `#` links stay.
+ */
+export function packageReadmeBody(doc: string): string {
+  const body = doc.replace(/^# .*\n/, "");
+  const unlinked = body.replace(
+    /\[([^\]]*)\]\(((?![a-z]+:|#)[^)\s]+)\)/g,
+    "$1",
+  );
+  return unlinked.replace(
+    /(["'])@vendor\/kit\/([a-z]+)\1/g,
+    (whole, quote: string, folder: string) => {
+      const name = packageOfFolder(folder)?.name;
+      return name === undefined ? whole : quote + name + quote;
+    },
+  ).trim();
 }
 
 const ESM_OPTIONS: ts.CompilerOptions = {
@@ -270,7 +278,6 @@ export function npmDocPaths(text: string, info: PackageInfo): string {
 async function buildPackage(
   info: PackageInfo,
   config: DenoJson,
-  readme: string,
 ): Promise<BuiltPackage> {
   const version = config.version;
   const dir = join(OUT, info.dir);
@@ -429,7 +436,8 @@ async function buildPackage(
     JSON.stringify(manifest, null, 2) + "\n",
   );
 
-  const section = readmeSection(readme, info.readmeHeading);
+  const doc = await readFile(join(ROOT, "docs", `${info.folder}.md`), "utf8");
+  const section = packageReadmeBody(doc);
   await writeFile(
     join(dir, "README.md"),
     `# ${info.name}\n\n${info.description}\n\nPart of Kit (\`@vendor/kit\` on JSR); ` +
@@ -450,11 +458,10 @@ export async function buildAll(): Promise<BuiltPackage[]> {
   const config = JSON.parse(
     await readFile(join(ROOT, "deno.json"), "utf8"),
   ) as DenoJson;
-  const readme = await readFile(join(ROOT, "README.md"), "utf8");
   await mkdir(OUT, { recursive: true });
   const built: BuiltPackage[] = [];
   for (const info of PACKAGES) {
-    built.push(await buildPackage(info, config, readme));
+    built.push(await buildPackage(info, config));
   }
   return built;
 }
