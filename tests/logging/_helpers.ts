@@ -55,7 +55,14 @@ export async function tempDir(): Promise<
   { dir: string; cleanup: () => Promise<void> }
 > {
   const dir = await mkdtemp(join(tmpdir(), "kit-logging-"));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  // maxRetries: a provider disposed with a signal that already fired returns
+  // at once, while its file may still be being opened (and is then closed);
+  // rm retries on ENOTEMPTY until that settles.
+  return {
+    dir,
+    cleanup: () =>
+      rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }),
+  };
 }
 
 /** One captured console call. */
