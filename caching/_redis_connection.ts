@@ -9,6 +9,7 @@
 import type * as Redis from "redis";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
+import { describeError, type Diagnostics } from "./_diagnostics.ts";
 import { loadDriver } from "./_redis_driver.ts";
 
 export type RedisClient = ReturnType<typeof Redis.createClient>;
@@ -25,6 +26,13 @@ export interface RedisConnectionOptions {
   maxReconnectDelay: number;
   /** Queue commands while disconnected (pub/sub connection) or fail fast. */
   offlineQueue: boolean;
+  /**
+   * Receives one line per reconnect attempt and per connect or handshake
+   * outcome (KIT_LOG_LEVEL=debug); the password never appears in it.
+   */
+  diagnostics?: Diagnostics;
+  /** Names the connection in diagnostic lines (`cache`, `cache pub/sub`). */
+  name?: string;
 }
 
 export interface RedisConnectionEvents {
@@ -66,6 +74,15 @@ export class RedisConnection {
   #reopenTimer: TimerHandle | undefined;
   /** Clients given up on a silent handshake since the last ready. */
   #abandoned = 0;
+  /** Ready since the last failure (for "lost" versus "failed" lines). */
+  #up = false;
+  /**
+   * A ready connection was just lost: node-redis retries at once, without
+   * the delay its reconnect strategy answers.
+   */
+  #lostNow = false;
+  /** Reconnect attempts since the last ready (diagnostics only). */
+  #attempts = 0;
 
   constructor(options: RedisConnectionOptions, events: RedisConnectionEvents) {
     this.#options = options;
@@ -95,8 +112,23 @@ export class RedisConnection {
     return this.#firstAttemptPromise ?? false;
   }
 
+  /** Writes a diagnostic line, the password masked, when enabled. */
+  #diagnose(message: string): void {
+    const { diagnostics, password, name = "cache" } = this.#options;
+    if (diagnostics === undefined) return;
+    const text = password !== undefined && password !== ""
+      ? message.split(password).join("***")
+      : message;
+    diagnostics(`${name}: ${text}`);
+  }
+
+  get #address(): string {
+    return `${this.#options.host}:${this.#options.port}`;
+  }
+
   #start(): void {
     this.#started = true;
+    this.#diagnose(`connecting to ${this.#address}`);
     this.#firstAttemptPromise = new Promise<boolean>((resolve) => {
       this.#firstAttempt = resolve;
     });
@@ -127,6 +159,7 @@ export class RedisConnection {
       disableClientInfo: true,
     });
     this.client = client;
+    this.#lostNow = false;
     this.#attemptStart = performance.now();
     // Events of a client given up on (silent handshake) are ignored.
     client.on("error", (error: unknown) => {
@@ -194,7 +227,9 @@ export class RedisConnection {
     this.client = undefined;
     this.#destroyClient(client);
     this.#onError(error);
+    this.#lostNow = false;
     const delay = this.#backoff(this.#abandoned++);
+    this.#diagnoseReconnect(delay);
     this.#reopenTimer = unrefTimer(setTimeout(() => {
       this.#reopenTimer = undefined;
       if (this.#redis !== undefined) this.#open(this.#redis);
@@ -216,7 +251,23 @@ export class RedisConnection {
       return false;
     }
     if (client !== this.client) return false;
-    return this.#backoff(retries);
+    const delay = this.#backoff(retries);
+    // node-redis asks before reporting the failure of the attempt (and
+    // after reporting a lost connection): the line waits for that report.
+    const next = this.#lostNow ? 0 : delay;
+    this.#lostNow = false;
+    if (this.#options.diagnostics !== undefined) {
+      queueMicrotask(() => this.#diagnoseReconnect(next));
+    }
+    return delay;
+  }
+
+  #diagnoseReconnect(delay: number): void {
+    if (this.#disposed || this.#options.diagnostics === undefined) return;
+    const attempt = ++this.#attempts;
+    this.#diagnose(
+      `reconnecting to ${this.#address} (attempt ${attempt}, next in ${delay} ms)`,
+    );
   }
 
   #backoff(retries: number): number {
@@ -237,6 +288,13 @@ export class RedisConnection {
     this.#handshakeTimer = undefined;
     this.#endFirstAttempt(false);
     this.#failedSinceReady = true;
+    this.#diagnose(
+      `connection to ${this.#address} ${this.#up ? "lost" : "failed"}: ${
+        describeError(error)
+      }`,
+    );
+    this.#lostNow = this.#up;
+    this.#up = false;
     this.#events.onDown(error);
   }
 
@@ -255,6 +313,9 @@ export class RedisConnection {
       return;
     }
     this.#abandoned = 0;
+    this.#attempts = 0;
+    this.#up = true;
+    this.#diagnose(`connected to ${this.#address}`);
     const afterOutage = this.#failedSinceReady;
     this.#failedSinceReady = false;
     this.#endFirstAttempt(true);

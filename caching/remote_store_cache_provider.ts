@@ -12,6 +12,7 @@ import {
   settleWithin,
   TIMED_OUT,
 } from "./_deadlines.ts";
+import { diagnosticsFromEnv } from "./_diagnostics.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
 import {
   isErrorReply,
@@ -264,6 +265,9 @@ export class RemoteStoreCacheProvider
         1,
       ),
       offlineQueue: false,
+      // Read once here, never per command.
+      diagnostics: diagnosticsFromEnv(),
+      name: "cache",
     };
     this.#deadlines = new Deadlines(
       checkNumber("commandTimeout", options.commandTimeout ?? 1000, 1),
@@ -627,7 +631,7 @@ export class RemoteStoreCacheProvider
     // client (after a silent handshake was given up) must subscribe anew.
     let subscribedClient: unknown;
     const connection = new RedisConnection(
-      { ...this.#connectionOptions, offlineQueue: true },
+      { ...this.#connectionOptions, offlineQueue: true, name: "cache pub/sub" },
       {
         onDown: (error) => this.#down(error),
         onReady: (client, afterOutage) => {
