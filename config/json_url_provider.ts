@@ -5,7 +5,7 @@ import type {
 import { maskSecretText, pageAddress } from "../core/mod.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseJsonSource } from "./_json_source.ts";
-import { describeNetworkError } from "./_network_error.ts";
+import { describeNetworkError } from "../core/mod.ts";
 
 /** Options of {@linkcode JsonUrlProvider}. */
 export interface JsonUrlOptions {

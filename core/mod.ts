@@ -23,3 +23,5 @@ export * from "./retry_after.ts";
 export * from "./page_address.ts";
 export * from "./dispose_options.ts";
 export * from "./secrets.ts";
+export * from "./random_id.ts";
+export * from "./network_error.ts";

@@ -1,7 +1,8 @@
 import { checkTemplate, fillTemplate } from "./_template.ts";
 import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
-import { describeNetworkError, fullAddress } from "./_network_error.ts";
+import { describeNetworkError } from "../core/mod.ts";
+import { fullAddress } from "./_full_address.ts";
 
 /**
  * The shape of HTTP client the {@linkcode HttpLocalizationLoader} can use:

@@ -15,7 +15,7 @@ import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { RESOLVED } from "./_resolved.ts";
-import { randomId } from "./_ids.ts";
+import { randomId } from "../core/mod.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
 

@@ -2,6 +2,7 @@
 // sane token), the handler run inside a RequestContext, X-Request-ID on the
 // response, one access log line, and a 500 that tells the client nothing
 // about the error.
+import { randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
 import type { RequestContextValues } from "./request_context.ts";
 import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
@@ -14,7 +15,7 @@ const SANE_ID = /^[\w.:+=/-]{1,128}$/;
 /** The request id to use: the client's when sane, else a new UUID. */
 export function requestIdOf(request: Request): string {
   const given = request.headers.get("x-request-id");
-  return given !== null && SANE_ID.test(given) ? given : crypto.randomUUID();
+  return given !== null && SANE_ID.test(given) ? given : randomId();
 }
 
 // The path of a URL without its query (which may hold secrets) or fragment,

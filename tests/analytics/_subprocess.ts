@@ -2,7 +2,7 @@
 // bundle of analytics/mod.ts (for the browser page and for Node.js, which
 // cannot load the TypeScript sources), the Deno and Node executables, and a
 // child runner with a hard time limit.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,46 +18,14 @@ export const analyticsModulePath: string = fileURLToPath(
   moduleUrl("analytics").replace("/script/mod.js", "/esm/mod.js"),
 );
 
-// Where the npm passes install Bun, seen from tests/analytics/ (Deno pass)
-// and from npm/tests/<esm|cjs>/analytics/ (npm passes).
-const NPM_BUN = [
-  "../../npm/node_modules/.bin/bun",
-  "../../../node_modules/.bin/bun",
-].map((path) => fileURLToPath(new URL(path, import.meta.url))).find((path) =>
-  existsSync(path)
-) ?? "bun";
-
-function works(command: string): boolean {
-  try {
-    return spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
-  } catch {
-    return false;
-  }
-}
-
-/** The Deno executable: this process when running under Deno, else `deno` on PATH. */
-export const denoExecutable: string | undefined =
-  (globalThis as { Deno?: unknown }).Deno !== undefined
-    ? process.execPath
-    : works("deno")
-    ? "deno"
-    : undefined;
-
-/**
- * The Bun executable: this process when running under Bun, else the one the
- * npm passes install (npm/node_modules/.bin/bun), else `bun` on PATH.
- */
-export const bunExecutable: string | undefined =
-  (process.versions as Record<string, string | undefined>).bun !== undefined
-    ? process.execPath
-    : works(NPM_BUN)
-    ? NPM_BUN
-    : undefined;
-
-/** The Node.js executable, if installed. */
-export const nodeExecutable: string | undefined = works("node")
-  ? "node"
-  : undefined;
+// The runtimes' executables, shared with the other tests that start
+// children.
+import {
+  bunExecutable,
+  denoExecutable,
+  nodeExecutable,
+} from "../_support/runtimes.ts";
+export { bunExecutable, denoExecutable, nodeExecutable };
 
 export interface ChildResult {
   code: number | null;

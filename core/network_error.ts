@@ -1,8 +1,24 @@
-// What went wrong on the network, in one line: the error's own message and
-// the causes under it (Node's fetch says only "fetch failed"; the reason,
-// such as "connect ECONNREFUSED 127.0.0.1:4010", is its cause).
-
-/** The message of an error followed by its causes' messages, in parentheses. */
+/**
+ * What went wrong on the network, in one line: the error's own message
+ * followed by the messages of its causes, in parentheses. Node.js's `fetch`
+ * says only "fetch failed"; the reason, such as
+ * `connect ECONNREFUSED 127.0.0.1:4010`, is in its cause. Kit's
+ * configuration and localization sources name failures this way.
+ *
+ * @param error What a network call threw.
+ * @returns One line, or `"unknown error"` when nothing says what happened.
+ *
+ * @example Usage
+ * ```ts
+ * import { describeNetworkError } from "@vendor/kit/core";
+ *
+ * const error = new TypeError("fetch failed", {
+ *   cause: new Error("connect ECONNREFUSED 127.0.0.1:4010"),
+ * });
+ * describeNetworkError(error);
+ * // "fetch failed (connect ECONNREFUSED 127.0.0.1:4010)"
+ * ```
+ */
 export function describeNetworkError(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;

@@ -1,13 +1,24 @@
-// Random ids for remote entries (`id`) and batches (`Idempotency-Key`).
-// crypto.randomUUID exists in Deno, Node 19+, Bun and browsers in secure
-// contexts; elsewhere (a page over plain http, Node 18) a v4 UUID is built
-// from getRandomValues.
 const HEX: string[] = Array.from(
   { length: 256 },
   (_, i) => i.toString(16).padStart(2, "0"),
 );
 
-/** A random v4 UUID. */
+/**
+ * A random version 4 UUID, in every runtime: `crypto.randomUUID()` where it
+ * exists (Deno, Node.js, Bun, browsers in secure contexts), else built from
+ * `crypto.getRandomValues` (a page served over plain http). Kit uses it for
+ * request ids, log entry ids, idempotency keys and analytics message ids.
+ *
+ * @returns A UUID such as `"3b241101-e2bb-4255-8caf-4136c566a962"`.
+ *
+ * @example Usage
+ * ```ts
+ * import { randomId } from "@vendor/kit/core";
+ *
+ * const id = randomId();
+ * console.log(id.length); // 36
+ * ```
+ */
 export function randomId(): string {
   const crypto = globalThis.crypto;
   if (typeof crypto?.randomUUID === "function") return crypto.randomUUID();
