@@ -2,11 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DeadlineError, deadlineSignal } from "../../core/mod.ts";
 
+// The deadline's timer is unref'd (it never keeps a process alive), so the
+// wait holds a timer of its own.
 function aborted(signal: AbortSignal): Promise<unknown> {
+  const keepAlive = setTimeout(() => {}, 10_000);
   return new Promise((resolve) =>
-    signal.addEventListener("abort", () => resolve(signal.reason), {
-      once: true,
-    })
+    signal.addEventListener("abort", () => {
+      clearTimeout(keepAlive);
+      resolve(signal.reason);
+    }, { once: true })
   );
 }
 
@@ -36,8 +40,9 @@ test("deadlineSignal() fires with the caller's reason when its signal aborts fir
     timeout: 60_000,
   })!;
   const reason = new Error("shutting down");
+  const seen = aborted(signal);
   controller.abort(reason);
-  assert.equal(await aborted(signal), reason);
+  assert.equal(await seen, reason);
   const already = deadlineSignal({
     signal: AbortSignal.abort(reason),
     timeout: 60_000,
