@@ -4,15 +4,13 @@ import type { IConfiguration } from "../config/mod.ts";
 import { isCultureName } from "./culture_name.ts";
 import type { CultureProvider } from "./culture_provider.ts";
 import { DefaultCultureProvider } from "./default_culture_provider.ts";
-import {
-  HttpLocalizationLoader,
-  type LocalizationHttpClient,
-} from "./http_localization_loader.ts";
+import { HttpLocalizationLoader } from "./http_localization_loader.ts";
 import { JsonFileLocalizationLoader } from "./json_file_localization_loader.ts";
 import { LoaderLocalizationProvider } from "./loader_localization_provider.ts";
 import { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
 import type { LocalizationProvider } from "./localization_provider.ts";
+import type { LocalizationManagerConfigurationOptions } from "./localization_manager.ts";
 
 export const KEYS = {
   defaultCulture: "localization:defaultCulture",
@@ -24,18 +22,22 @@ export const KEYS = {
   cacheTtl: "localization:cache:ttl",
 } as const;
 
-/** What the code gave; each one given is neither read nor checked. */
-export interface GivenInCode {
-  culture?: string;
-  cultureProvider?: CultureProvider;
-  fallbackCulture?: string;
-  provider?: LocalizationProvider;
-  resourceUrl?: string;
-  resourcePath?: string;
-  client?: LocalizationHttpClient;
-  timeout?: number;
-  cache?: LocalizationCache | false;
-}
+/**
+ * What the code gave (the options that stand for a configuration key); each
+ * one given is neither read nor checked.
+ */
+export type GivenInCode = Pick<
+  LocalizationManagerConfigurationOptions,
+  | "culture"
+  | "cultureProvider"
+  | "fallbackCulture"
+  | "provider"
+  | "resourceUrl"
+  | "resourcePath"
+  | "client"
+  | "timeout"
+  | "cache"
+>;
 
 /** The parts of a manager the configuration (and the code) decided. */
 export interface ConfiguredParts {
