@@ -401,10 +401,9 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   }
 
   /**
-   * Reports the delivery state: `"degraded"` while deliveries fail, when
-   * events were dropped since the previous check, or while Google's address
-   * is used without an `apiSecret` (every event is dropped); `"healthy"`
-   * otherwise. The detail holds counts (`pending`, `delivered`, `dropped`,
+   * Reports the delivery state: `"degraded"` while deliveries fail or when
+   * events were dropped since the previous check; `"healthy"` otherwise. (A
+   * missing `apiSecret` outside a browser fails at construction instead.) The detail holds counts (`pending`, `delivered`, `dropped`,
    * `droppedSinceLastCheck`), `failing`, `breaker` and, when degraded, a
    * `reason`; never the secret or the address.
    *
