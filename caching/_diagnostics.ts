@@ -2,7 +2,7 @@
 // connect and handshake outcomes): written to standard error, prefixed
 // `[kit] `, only when KIT_LOG_LEVEL is `debug`, as the application host does
 // for its start-up steps.
-import { readEnv } from "./_env_deno.ts";
+import { readEnvironmentVariable as readEnv } from "../core/mod.ts";
 
 /** Writes one diagnostic line. */
 export type Diagnostics = (message: string) => void;

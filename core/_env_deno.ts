@@ -1,11 +1,10 @@
-// Deno flavour of the caching module's environment access
-// (scripts/build_npm.ts ships _env_node.ts in its place; browsers get
-// _env_browser.ts).
+// Deno flavour of reading an environment variable (scripts/build_npm.ts
+// ships _env_node.ts in its place).
 
 /**
  * An environment variable, or `undefined` when unset or not permitted. The
  * permission is queried first, so a program run without `--allow-env` is
- * never prompted for it by the cache.
+ * never prompted for it.
  */
 export function readEnv(name: string): string | undefined {
   try {

@@ -1,11 +1,12 @@
-// Node.js and Bun flavour of the caching module's environment access (chosen
-// by scripts/build_npm.ts in place of _env_deno.ts).
+// Node.js, Bun and browser flavour of reading an environment variable (chosen
+// by scripts/build_npm.ts in place of _env_deno.ts): `process.env` where
+// there is a process, nothing in a page.
 
 interface NodeProcess {
   env: Record<string, string | undefined>;
 }
 
-/** An environment variable, or `undefined` when unset. */
+/** An environment variable, or `undefined` when unset or in a browser. */
 export function readEnv(name: string): string | undefined {
   return (globalThis as { process?: NodeProcess }).process?.env[name];
 }

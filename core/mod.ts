@@ -25,3 +25,4 @@ export * from "./dispose_options.ts";
 export * from "./secrets.ts";
 export * from "./random_id.ts";
 export * from "./network_error.ts";
+export * from "./environment.ts";

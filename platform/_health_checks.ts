@@ -1,5 +1,6 @@
 // Runs health checks concurrently, each under its own timeout, and folds
 // them into one report.
+import { messageOf } from "./_application_support.ts";
 import { maskSecretText, type TimerHandle, unrefTimer } from "../core/mod.ts";
 import type {
   HealthCheck,
@@ -61,7 +62,7 @@ export async function runCheck(
     }
   } catch (error) {
     entry.error = maskSecretText(
-      error instanceof Error ? error.message : String(error),
+      messageOf(error),
     );
   } finally {
     clearTimeout(timer);

@@ -13,8 +13,3 @@ export function onShutdownSignal(
 
 /** A page has no process to end. */
 export function exitProcess(_code: number): void {}
-
-/** A page has no environment variables. */
-export function readEnv(_name: string): string | undefined {
-  return undefined;
-}

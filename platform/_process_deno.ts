@@ -30,12 +30,3 @@ export function onShutdownSignal(
 export function exitProcess(code: number): void {
   Deno.exit(code);
 }
-
-/** An environment variable, or `undefined` when unset or not permitted. */
-export function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}

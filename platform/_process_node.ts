@@ -8,7 +8,6 @@ interface NodeProcess {
   on(event: string, listener: () => void): unknown;
   off(event: string, listener: () => void): unknown;
   exit(code: number): void;
-  env: Record<string, string | undefined>;
 }
 
 function nodeProcess(): NodeProcess | undefined {
@@ -37,9 +36,4 @@ export function onShutdownSignal(
 /** Ends the process with `code`. */
 export function exitProcess(code: number): void {
   nodeProcess()?.exit(code);
-}
-
-/** An environment variable, or `undefined` when unset. */
-export function readEnv(name: string): string | undefined {
-  return nodeProcess()?.env[name];
 }

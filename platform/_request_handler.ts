@@ -2,6 +2,7 @@
 // sane token), the handler run inside a RequestContext, X-Request-ID on the
 // response, one access log line, and a 500 that tells the client nothing
 // about the error.
+import { messageOf } from "./_application_support.ts";
 import { randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
 import type { RequestContextValues } from "./request_context.ts";
@@ -78,9 +79,7 @@ export function wrapHandler<A extends unknown[]>(
     } catch (error) {
       const path = pathOf(request.url);
       logger().error(
-        `${request.method} ${path} failed: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+        `${request.method} ${path} failed: ${messageOf(error)}`,
         { error, method: request.method, path, requestId },
       );
       response = Response.json(

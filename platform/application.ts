@@ -17,7 +17,7 @@ import { ServiceCreationError } from "./service_creation_error.ts";
 import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
 import { type RegisteredCheck, runChecks } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
-import { exitProcess, onShutdownSignal, readEnv } from "./_process_deno.ts";
+import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
 import { STEP_NAMES } from "./_steps.ts";
 import {
@@ -27,7 +27,7 @@ import {
   loggerOf,
   messageOf,
 } from "./_application_support.ts";
-import { deadlineSignal } from "../core/mod.ts";
+import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
 
 type State = "starting" | "running" | "stopping" | "stopped";
@@ -113,7 +113,9 @@ export class Application<TServices extends object = ServiceMap> {
     }
     this.#shutdownTimeout = timeout;
     this.#services = options.locator ?? new ServiceLocator<TServices>();
-    this.#diagnostics = diagnosticsEnabled(readEnv("KIT_LOG_LEVEL"));
+    this.#diagnostics = diagnosticsEnabled(
+      readEnvironmentVariable("KIT_LOG_LEVEL"),
+    );
     this.#logger = consoleLogger(this.#diagnostics);
     this.#detachCreated = this.#services.serviceCreated.add((event) => {
       const service = event.service as Partial<HealthCheckable> | null;

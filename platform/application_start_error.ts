@@ -1,3 +1,4 @@
+import { messageOf } from "./_application_support.ts";
 import { STEP_NAMES } from "./_steps.ts";
 
 /**
@@ -38,7 +39,7 @@ export class ApplicationStartError extends Error {
   constructor(step: 1 | 2 | 3 | 4, cause: unknown, serviceName?: string) {
     super(
       `Start-up step ${step} (${STEP_NAMES[step - 1]}) failed: ${
-        cause instanceof Error ? cause.message : String(cause)
+        messageOf(cause)
       }`,
       { cause },
     );

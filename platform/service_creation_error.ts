@@ -1,3 +1,5 @@
+import { messageOf } from "./_application_support.ts";
+
 /**
  * Thrown when a service that must exist at start-up (registered with
  * `{ eager: true }` or `{ hosted: true }`) could not be created. The message
@@ -37,8 +39,4 @@ export class ServiceCreationError extends Error {
     this.name = "ServiceCreationError";
     this.serviceName = serviceName;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,6 +2,7 @@
 // naming their step, eager and hosted services, and the bounded shutdown.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import {
   Application,
   ApplicationStartError,
@@ -377,5 +378,53 @@ describe("Application.stop", () => {
       assert.equal(app.services.has("config"), true);
     }
     assert.equal(disposed, true);
+  });
+});
+
+describe("KIT_LOG_LEVEL=debug", () => {
+  async function debugLines(level: string | undefined): Promise<string[]> {
+    const lines: string[] = [];
+    const saved = process.env.KIT_LOG_LEVEL;
+    if (level === undefined) delete process.env.KIT_LOG_LEVEL;
+    else process.env.KIT_LOG_LEVEL = level;
+    try {
+      const app = await Application.start({
+        configuration: () => ({}),
+        logging: () => ({
+          getLogger: () => ({
+            debug: (message: string) => lines.push(message),
+            info: () => {},
+            warning: () => {},
+            error: () => {},
+          }),
+        }),
+        services: (services) => {
+          services.register("users", () => ({}), { eager: true });
+        },
+      });
+      await app.stop();
+    } finally {
+      if (saved === undefined) delete process.env.KIT_LOG_LEVEL;
+      else process.env.KIT_LOG_LEVEL = saved;
+    }
+    return lines;
+  }
+
+  it("logs each step with its duration and every service creation", async () => {
+    const lines = await debugLines("Debug");
+    for (
+      const pattern of [
+        /^Start-up step 2 \(logging\) done in [\d.]+ ms$/,
+        /^Start-up step 4 \(services\) done in [\d.]+ ms$/,
+        /^Service 'users' created in [\d.]+ ms$/,
+      ]
+    ) {
+      assert.ok(lines.some((line) => pattern.test(line)), `${pattern}`);
+    }
+  });
+
+  it("logs none of it otherwise", async () => {
+    assert.deepEqual(await debugLines(undefined), []);
+    assert.deepEqual(await debugLines("info"), []);
   });
 });
