@@ -78,7 +78,8 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 // Application services. The mailer reacts to user:created without the
-// user service knowing it exists (spec §6) and unsubscribes when disposed.
+// user service knowing it exists (an event, not a dependency) and
+// unsubscribes when disposed.
 class Mailer {
   readonly sent: string[] = [];
   readonly #unsubscribe: () => void;
