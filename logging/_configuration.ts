@@ -1,6 +1,7 @@
 // LoggerManager.fromConfiguration: turns the `logging` section of a
 // configuration into manager options.
 import { type IConfiguration, invalidLogLevelMessage } from "../config/mod.ts";
+import { readEnvironmentVariable } from "../core/mod.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";
@@ -22,12 +23,29 @@ const PROVIDERS = "logging:providers";
 const TYPES = ["console", "file", "remote"] as const;
 type ProviderType = typeof TYPES[number];
 
+interface Fill {
+  option: string;
+  keys: readonly string[];
+  // Only for entries whose options pass this test.
+  when?: (options: Record<string, unknown>) => boolean;
+  // Turns the value read into the option's.
+  map?: (value: unknown) => unknown;
+  // Also read the keys as variables of the process when the configuration
+  // has none of them (the OpenTelemetry variables, which exporters read so).
+  environment?: boolean;
+}
+
+const isOtlp = (options: Record<string, unknown>): boolean =>
+  options.format === "otlp";
+const isNotOtlp = (options: Record<string, unknown>): boolean =>
+  options.format !== "otlp";
+
 interface Kind {
   name: string;
   rules: Rules;
   required: readonly string[];
   // Options filled from other keys when the entry leaves them out.
-  fill: readonly { option: string; keys: readonly string[] }[];
+  fill: readonly Fill[];
   create(options: Record<string, unknown>): ILogProvider;
 }
 
@@ -55,6 +73,29 @@ const KINDS: Record<ProviderType, Kind> = {
       {
         option: "endpoint",
         keys: ["logging:remoteEndpoint", "LOG_REMOTE_ENDPOINT"],
+        when: isNotOtlp,
+      },
+      {
+        option: "endpoint",
+        keys: ["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"],
+        when: isOtlp,
+        environment: true,
+      },
+      {
+        option: "endpoint",
+        keys: ["OTEL_EXPORTER_OTLP_ENDPOINT"],
+        when: isOtlp,
+        environment: true,
+        map: (value) =>
+          typeof value === "string"
+            ? value.trim().replace(/\/+$/, "") + "/v1/logs"
+            : value,
+      },
+      {
+        option: "serviceName",
+        keys: ["telemetry:serviceName", "OTEL_SERVICE_NAME"],
+        when: isOtlp,
+        environment: true,
       },
       { option: "apiKey", keys: ["logging:apiKey", "LOGGING_API_KEY"] },
     ],
@@ -248,11 +289,19 @@ export function optionsFromConfiguration(
       );
     }
     const filled: Record<string, unknown> = { ...options };
-    for (const { option, keys } of kind.fill) {
-      if (filled[option] === undefined) {
-        const value = read(config, keys);
-        if (value !== undefined) filled[option] = value;
+    for (const { option, keys, when, map, environment } of kind.fill) {
+      if (filled[option] !== undefined || (when && !when(filled))) continue;
+      let value = read(config, keys);
+      if (value === undefined && environment) {
+        for (const key of keys) {
+          const text = readEnvironmentVariable(key);
+          if (text !== undefined && text.trim() !== "") {
+            value = text;
+            break;
+          }
+        }
       }
+      if (value !== undefined) filled[option] = map ? map(value) : value;
     }
     if (type === "file") {
       filled.filename = resolveFilename(config, filled.filename);
@@ -273,7 +322,9 @@ export function optionsFromConfiguration(
       if (error instanceof LogProviderOptionError) {
         const hint = error.problem === "is required"
           ? ` (or set ${
-            kind.fill.find((f) => f.option === error.option)?.keys.join(" / ")
+            kind.fill.filter((f) =>
+              f.option === error.option && (!f.when || f.when(filled))
+            ).flatMap((f) => f.keys).join(" / ")
           })`
           : "";
         return fail(

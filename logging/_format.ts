@@ -3,9 +3,11 @@
 //
 //   {"timestamp":"2025-01-02T03:04:05.678Z","level":"info","category":"orders",
 //    "message":"Order placed","properties":{"orderId":42},
-//    "requestId":"r-1","error":{"name":"Error","message":"…","stack":"…"}}
+//    "requestId":"r-1","traceId":"4bf9…","spanId":"00f0…",
+//    "error":{"name":"Error","message":"…","stack":"…"}}
 //
-// `requestId` and `error` appear only when the entry has them.
+// `requestId`, `traceId`/`spanId` and `error` appear only when the entry has
+// them.
 import type { LogEntry } from "./log_entry.ts";
 import type { LogLevelName } from "./log_level.ts";
 import { type Redactor, serializeError } from "./_redactor.ts";
@@ -95,6 +97,10 @@ export class JsonFormatter {
       ',"properties":' + properties;
     if (entry.requestId !== undefined) {
       line += ',"requestId":' + JSON.stringify(String(entry.requestId));
+    }
+    if (entry.traceId !== undefined && entry.spanId !== undefined) {
+      line += ',"traceId":' + JSON.stringify(String(entry.traceId)) +
+        ',"spanId":' + JSON.stringify(String(entry.spanId));
     }
     if (entry.error !== undefined) {
       line += ',"error":' + safeStringify(serializeError(entry.error));

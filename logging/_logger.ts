@@ -9,6 +9,7 @@ import type { LogLevel } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import type { Logger } from "./logger.ts";
 import { RESOLVED } from "./_resolved.ts";
+import { activeSpanContext } from "./_telemetry.ts";
 
 /** Above every level: nothing is written. */
 export const OFF = 4;
@@ -186,6 +187,9 @@ class KitLogger implements Logger {
     } else if (extras !== EMPTY) {
       props = props === EMPTY ? extras : { ...extras, ...props };
     }
+    // The active span's ids (none unless an OpenTelemetry context manager
+    // or Deno's built-in telemetry has made a span active).
+    const spanContext = activeSpanContext();
     const entry: LogEntry = {
       timestamp: new Date(),
       level,
@@ -194,6 +198,8 @@ class KitLogger implements Logger {
       properties: props,
       error,
       requestId,
+      traceId: spanContext?.traceId,
+      spanId: spanContext?.spanId,
     };
     this.#core.dispatch(entry);
   }

@@ -34,6 +34,8 @@ export const REMOTE_RULES: Rules = {
   retryDelay: { kind: "integer", min: 0 },
   maxRetryDelay: { kind: "integer", min: 0 },
   timeout: { kind: "integer", min: 1 },
+  format: { kind: "enum", values: ["json", "otlp"] },
+  serviceName: { kind: "string" },
   ...COMMON,
   onError: { kind: "function" },
 };

@@ -3,9 +3,10 @@
 // category and the message, neutralises control characters and terminal
 // escape sequences in the message and category (log forging), and colours
 // the line with its ANSI formatter. Kit adds the properties (masked, as JSON),
-// the request id and the error stack.
+// the request id, the trace and span ids and the error stack.
 //
 //   2025-01-02T03:04:05.678Z INFO [orders] Order placed {"orderId":42}
+//   2025-01-02T03:04:05.678Z INFO [orders] Paid requestId="r-1" trace=4bf9… span=00f0…
 //
 // Nothing of LogTape leaves this file: providers get a (entry) => string.
 import {
@@ -26,6 +27,11 @@ function isSerializedError(value: unknown): value is SerializedError {
   return typeof value === "object" && value !== null &&
     typeof (value as SerializedError).name === "string" &&
     typeof (value as SerializedError).message === "string";
+}
+
+function plainId(id: string): string {
+  const text = String(id);
+  return /^[0-9a-f]{1,32}$/i.test(text) ? text : JSON.stringify(text);
 }
 
 interface KitRecord extends LogRecord {
@@ -87,6 +93,12 @@ export function textFormatter(
     }
     if (entry.requestId !== undefined) {
       suffix += " requestId=" + JSON.stringify(String(entry.requestId));
+    }
+    if (entry.traceId !== undefined && entry.spanId !== undefined) {
+      // Ids from a custom logger could be anything: JSON-quote what is not
+      // plain hex, so the line stays one line.
+      suffix += " trace=" + plainId(entry.traceId) + " span=" +
+        plainId(entry.spanId);
     }
     let stack = "";
     if (entry.error !== undefined) {

@@ -41,4 +41,11 @@ export interface LogEntry {
   readonly error?: Error;
   /** The request id from the context or the call, if any. */
   readonly requestId?: string;
+  /**
+   * The trace id (32 lowercase hex digits) of the OpenTelemetry span that
+   * was active when the entry was made, if one was (and its context valid).
+   */
+  readonly traceId?: string;
+  /** The span id (16 lowercase hex digits) of that span, with `traceId`. */
+  readonly spanId?: string;
 }

@@ -3,6 +3,7 @@ import {
   deadlineSignal,
   type DisposeOptions,
   parseRetryAfter,
+  readEnvironmentVariable,
   unrefTimer,
 } from "../core/mod.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
@@ -10,6 +11,7 @@ import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { LogDeliveryError } from "./log_delivery_error.ts";
+import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { checkOptions } from "./_options.ts";
 import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
@@ -18,14 +20,45 @@ import { RESOLVED } from "./_resolved.ts";
 import { randomId } from "../core/mod.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
+import { OtlpFormatter } from "./_otlp.ts";
+import {
+  countRecords,
+  endDeliverySpan,
+  runIn,
+  type ServerAttributes,
+  serverAttributes,
+  startDeliverySpan,
+} from "./_telemetry.ts";
+
+/** The wire formats of {@linkcode RemoteLogProvider}. */
+export type RemoteLogFormat = "json" | "otlp";
+
+/** `service.name` when neither `serviceName` nor `OTEL_SERVICE_NAME` is set. */
+export const DEFAULT_SERVICE_NAME = "unknown_service";
+
+// The `kit.log.provider` attribute of kit.log.records.
+const PROVIDER = "remote";
 
 /** Options of {@linkcode RemoteLogProvider}. */
 export interface RemoteLogProviderOptions {
   /**
    * The http(s) URL batches are POSTed to; in a browser a path relative to
-   * the page (`/logs`) works too.
+   * the page (`/logs`) works too. Required, except with `format: "otlp"`,
+   * where it defaults to `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT` (as is), else
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` followed by `/v1/logs`.
    */
-  endpoint: string | URL;
+  endpoint?: string | URL;
+  /**
+   * What a batch is: `"json"`, Kit's `{"entries":[…]}` (default), or
+   * `"otlp"`, OTLP/HTTP JSON logs (an `ExportLogsServiceRequest`) for an
+   * OpenTelemetry collector's `/v1/logs`.
+   */
+  format?: RemoteLogFormat;
+  /**
+   * With `format: "otlp"`, the `service.name` resource attribute. Default:
+   * `OTEL_SERVICE_NAME`, else `"unknown_service"`. Ignored by `"json"`.
+   */
+  serviceName?: string;
   /** Sent in the `X-API-Key` header (never in the URL). Default: none. */
   apiKey?: string;
   /** A batch is sent as soon as this many entries are buffered. Default 100. */
@@ -191,6 +224,8 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #maxRetryDelay: number;
   readonly #level: LogLevel;
   readonly #json: JsonFormatter;
+  readonly #otlp: OtlpFormatter | undefined;
+  readonly #server: ServerAttributes;
   readonly #onError: (error: Error) => void;
   readonly #client: typeof ky;
   readonly #exitHooks: ExitHooks;
@@ -226,16 +261,25 @@ export class RemoteLogProvider implements ILogProvider {
    * Creates the provider. Nothing is sent until entries arrive.
    *
    * @param options See {@linkcode RemoteLogProviderOptions}.
-   * @throws {LogProviderOptionError} When `endpoint` is missing or not an
-   * http(s) URL, or another option is unknown or invalid.
+   * @throws {LogProviderOptionError} When `endpoint` is missing (with
+   * `format: "otlp"`, when the `OTEL_EXPORTER_OTLP_*` variables do not give
+   * one either) or not an http(s) URL, or another option is unknown or
+   * invalid.
    */
   constructor(options: RemoteLogProviderOptions) {
-    const checked = checkOptions("RemoteLogProvider", REMOTE_RULES, options, [
-      "endpoint",
-    ]);
+    const otlp = (options as { format?: unknown } | undefined)?.format ===
+      "otlp";
+    const checked = checkOptions(
+      "RemoteLogProvider",
+      REMOTE_RULES,
+      options,
+      otlp ? [] : ["endpoint"],
+    );
     const number = (name: string, fallback: number): number =>
       (checked[name] as number | undefined) ?? fallback;
-    this.#endpoint = checked.endpoint as string;
+    this.#endpoint = (checked.endpoint as string | undefined) ??
+      otlpEndpointFromEnvironment();
+    this.#server = serverAttributes(this.#endpoint);
     this.#batchSize = number("batchSize", 100);
     this.#flushInterval = number("flushInterval", 5000);
     this.#maxBufferSize = number("maxBufferSize", 10_000);
@@ -245,11 +289,18 @@ export class RemoteLogProvider implements ILogProvider {
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
       ((error) => globalThis.console.error(error));
-    this.#json = new JsonFormatter(
-      new Redactor(
-        checked.redactKeys as readonly (string | RegExp)[] | undefined,
-      ),
+    const redactor = new Redactor(
+      checked.redactKeys as readonly (string | RegExp)[] | undefined,
     );
+    this.#json = new JsonFormatter(redactor);
+    this.#otlp = otlp
+      ? new OtlpFormatter(
+        redactor,
+        (checked.serviceName as string | undefined) ??
+          nonEmpty(readEnvironmentVariable("OTEL_SERVICE_NAME")) ??
+          DEFAULT_SERVICE_NAME,
+      )
+      : undefined;
     const headers: Record<string, string> = {
       "content-type": "application/json",
     };
@@ -306,6 +357,7 @@ export class RemoteLogProvider implements ILogProvider {
       this.#compact();
       this.#dropped++;
       this.#unreported++;
+      countRecords(PROVIDER, "dropped", 1);
       if (!this.#overflowing) {
         this.#overflowing = true;
         this.#report(
@@ -435,6 +487,7 @@ export class RemoteLogProvider implements ILogProvider {
   }
 
   #serialize(entry: LogEntry): string {
+    if (this.#otlp !== undefined) return this.#otlp.format(entry, randomId());
     // The id goes first, before the shared JSON shape.
     return '{"id":"' + randomId() + '",' + this.#json.format(entry).slice(1);
   }
@@ -572,30 +625,46 @@ export class RemoteLogProvider implements ILogProvider {
     const items = announced > 0
       ? [this.#dropEntry(announced), ...batch]
       : batch;
-    const body = '{"entries":[' + items.join(",") + "]}";
+    const body = this.#otlp !== undefined
+      ? this.#otlp.body(items)
+      : '{"entries":[' + items.join(",") + "]}";
     // One key per batch, the same on every retry of it.
     const key = randomId();
     for (let attempt = 1;; attempt++) {
       let status: number | undefined;
       let retryAfter: number | undefined;
+      // One CLIENT span per POST; the POST itself runs where tracing is
+      // suppressed (see startDeliverySpan).
+      const delivery = startDeliverySpan(
+        items.length,
+        attempt - 1,
+        this.#server,
+      );
       try {
-        const response = await this.#client.post(this.#endpoint, {
-          body,
-          signal,
-          headers: { "idempotency-key": key },
-        });
+        const response = await runIn(
+          delivery.context,
+          () =>
+            this.#client.post(this.#endpoint, {
+              body,
+              signal,
+              headers: { "idempotency-key": key },
+            }),
+        );
         await response.body?.cancel().catch(() => {});
+        endDeliverySpan(delivery.span, response.status, undefined);
+        countRecords(PROVIDER, "delivered", batch.length);
         this.#unreported -= announced;
         this.#overflowing = false;
         this.#unreachable = false;
         this.#failing = false;
         return "sent";
       } catch (error) {
+        if (error instanceof HTTPError) status = error.response.status;
+        endDeliverySpan(delivery.span, status, error);
         if (signal.aborted) return "aborted";
         this.#failing = true;
         this.#failedAttempts++;
         if (error instanceof HTTPError) {
-          status = error.response.status;
           retryAfter = parseRetryAfter(
             error.response.headers.get("retry-after"),
           );
@@ -632,6 +701,7 @@ export class RemoteLogProvider implements ILogProvider {
       // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
       // batch again. Retry-After (capped by maxRetryDelay) replaces the
       // backoff.
+      countRecords(PROVIDER, "retried", batch.length);
       await sleep(
         Math.min(
           this.#maxRetryDelay,
@@ -660,6 +730,7 @@ export class RemoteLogProvider implements ILogProvider {
     const count = this.buffered + this.#inFlight + this.#abandoned;
     if (count === 0 || this.#disposed) return;
     this.#dropped += count;
+    countRecords(PROVIDER, "dropped", count);
     this.#buffer = [];
     this.#head = 0;
     this.#inFlight = 0;
@@ -693,6 +764,7 @@ export class RemoteLogProvider implements ILogProvider {
   ): void {
     this.#dropped += count;
     this.#unreported += count;
+    countRecords(PROVIDER, "dropped", count);
     this.#report(
       new LogDeliveryError(
         "RemoteLogProvider",
@@ -722,4 +794,31 @@ export class RemoteLogProvider implements ILogProvider {
       this.#head = 0;
     }
   }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+// The endpoint of an otlp provider given none: the OTLP exporters'
+// variables (a logs endpoint as is; a base endpoint gets /v1/logs).
+function otlpEndpointFromEnvironment(): string {
+  const logs = nonEmpty(
+    readEnvironmentVariable("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"),
+  );
+  const base = nonEmpty(readEnvironmentVariable("OTEL_EXPORTER_OTLP_ENDPOINT"));
+  const endpoint = logs ??
+    (base === undefined ? undefined : base.replace(/\/+$/, "") + "/v1/logs");
+  if (endpoint === undefined) {
+    throw new LogProviderOptionError(
+      "RemoteLogProvider",
+      "endpoint",
+      "is required (or set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)",
+      undefined,
+    );
+  }
+  const checked = checkOptions("RemoteLogProvider", REMOTE_RULES, {
+    endpoint,
+  }, ["endpoint"]);
+  return checked.endpoint as string;
 }
