@@ -1,10 +1,18 @@
 // app.handle(): a request id per request (kept from X-Request-ID when it is a
 // sane token), the handler run inside a RequestContext, X-Request-ID on the
 // response, one access log line, and a 500 that tells the client nothing
-// about the error.
+// about the error. Each request also gets a span (platform/_telemetry.ts),
+// active while the handler runs, and a point of
+// http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
+import { context } from "@opentelemetry/api";
 import { messageOf } from "./_application_support.ts";
 import { randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
+import {
+  endServerSpan,
+  type ServerSpan,
+  startServerSpan,
+} from "./_telemetry.ts";
 import type { RequestContextValues } from "./request_context.ts";
 import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 
@@ -64,55 +72,74 @@ export function wrapHandler<A extends unknown[]>(
     request: Request,
     requestId: string,
     args: A,
+    server: ServerSpan,
   ): Promise<Response> => {
     const started = performance.now();
-    let response: Response;
+    let response: Response | undefined;
+    let failure: unknown;
     try {
-      response = await handler(request, ...args);
-      if (!(response instanceof Response)) {
-        throw new TypeError(
-          `The handler returned ${
-            response === undefined ? "undefined" : typeof response
-          } instead of a Response`,
+      try {
+        response = await handler(request, ...args);
+        if (!(response instanceof Response)) {
+          throw new TypeError(
+            `The handler returned ${
+              response === undefined ? "undefined" : typeof response
+            } instead of a Response`,
+          );
+        }
+      } catch (error) {
+        failure = error;
+        response = Response.json(
+          { message: "Internal Server Error", requestId },
+          { status: 500, headers: { "Content-Type": "application/json" } },
+        );
+        const path = pathOf(request.url);
+        logger().error(
+          `${request.method} ${path} failed: ${messageOf(error)}`,
+          { error, method: request.method, path, requestId },
         );
       }
-    } catch (error) {
-      const path = pathOf(request.url);
-      logger().error(
-        `${request.method} ${path} failed: ${messageOf(error)}`,
-        { error, method: request.method, path, requestId },
-      );
-      response = Response.json(
-        { message: "Internal Server Error", requestId },
-        { status: 500, headers: { "Content-Type": "application/json" } },
+      const log = logger();
+      // Below the logger's level, the access line costs nothing to build.
+      if (log.isEnabled === undefined || log.isEnabled(1)) {
+        const durationMs = Math.round((performance.now() - started) * 100) /
+          100;
+        const path = pathOf(request.url);
+        log.info(
+          `${request.method} ${path} ${response.status} ${durationMs} ms`,
+          {
+            method: request.method,
+            path,
+            status: response.status,
+            durationMs,
+            requestId,
+          },
+        );
+      }
+      return withHeader(response, requestId);
+    } finally {
+      // Ended even when a logger throws.
+      endServerSpan(
+        server,
+        request.method,
+        response?.status ?? 500,
+        failure,
+        (performance.now() - started) / 1000,
       );
     }
-    const log = logger();
-    // Below the logger's level, the access line costs nothing to build.
-    if (log.isEnabled === undefined || log.isEnabled(1)) {
-      const durationMs = Math.round((performance.now() - started) * 100) /
-        100;
-      const path = pathOf(request.url);
-      log.info(
-        `${request.method} ${path} ${response.status} ${durationMs} ms`,
-        {
-          method: request.method,
-          path,
-          status: response.status,
-          durationMs,
-          requestId,
-        },
-      );
-    }
-    return withHeader(response, requestId);
   };
   return (request: Request, ...args: A): Promise<Response> => {
     const requestId = requestIdOf(request);
     // The same store as RequestContext (one per process), without the
     // checks and the copy that RequestContext.run makes of foreign values.
-    return store.run(
-      Object.freeze({ requestId }),
-      () => handle(request, requestId, args),
-    );
+    return store.run(Object.freeze({ requestId }), () => {
+      const server = startServerSpan(request, requestId, pathOf);
+      // The span is active while the handler runs: Kit's HTTP calls, cache
+      // reads and log entries inside it are its children.
+      return context.with(
+        server.context,
+        () => handle(request, requestId, args, server),
+      );
+    });
   };
 }

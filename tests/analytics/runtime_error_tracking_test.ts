@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { receivedEvents, startCollector } from "./_helpers.ts";
 import { isNpmPass } from "../_support/module_url.ts";
 import {
@@ -110,7 +110,10 @@ async function fixture(runtime: "deno" | "node" | "bun"): Promise<Fixture> {
         ? runChild(denoExecutable!, [
           "run",
           "-A",
-          "--no-config",
+          // The repository's deno.json: the sources import npm packages by
+          // their bare names (@opentelemetry/api).
+          "--config",
+          fileURLToPath(new URL("../../deno.json", import.meta.url)),
           ...extraArgs,
           script,
           `${server.url}/collect`,

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 import {
@@ -151,7 +152,18 @@ const runtimes: Runtime[] = [
   {
     name: "Deno",
     command: denoExecutable,
-    args: (script, mode) => ["run", "-A", "--quiet", script, mode],
+    // The repository's deno.json: the sources import npm packages by their
+    // bare names (@opentelemetry/api), which the script in a temporary
+    // directory would not resolve on its own.
+    args: (script, mode) => [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      fileURLToPath(new URL("../../deno.json", import.meta.url)),
+      script,
+      mode,
+    ],
     skip: npm
       ? "the npm passes run Node.js and Bun; Deno runs the sources in the Deno pass"
       : denoExecutable === undefined && "deno is not installed",

@@ -1,0 +1,256 @@
+// Telemetry of the application host through the OpenTelemetry API (a no-op
+// until an SDK, or Deno's built-in exporter, registers providers): the
+// server span and `http.server.request.duration` of app.handle(), and the
+// `kit.health.status` gauge fed by the last health report. The tracer and
+// the instruments are made on first use and again whenever the global
+// provider changes: the API's meter provider is not a proxy (an instrument
+// made before an SDK registers would stay a no-op), and a test may register
+// and unregister SDKs one after another.
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Histogram,
+  isSpanContextValid,
+  type MeterProvider,
+  metrics,
+  type ObservableGauge,
+  type ObservableResult,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
+import type { HealthReport, HealthStatus } from "./health.ts";
+
+/** The instrumentation scope: the npm package's name. */
+export const SCOPE = "@vendor/kit-platform";
+
+let tracerProvider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+let meterProvider: MeterProvider | undefined;
+let duration: Histogram | undefined;
+let healthInstrument: ObservableGauge | undefined;
+
+function tracerOf(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer(SCOPE);
+  }
+  return tracer;
+}
+
+// The meter provider in use; the instruments are dropped when it changes.
+function meterProviderOf(): MeterProvider {
+  const provider = metrics.getMeterProvider();
+  if (provider !== meterProvider) {
+    meterProvider = provider;
+    duration = undefined;
+    healthInstrument = undefined;
+  }
+  return provider;
+}
+
+function durationOf(): Histogram {
+  const provider = meterProviderOf();
+  return duration ??= provider.getMeter(SCOPE).createHistogram(
+    "http.server.request.duration",
+    {
+      description: "Duration of HTTP server requests handled by app.handle()",
+      unit: "s",
+      advice: {
+        explicitBucketBoundaries: [
+          0.005,
+          0.01,
+          0.025,
+          0.05,
+          0.075,
+          0.1,
+          0.25,
+          0.5,
+          0.75,
+          1,
+          2.5,
+          5,
+          7.5,
+          10,
+        ],
+      },
+    },
+  );
+}
+
+function healthInstrumentOf(): ObservableGauge {
+  const provider = meterProviderOf();
+  return healthInstrument ??= provider.getMeter(SCOPE).createObservableGauge(
+    "kit.health.status",
+    {
+      description:
+        "Status of each health check in the last health report: 1 healthy, 0.5 degraded, 0 unhealthy",
+    },
+  );
+}
+
+const HEADERS_GETTER: TextMapGetter<Headers> = {
+  keys: (headers) => [...headers.keys()],
+  get: (headers, key) => headers.get(key) ?? undefined,
+};
+
+/** The server span of one request, with what its metric point needs. */
+export interface ServerSpan {
+  readonly span: Span;
+  /** The context to run the handler in (the span active in it). */
+  readonly context: Context;
+  readonly scheme: string;
+}
+
+function schemeOf(url: string): string {
+  const colon = url.indexOf(":");
+  return colon > 0 ? url.slice(0, colon) : "http";
+}
+
+/**
+ * Starts the span of a request. When a span is already active (the
+ * runtime's own server span, as Deno's with `OTEL_DENO=true`, or a Node.js
+ * HTTP instrumentation's), Kit's span is its child, of kind INTERNAL (one
+ * SERVER span per hop); otherwise it continues the request's
+ * `traceparent`/`tracestate` through the registered propagator.
+ */
+export function startServerSpan(
+  request: Request,
+  requestId: string,
+  pathOf: (url: string) => string,
+): ServerSpan {
+  const active = context.active();
+  const activeSpan = trace.getSpanContext(active);
+  const nested = activeSpan !== undefined && isSpanContextValid(activeSpan);
+  const parent = nested
+    ? active
+    : propagation.extract(active, request.headers, HEADERS_GETTER);
+  const method = request.method;
+  const scheme = schemeOf(request.url);
+  const span = tracerOf().startSpan(method, {
+    kind: nested ? SpanKind.INTERNAL : SpanKind.SERVER,
+    attributes: { "http.request.method": method, "url.scheme": scheme },
+  }, parent);
+  if (span.isRecording()) {
+    span.setAttribute("url.path", pathOf(request.url));
+    span.setAttribute("kit.request_id", requestId);
+    try {
+      const url = new URL(request.url);
+      span.setAttribute("server.address", url.hostname);
+      const port = url.port !== ""
+        ? Number(url.port)
+        : scheme === "https"
+        ? 443
+        : scheme === "http"
+        ? 80
+        : undefined;
+      if (port !== undefined) span.setAttribute("server.port", port);
+    } catch {
+      // A relative or odd URL: no address.
+    }
+    const agent = request.headers.get("user-agent");
+    if (agent !== null) span.setAttribute("user_agent.original", agent);
+  }
+  return { span, context: trace.setSpan(parent, span), scheme };
+}
+
+/** Records the outcome of a request on its span and ends it. */
+export function endServerSpan(
+  server: ServerSpan,
+  method: string,
+  status: number,
+  error: unknown,
+  seconds: number,
+): void {
+  const { span } = server;
+  let errorType: string | undefined;
+  if (error !== undefined) {
+    errorType = error instanceof Error ? error.name : "Error";
+  } else if (status >= 500) {
+    errorType = String(status);
+  }
+  if (span.isRecording()) {
+    span.setAttribute("http.response.status_code", status);
+    if (errorType !== undefined) {
+      span.setAttribute("error.type", errorType);
+      if (error !== undefined) {
+        const message = maskSecretText(
+          error instanceof Error ? error.message : String(error),
+        );
+        span.recordException(
+          error instanceof Error
+            ? { name: error.name, message, stack: maskStack(error, message) }
+            : { name: "Error", message },
+        );
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
+      } else {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    }
+  }
+  span.end();
+  const attributes: Attributes = {
+    "http.request.method": method,
+    "url.scheme": server.scheme,
+    "http.response.status_code": status,
+  };
+  if (errorType !== undefined) attributes["error.type"] = errorType;
+  durationOf().record(seconds, attributes);
+}
+
+function maskStack(error: Error, message: string): string | undefined {
+  return error.stack === undefined ? undefined : maskSecretText(error.stack)
+    .replace(maskSecretText(error.message), message);
+}
+
+const HEALTH_VALUES: Record<HealthStatus, number> = {
+  healthy: 1,
+  degraded: 0.5,
+  unhealthy: 0,
+};
+
+/**
+ * The `kit.health.status` gauge of one application: `update` keeps the last
+ * report, the gauge's callback reports each of its checks (1 healthy, 0.5
+ * degraded, 0 unhealthy); `close` stops reporting them.
+ */
+export interface HealthGauge {
+  update(report: HealthReport): void;
+  close(): void;
+}
+
+/** Starts reporting an application's last health report as a gauge. */
+export function healthGauge(): HealthGauge {
+  let last: HealthReport | undefined;
+  let registeredOn: ObservableGauge | undefined;
+  const observe = (result: ObservableResult): void => {
+    if (last === undefined) return;
+    for (const [name, check] of Object.entries(last.checks)) {
+      result.observe(HEALTH_VALUES[check.status], { "kit.health.check": name });
+    }
+  };
+  return {
+    update(report) {
+      last = report;
+      const gauge = healthInstrumentOf();
+      if (registeredOn !== gauge) {
+        registeredOn?.removeCallback(observe);
+        gauge.addCallback(observe);
+        registeredOn = gauge;
+      }
+    },
+    close() {
+      last = undefined;
+      registeredOn?.removeCallback(observe);
+      registeredOn = undefined;
+    },
+  };
+}
