@@ -1,0 +1,268 @@
+// Registry checks (the 404 and 401 failures of an install): the npm
+// configuration of the project and of the user maps the @vendor scope to a
+// registry and holds credentials for it. A token is never printed: only
+// whether one is set and where.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { describeNetworkError } from "../core/mod.ts";
+import { readText } from "./_doctor_files.ts";
+import type { Project } from "./_doctor_project.ts";
+import { type Check, rememberSecret } from "./_doctor_report.ts";
+
+const GROUP = "Registry" as const;
+const PUBLIC_REGISTRY = "https://registry.npmjs.org/";
+
+interface NpmrcEntry {
+  readonly value: string;
+  /** The file it came from (`~/.npmrc`, `<folder>/.npmrc`) or `env NAME`. */
+  readonly where: string;
+  /** Variables `${NAME}` the value names that are not set. */
+  readonly unset: readonly string[];
+}
+
+interface Npmrc {
+  /** Files read, in precedence order (highest first). */
+  readonly files: readonly string[];
+  /** Every key with its winning value. */
+  readonly entries: ReadonlyMap<string, NpmrcEntry>;
+}
+
+/** Reads the project and user `.npmrc` files; the project's win. */
+async function readNpmrc(folder: string): Promise<Npmrc> {
+  const env = process.env;
+  const userConfig = env.NPM_CONFIG_USERCONFIG ?? env.npm_config_userconfig ??
+    join(env.HOME ?? homedir(), ".npmrc");
+  const entries = new Map<string, NpmrcEntry>();
+  const files: string[] = [];
+  for (const path of [join(folder, ".npmrc"), userConfig]) {
+    const text = await readText(path);
+    if (text === undefined) continue;
+    files.push(path);
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim();
+      if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+      const equals = line.indexOf("=");
+      if (equals < 0) continue;
+      const key = line.slice(0, equals).trim();
+      let value = line.slice(equals + 1).trim();
+      if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+      if (entries.has(key)) continue;
+      const unset: string[] = [];
+      const expanded = value.replace(
+        /\$\{([^}]+)\}/g,
+        (_match, name: string) => {
+          const set = env[name];
+          if (set === undefined || set === "") unset.push(name);
+          return set ?? "";
+        },
+      );
+      entries.set(key, { value: expanded, where: path, unset });
+    }
+  }
+  // npm also reads npm_config_<key> variables; the files win here only when
+  // the variable is absent.
+  for (const [name, value] of Object.entries(env)) {
+    const match = /^npm_config_(.+)$/i.exec(name);
+    if (match === null || value === undefined) continue;
+    const key = match[1].toLowerCase() === "@vendor:registry"
+      ? "@vendor:registry"
+      : match[1];
+    if (!entries.has(key)) {
+      entries.set(key, { value, where: `env ${name}`, unset: [] });
+    }
+  }
+  return { files, entries };
+}
+
+// `https://host:port/path/` → `//host:port/path/` (npm's "nerf dart").
+function nerfDart(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const path = parsed.pathname.endsWith("/")
+      ? parsed.pathname
+      : parsed.pathname + "/";
+    return `//${parsed.host}${path}`;
+  } catch {
+    return url;
+  }
+}
+
+interface Credential {
+  readonly kind: string;
+  readonly entry: NpmrcEntry;
+  readonly key: string;
+}
+
+// The most specific credential entry for a registry, as npm picks it.
+function credentialFor(npmrc: Npmrc, registry: string): Credential | undefined {
+  const target = nerfDart(registry);
+  let best: Credential | undefined;
+  for (const [key, entry] of npmrc.entries) {
+    const match = /^(\/\/.+?):(_authToken|_auth|_password|username)$/.exec(
+      key,
+    );
+    if (match === null || match[2] === "username") continue;
+    const prefix = match[1].endsWith("/") ? match[1] : match[1] + "/";
+    if (!target.startsWith(prefix)) continue;
+    if (best === undefined || prefix.length > best.key.length) {
+      best = { kind: match[2], entry, key: prefix };
+    }
+  }
+  return best;
+}
+
+/** The registry, credentials, and (with `--connect`) what the registry says. */
+export async function checkRegistry(
+  project: Project,
+  connect: boolean,
+  timeout: number,
+): Promise<Check[]> {
+  const usesNpm = project.packageJson !== undefined ||
+    [...project.denoImports.values()].some((spec) => spec.startsWith("npm:"));
+  if (!usesNpm) {
+    return [{
+      group: GROUP,
+      name: "npm registry",
+      status: "skip",
+      message: project.denoJson !== undefined
+        ? "the Deno project takes no Kit package from npm (jsr: imports need no registry setting)"
+        : "no package.json or deno.json in the folder",
+    }];
+  }
+  const npmrc = await readNpmrc(project.folder);
+  const checks: Check[] = [];
+  const scoped = npmrc.entries.get("@vendor:registry");
+  const fallback = npmrc.entries.get("registry");
+  let registry: string | undefined;
+  if (scoped !== undefined && scoped.value !== "") {
+    registry = scoped.value;
+    checks.push({
+      group: GROUP,
+      name: "scope registry",
+      status: "pass",
+      message: `@vendor:registry=${scoped.value} (${scoped.where})`,
+    });
+  } else if (
+    fallback !== undefined && fallback.value !== "" &&
+    nerfDart(fallback.value) !== nerfDart(PUBLIC_REGISTRY)
+  ) {
+    registry = fallback.value;
+    checks.push({
+      group: GROUP,
+      name: "scope registry",
+      status: "pass",
+      message:
+        `no @vendor:registry line, but the default registry is ${fallback.value} (${fallback.where}), which then serves @vendor too`,
+    });
+  } else {
+    checks.push({
+      group: GROUP,
+      name: "scope registry",
+      status: "fail",
+      message: `the @vendor scope is not mapped to a registry (${
+        npmrc.files.length === 0
+          ? "no .npmrc in the project or the home folder"
+          : `read ${npmrc.files.join(", ")}`
+      }), so the package manager asks the public registry and gets 404 Not Found`,
+      advice:
+        "add `@vendor:registry=<registry-url>` to the project's .npmrc (or run `npm config set @vendor:registry <registry-url>`) with the address your administrator gives you",
+    });
+    return checks;
+  }
+  const credential = credentialFor(npmrc, registry);
+  const dart = nerfDart(registry);
+  if (credential === undefined) {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message: `no token for ${dart} in ${
+        npmrc.files.length === 0 ? "any .npmrc" : npmrc.files.join(" or ")
+      }, so the registry answers 401 Unauthorized`,
+      advice:
+        `ask an administrator for a token, export it as KIT_REGISTRY_TOKEN and add \`${dart}:_authToken=\${KIT_REGISTRY_TOKEN}\` to the project's .npmrc (never the token itself)`,
+    });
+    return checks;
+  }
+  rememberSecret(credential.entry.value);
+  if (credential.entry.unset.length > 0 || credential.entry.value === "") {
+    const names = credential.entry.unset.join(", ");
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message:
+        `${credential.key}:${credential.kind} in ${credential.entry.where} ${
+          names === ""
+            ? "is empty"
+            : `reads \${${names}}, which is not set in this shell`
+        }, so the registry answers 401 Unauthorized`,
+      advice: names === ""
+        ? "put the token your administrator issued in an environment variable and reference it: " +
+          `\`${credential.key}:_authToken=\${KIT_REGISTRY_TOKEN}\``
+        : `export ${names} with the token your administrator issued (for example in your shell profile or the CI secrets)`,
+    });
+    return checks;
+  }
+  checks.push({
+    group: GROUP,
+    name: "credentials",
+    status: "pass",
+    message: `a ${
+      credential.kind === "_authToken" ? "token" : "credential"
+    } for ${credential.key} is set (${credential.entry.where}); not shown`,
+  });
+  if (connect) checks.push(await probeRegistry(registry, credential, timeout));
+  return checks;
+}
+
+// Asks the registry for @vendor/kit-core's metadata with the credentials.
+async function probeRegistry(
+  registry: string,
+  credential: Credential,
+  timeout: number,
+): Promise<Check> {
+  const base = registry.endsWith("/") ? registry : registry + "/";
+  const url = `${base}@vendor%2fkit-core`;
+  const authorization = credential.kind === "_authToken"
+    ? `Bearer ${credential.entry.value}`
+    : `Basic ${credential.entry.value}`;
+  try {
+    const response = await fetch(url, {
+      headers: { authorization, accept: "application/json" },
+      signal: AbortSignal.timeout(timeout),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (response.ok) {
+      return {
+        group: GROUP,
+        name: "registry answers",
+        status: "pass",
+        message: `${url} answered ${response.status} with the credentials`,
+      };
+    }
+    return {
+      group: GROUP,
+      name: "registry answers",
+      status: "fail",
+      message: `${url} answered ${response.status} ${response.statusText}`,
+      advice: response.status === 401 || response.status === 403
+        ? "the registry refuses the token: ask an administrator for a new one"
+        : response.status === 404
+        ? "the registry does not have @vendor/kit-core: check the @vendor:registry address with your administrator"
+        : "check the registry address and try again later",
+    };
+  } catch (error) {
+    return {
+      group: GROUP,
+      name: "registry answers",
+      status: "fail",
+      message: `${url} did not answer (timeout ${timeout} ms): ${
+        describeNetworkError(error)
+      }`,
+      advice:
+        "check the @vendor:registry address, the network and any proxy settings",
+    };
+  }
+}

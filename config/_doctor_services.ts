@@ -1,0 +1,454 @@
+// Service checks (`--connect`): Redis from the configuration answers PING
+// with its password, the API base address answers, the localization
+// address of the configured culture returns a resource, and the remote log
+// and analytics endpoints accept an empty batch. Each waits at most the
+// timeout; secrets never reach the output.
+import { createConnection } from "node:net";
+import { describeNetworkError } from "../core/mod.ts";
+import type { ConfigurationManager } from "./mod.ts";
+import { type Check, rememberSecret } from "./_doctor_report.ts";
+
+const GROUP = "Services" as const;
+
+function text(config: ConfigurationManager, key: string): string | undefined {
+  const value = config.getValue<unknown>(key, undefined);
+  if (value === undefined || value === null) return undefined;
+  const result = String(value).trim();
+  return result === "" ? undefined : result;
+}
+
+function from(config: ConfigurationManager, key: string): string {
+  const source = config.getSource(key);
+  return source === undefined ? key : `${key} from ${source}`;
+}
+
+/** The service checks; with `connect` false, one line saying how to run them. */
+export async function checkServices(
+  config: ConfigurationManager | undefined,
+  connect: boolean,
+  timeout: number,
+): Promise<Check[]> {
+  if (!connect) {
+    return [{
+      group: GROUP,
+      name: "services",
+      status: "skip",
+      message:
+        "not contacted; run with --connect to reach Redis, the API, the localization address and the log and analytics endpoints",
+    }];
+  }
+  if (config === undefined) {
+    return [{
+      group: GROUP,
+      name: "services",
+      status: "skip",
+      message: "the configuration did not load, so the addresses are unknown",
+    }];
+  }
+  return await Promise.all([
+    checkRedis(config, timeout),
+    checkApi(config, timeout),
+    checkLocalization(config, timeout),
+    checkRemoteLog(config, timeout),
+    checkAnalytics(config, timeout),
+  ]);
+}
+
+// One RESP command as an array of bulk strings.
+function command(...parts: string[]): string {
+  return `*${parts.length}\r\n` +
+    parts.map((part) =>
+      `$${new TextEncoder().encode(part).length}\r\n${part}\r\n`
+    ).join("");
+}
+
+/** Sends commands to a Redis server and collects one reply line per command. */
+function redisExchange(
+  host: string,
+  port: number,
+  commands: readonly string[],
+  timeout: number,
+): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host, port });
+    const replies: string[] = [];
+    let buffer = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeout} ms`));
+    }, timeout);
+    (timer as { unref?: () => void }).unref?.();
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(replies);
+    };
+    socket.once("error", (error) => finish(error));
+    socket.once("connect", () => socket.write(commands.join("")));
+    socket.on("data", (data: Uint8Array) => {
+      buffer += new TextDecoder().decode(data);
+      let end;
+      while ((end = buffer.indexOf("\r\n")) >= 0) {
+        replies.push(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        // An error ends the exchange: later replies would only repeat it.
+        if (replies.length === commands.length || replies.at(-1)![0] === "-") {
+          finish();
+          return;
+        }
+      }
+    });
+  });
+}
+
+async function checkRedis(
+  config: ConfigurationManager,
+  timeout: number,
+): Promise<Check> {
+  const name = "Redis";
+  const host = text(config, "cache:redis:host");
+  if (host === undefined) {
+    return {
+      group: GROUP,
+      name,
+      status: "skip",
+      message: "cache:redis:host (REDIS_HOST) is not set",
+    };
+  }
+  const portText = text(config, "cache:redis:port") ?? "6379";
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    return {
+      group: GROUP,
+      name,
+      status: "fail",
+      message: `${from(config, "cache:redis:port")} is not a port: ${portText}`,
+      advice: "set REDIS_PORT (cache:redis:port) to a number from 1 to 65535",
+    };
+  }
+  const password = text(config, "cache:redis:password");
+  rememberSecret(password);
+  const commands = password === undefined
+    ? [command("PING")]
+    : [command("AUTH", password), command("PING")];
+  const where = `${host}:${port}`;
+  const withPassword = password === undefined
+    ? "without a password"
+    : `with the password of ${from(config, "cache:redis:password")}`;
+  try {
+    const replies = await redisExchange(host, port, commands, timeout);
+    const last = replies.at(-1) ?? "";
+    if (last === "+PONG") {
+      return {
+        group: GROUP,
+        name,
+        status: "pass",
+        message: `${where} answered PING ${withPassword}`,
+      };
+    }
+    const noAuth = last.startsWith("-NOAUTH");
+    const wrongPass = /WRONGPASS|invalid password/i.test(last);
+    return {
+      group: GROUP,
+      name,
+      status: "fail",
+      message: `${where} answered ${last} (${withPassword})`,
+      advice: noAuth
+        ? "the server requires a password: set REDIS_PASSWORD (cache:redis:password) in the environment, never in a committed file"
+        : wrongPass
+        ? "the server refuses the password: set REDIS_PASSWORD to the server's password"
+        : /without any password/i.test(last)
+        ? "the server has no password: unset REDIS_PASSWORD (cache:redis:password), or give the server one"
+        : "check the Redis server's log for what it refused",
+    };
+  } catch (error) {
+    return {
+      group: GROUP,
+      name,
+      status: "fail",
+      message: `${where} (${
+        from(config, "cache:redis:host")
+      }) did not answer: ${describeNetworkError(error)}`,
+      advice:
+        "start the Redis server, or set REDIS_HOST and REDIS_PORT to where it runs",
+    };
+  }
+}
+
+async function request(
+  url: string,
+  init: RequestInit,
+  timeout: number,
+): Promise<{ status: number; statusText: string; body: string }> {
+  const response = await fetch(url, {
+    ...init,
+    signal: AbortSignal.timeout(timeout),
+  });
+  const body = await response.text();
+  return { status: response.status, statusText: response.statusText, body };
+}
+
+function unreachable(
+  name: string,
+  url: string,
+  key: string,
+  error: unknown,
+  timeout: number,
+): Check {
+  return {
+    group: GROUP,
+    name,
+    status: "fail",
+    message: `${url} (${key}) did not answer (timeout ${timeout} ms): ${
+      describeNetworkError(error)
+    }`,
+    advice: `start the service, or set ${key} to where it runs`,
+  };
+}
+
+async function checkApi(
+  config: ConfigurationManager,
+  timeout: number,
+): Promise<Check> {
+  const name = "API";
+  const url = text(config, "api:baseUrl");
+  if (url === undefined) {
+    return {
+      group: GROUP,
+      name,
+      status: "skip",
+      message: "api:baseUrl (API_BASE_URL) is not set",
+    };
+  }
+  try {
+    const response = await request(url, { method: "GET" }, timeout);
+    return response.status < 500
+      ? {
+        group: GROUP,
+        name,
+        status: "pass",
+        message: `${url} answered ${response.status}`,
+      }
+      : {
+        group: GROUP,
+        name,
+        status: "fail",
+        message: `${url} answered ${response.status} ${response.statusText}`,
+        advice: "the API runs but fails: check its logs",
+      };
+  } catch (error) {
+    return unreachable(name, url, from(config, "api:baseUrl"), error, timeout);
+  }
+}
+
+async function checkLocalization(
+  config: ConfigurationManager,
+  timeout: number,
+): Promise<Check> {
+  const name = "localization";
+  const template = text(config, "localization:resourceUrl");
+  if (template === undefined) {
+    return {
+      group: GROUP,
+      name,
+      status: "skip",
+      message: "localization:resourceUrl is not set",
+    };
+  }
+  const culture = text(config, "localization:defaultCulture") ?? "en";
+  let url: string;
+  try {
+    url = new URL(
+      template.replaceAll("{culture}", encodeURIComponent(culture)),
+      text(config, "api:baseUrl"),
+    ).href;
+  } catch {
+    return {
+      group: GROUP,
+      name,
+      status: "fail",
+      message: `${
+        from(config, "localization:resourceUrl")
+      } is not an address: ${template}`,
+      advice:
+        "set localization:resourceUrl to an absolute address with {culture} (https://host/api/localization/{culture}.json)",
+    };
+  }
+  try {
+    const response = await request(url, {
+      headers: { accept: "application/json" },
+    }, timeout);
+    if (response.status !== 200) {
+      return {
+        group: GROUP,
+        name,
+        status: "fail",
+        message: `${url} (culture ${culture}) answered ${response.status}`,
+        advice: response.status === 404
+          ? `publish the ${culture} translations at that address, or set localization:defaultCulture to a culture that has them`
+          : "check the localization server's log",
+      };
+    }
+    let resource: unknown;
+    try {
+      resource = JSON.parse(response.body);
+    } catch {
+      resource = undefined;
+    }
+    const ok = typeof resource === "object" && resource !== null &&
+      !Array.isArray(resource);
+    return ok
+      ? {
+        group: GROUP,
+        name,
+        status: "pass",
+        message: `${url} (culture ${culture}) returned a resource of ${
+          Object.keys(resource as object).length
+        } top-level keys`,
+      }
+      : {
+        group: GROUP,
+        name,
+        status: "fail",
+        message: `${url} (culture ${culture}) did not return a JSON object`,
+        advice: "serve the translations as one JSON object per culture",
+      };
+  } catch (error) {
+    return unreachable(
+      name,
+      url,
+      from(config, "localization:resourceUrl"),
+      error,
+      timeout,
+    );
+  }
+}
+
+// POSTs an empty batch: the endpoint checks the key and stores nothing.
+async function probe(
+  name: string,
+  url: string,
+  key: string,
+  body: string,
+  apiKey: string | undefined,
+  keyName: string,
+  timeout: number,
+): Promise<Check> {
+  rememberSecret(apiKey);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+  };
+  if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+  try {
+    const response = await request(url, {
+      method: "POST",
+      headers,
+      body,
+    }, timeout);
+    if (response.status >= 200 && response.status < 300) {
+      return {
+        group: GROUP,
+        name,
+        status: "pass",
+        message: `${url} accepted an empty batch (${response.status})`,
+      };
+    }
+    return {
+      group: GROUP,
+      name,
+      status: "fail",
+      message:
+        `${url} answered ${response.status} ${response.statusText} to an empty batch`,
+      advice: response.status === 401 || response.status === 403
+        ? `the endpoint refuses the key: set ${keyName} to a key it accepts${
+          apiKey === undefined ? " (none is set)" : ""
+        }`
+        : response.status === 404
+        ? `the address is wrong: check ${key}`
+        : "check the endpoint's log",
+    };
+  } catch (error) {
+    return unreachable(name, url, key, error, timeout);
+  }
+}
+
+function remoteLogEndpoint(
+  config: ConfigurationManager,
+): { url?: string; apiKey?: string; key: string } {
+  const providers = config.getValue<unknown>("logging:providers", []);
+  if (Array.isArray(providers)) {
+    for (const [index, provider] of providers.entries()) {
+      const entry = provider as { type?: unknown; options?: unknown };
+      if (entry?.type !== "remote") continue;
+      const options = (entry.options ?? {}) as Record<string, unknown>;
+      const url = typeof options.endpoint === "string"
+        ? options.endpoint
+        : text(config, "logging:remoteEndpoint");
+      const apiKey = typeof options.apiKey === "string"
+        ? options.apiKey
+        : text(config, "logging:apiKey");
+      return {
+        url,
+        apiKey,
+        key: typeof options.endpoint === "string"
+          ? `logging:providers:${index}:options:endpoint`
+          : from(config, "logging:remoteEndpoint"),
+      };
+    }
+  }
+  return {
+    url: text(config, "logging:remoteEndpoint"),
+    apiKey: text(config, "logging:apiKey"),
+    key: from(config, "logging:remoteEndpoint"),
+  };
+}
+
+function checkRemoteLog(
+  config: ConfigurationManager,
+  timeout: number,
+): Promise<Check> | Check {
+  const { url, apiKey, key } = remoteLogEndpoint(config);
+  if (url === undefined) {
+    return {
+      group: GROUP,
+      name: "remote log",
+      status: "skip",
+      message:
+        "no remote log provider and no logging:remoteEndpoint (LOG_REMOTE_ENDPOINT)",
+    };
+  }
+  return probe(
+    "remote log",
+    url,
+    key,
+    '{"entries":[]}',
+    apiKey,
+    "LOGGING_API_KEY (logging:apiKey)",
+    timeout,
+  );
+}
+
+function checkAnalytics(
+  config: ConfigurationManager,
+  timeout: number,
+): Promise<Check> | Check {
+  const url = text(config, "analytics:endpoint");
+  if (url === undefined) {
+    return {
+      group: GROUP,
+      name: "analytics",
+      status: "skip",
+      message: "analytics:endpoint is not set",
+    };
+  }
+  return probe(
+    "analytics",
+    url,
+    from(config, "analytics:endpoint"),
+    '{"events":[]}',
+    text(config, "analytics:apiKey"),
+    "ANALYTICS_API_KEY (analytics:apiKey)",
+    timeout,
+  );
+}
