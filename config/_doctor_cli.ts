@@ -204,7 +204,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   };
 }
 
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+interface Output {
+  write(text: string): boolean;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+function write(stream: Output, text: string): Promise<void> {
   return new Promise((resolve) => {
     if (stream.write(text)) resolve();
     else stream.once("drain", () => resolve());
