@@ -117,6 +117,10 @@ export class FormatLocalizationValueParser implements LocalizationValueParser {
         this.#numberOptions,
         this.#dateOptions,
       );
+      // Bounded, so a server asked for many cultures keeps memory flat.
+      if (this.#formatters.size >= 512) {
+        this.#formatters.delete(this.#formatters.keys().next().value!);
+      }
       this.#formatters.set(culture, formatters);
     }
     return formatters;

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { cacheClocks } from "./_cache_clock.ts";
 import type { LocalizationResources } from "./localization_provider.ts";
 
 /** Options of a {@linkcode LocalizationCache}. */
@@ -70,6 +71,7 @@ export class LocalizationCache {
     this.#maxSize = maxSize;
     this.#ttl = ttl;
     const now = options.now;
+    cacheClocks.set(this, now ?? (() => performance.now()));
     this.#entries = new LRUCache<string, LocalizationResources>({
       max: maxSize,
       ...(ttl > 0 ? { ttl } : {}),

@@ -1,22 +1,34 @@
 import type { IConfiguration } from "../config/mod.ts";
 import type { Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
-import { type Source, TranslationCompiler } from "./_compiler.ts";
-import type { Render } from "./_compiler.ts";
+import { cacheClocks } from "./_cache_clock.ts";
+import type { Source } from "./_compiler.ts";
 import { cultureChain } from "./_culture_chain.ts";
-import { assertCultureName } from "./culture_name.ts";
+import { pickCulture } from "./_pick_culture.ts";
+import { CultureTranslator, type Host, Translations } from "./_translations.ts";
+import { assertCultureName, isCultureName } from "./culture_name.ts";
+import { InvalidCultureError } from "./invalid_culture_error.ts";
 import type { CultureProvider } from "./culture_provider.ts";
 import { FormatLocalizationValueParser } from "./format_localization_value_parser.ts";
+import { IcuLocalizationValueParser } from "./icu_localization_value_parser.ts";
 import { IdentityKeyResolver } from "./identity_key_resolver.ts";
 import type { LocalizationKeyResolver } from "./key_resolver.ts";
 import type { LocalizationHttpClient } from "./http_localization_loader.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
+import type { LocalizationMessageError } from "./localization_message_error.ts";
+import { negotiateCulture, parseAcceptLanguage } from "./negotiate_culture.ts";
 import type {
   LocalizationProvider,
   LocalizationResources,
 } from "./localization_provider.ts";
 import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
+import type {
+  TranslateFunction,
+  TranslationArguments,
+  TranslationKey,
+  Translator,
+} from "./translator.ts";
 import type { LocalizationValueParser } from "./value_parser.ts";
 
 /**
@@ -71,6 +83,49 @@ export interface LocalizationManagerOptions {
    * served instead.
    */
   onLoadError?: (error: unknown, culture: string) => void;
+  /**
+   * Called once per key and culture when a translation is not valid ICU
+   * MessageFormat; the key is then treated as missing in that culture (the
+   * next culture of the chain, or the missing-translation handler, answers).
+   * Default: the error's message is written with `console.error`.
+   */
+  onMessageError?: (error: LocalizationMessageError) => void;
+}
+
+/**
+ * The shape of a request {@linkcode LocalizationManager.prototype.forRequest}
+ * reads: a Fetch API `Request` fits, and so does anything with a URL and
+ * headers.
+ */
+export interface LocalizationRequest {
+  /** The full URL of the request (its query may hold the culture). */
+  readonly url: string;
+  /** The request headers (`Accept-Language`, `Cookie`). */
+  readonly headers: { get(name: string): string | null };
+}
+
+/** Options of {@linkcode LocalizationManager.prototype.forRequest}. */
+export interface ForRequestOptions {
+  /**
+   * The cultures on offer, as named in the resources (`["en-US", "fr-FR"]`).
+   * With them, what the request asks for is matched best-fit (`fr-CH` gets
+   * `fr-FR`); without them, the first valid culture asked for is used as is
+   * (and falls back along its chain).
+   */
+  cultures?: readonly string[];
+  /**
+   * The query parameter that chooses the culture (`?culture=fr`), or `false`
+   * for none. Default `"culture"`.
+   */
+  queryParameter?: string | false;
+  /** The cookie that holds the chosen culture; none by default. */
+  cookie?: string;
+  /**
+   * What to answer in when the request asks for nothing on offer. Default:
+   * the manager's `fallbackCulture`, else the first of `cultures`, else the
+   * current culture.
+   */
+  fallback?: string;
 }
 
 /**
@@ -129,26 +184,27 @@ export interface LocalizationManagerConfigurationOptions
   keyResolver?: LocalizationKeyResolver;
 }
 
-interface Entry {
-  readonly render: Render;
-  readonly answeringCulture: string;
-  readonly missingIn: readonly string[];
+// A translator of forCulture, shared by the calls for its culture.
+interface Slot {
+  readonly promise: Promise<Translator>;
+  expires: number;
 }
 
-// Everything one setCulture put in place; replaced as a whole, so translate
-// never sees half of a change.
-class State {
-  readonly entries = new Map<string, Entry>();
-  readonly compiler: TranslationCompiler;
-
-  constructor(
-    readonly culture: string,
-    readonly chain: readonly string[],
-    readonly sources: readonly Source[],
-    parsers: readonly LocalizationValueParser[],
-  ) {
-    this.compiler = new TranslationCompiler(culture, sources, parsers);
+function cookieValue(
+  header: string | null,
+  name: string,
+): string | undefined {
+  if (header === null) return undefined;
+  for (const part of header.split(";")) {
+    const cut = part.indexOf("=");
+    if (cut === -1 || part.slice(0, cut).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(cut + 1).trim());
+    } catch {
+      return undefined;
+    }
   }
+  return undefined;
 }
 
 type Loaded =
@@ -215,8 +271,12 @@ export class LocalizationManager {
     | ((error: unknown, culture: string) => void)
     | undefined;
   readonly #loading = new Map<string, Promise<LocalizationResources>>();
-  #resolver: LocalizationKeyResolver | undefined;
-  #state: State;
+  readonly #host: Host;
+  readonly #translators = new Map<string, Slot>();
+  readonly #maxTranslators: number;
+  readonly #ttl: number;
+  readonly #now: () => number;
+  #state: Translations;
   #ticket = 0;
 
   /**
@@ -225,11 +285,13 @@ export class LocalizationManager {
    * be passed around (`const { t } = manager`).
    *
    * @param key The key.
-   * @param args The values of the `{0}`, `{1}`, … markers.
+   * @param args The values of the `{0}`, `{1}`, … markers, or one object of
+   * named values for ICU messages.
    * @returns The translated text.
    */
-  readonly t: (key: string, ...args: unknown[]) => string = (key, ...args) =>
-    this.#translate(key, args);
+  readonly t: TranslateFunction =
+    ((key: string, ...args: unknown[]) =>
+      this.#state.translate(this.#host, key, args)) as TranslateFunction;
 
   /**
    * Creates the manager. Nothing is loaded until
@@ -243,9 +305,10 @@ export class LocalizationManager {
    * @param cache Keeps loaded translations across `setCulture` calls; none by
    * default (each `setCulture` loads).
    * @param valueParsers Applied to each text in this order; default
-   * `[new FormatLocalizationValueParser(), new RefLocalizationValueParser()]`.
-   * Pass `[]` to use texts as written.
-   * @param options `fallbackCulture`, `onMissing`, `onLoadError`.
+   * `[new IcuLocalizationValueParser(), new FormatLocalizationValueParser(),
+   * new RefLocalizationValueParser()]`. Pass `[]` to use texts as written.
+   * @param options `fallbackCulture`, `onMissing`, `onLoadError`,
+   * `onMessageError`.
    * @throws {InvalidCultureError} When `fallbackCulture` is not a BCP 47 tag.
    */
   constructor(
@@ -254,6 +317,7 @@ export class LocalizationManager {
     missingTranslationHandler: MissingTranslationHandler = (key) => `[${key}]`,
     cache?: LocalizationCache,
     valueParsers: readonly LocalizationValueParser[] = [
+      new IcuLocalizationValueParser(),
       new FormatLocalizationValueParser(),
       new RefLocalizationValueParser(),
     ],
@@ -269,8 +333,19 @@ export class LocalizationManager {
       : assertCultureName(options.fallbackCulture);
     this.#onMissing = options.onMissing;
     this.#onLoadError = options.onLoadError;
+    this.#host = {
+      resolver: undefined,
+      handler: missingTranslationHandler,
+      onMissing: options.onMissing,
+      onMessageError: options.onMessageError ??
+        ((error) => console.error(error.message)),
+    };
+    this.#maxTranslators = cache?.maxSize ?? 1000;
+    this.#ttl = cache?.ttl ?? 3_600_000;
+    this.#now = (cache === undefined ? undefined : cacheClocks.get(cache)) ??
+      (() => performance.now());
     const culture = cultureProvider.culture;
-    this.#state = new State(
+    this.#state = new Translations(
       culture,
       cultureChain(culture, this.#fallbackCulture),
       [],
@@ -346,6 +421,7 @@ export class LocalizationManager {
         fallbackCulture: parts.fallbackCulture,
         onMissing: options.onMissing,
         onLoadError: options.onLoadError,
+        onMessageError: options.onMessageError,
       },
     );
     if (options.keyResolver !== undefined) {
@@ -419,6 +495,15 @@ export class LocalizationManager {
     assertCultureName(culture);
     const ticket = ++this.#ticket;
     const chain = cultureChain(culture, this.#fallbackCulture);
+    const sources = await this.#sourcesOf(chain);
+    if (ticket !== this.#ticket) return;
+    this.#state = new Translations(culture, chain, sources, this.#parsers);
+    this.#cultureProvider.setCulture(culture);
+  }
+
+  // Loads every culture of a chain; those the provider does not have are
+  // skipped, and the chain fails only when none is found.
+  async #sourcesOf(chain: readonly string[]): Promise<Source[]> {
     const loaded = await Promise.all(chain.map((name) => this.#settle(name)));
     const sources: Source[] = [];
     let notFound: unknown;
@@ -438,9 +523,7 @@ export class LocalizationManager {
       }
     }
     if (sources.length === 0) throw notFound;
-    if (ticket !== this.#ticket) return;
-    this.#state = new State(culture, chain, sources, this.#parsers);
-    this.#cultureProvider.setCulture(culture);
+    return sources;
   }
 
   /**
@@ -471,8 +554,11 @@ export class LocalizationManager {
    * manager.translate("hi", "Ada"); // "Hi Ada"
    * ```
    */
-  translate(key: string, ...args: unknown[]): string {
-    return this.#translate(key, args);
+  translate<Key extends TranslationKey>(
+    key: Key,
+    ...args: TranslationArguments<Key>
+  ): string {
+    return this.#state.translate(this.#host, key, args);
   }
 
   /**
@@ -498,10 +584,7 @@ export class LocalizationManager {
    * ```
    */
   has(key: string): boolean {
-    const resolved = this.#resolver === undefined
-      ? key
-      : this.#resolver.resolve(key);
-    return this.#state.compiler.find(resolved) !== -1;
+    return this.#state.has(this.#host, key);
   }
 
   /**
@@ -529,71 +612,204 @@ export class LocalizationManager {
    * ```
    */
   setKeyResolver(resolver: LocalizationKeyResolver): void {
-    this.#resolver = resolver instanceof IdentityKeyResolver
+    this.#host.resolver = resolver instanceof IdentityKeyResolver
       ? undefined
       : resolver;
   }
 
-  #translate(key: string, args: readonly unknown[]): string {
-    const state = this.#state;
-    const resolved = this.#resolver === undefined
-      ? key
-      : this.#resolver.resolve(key);
-    const entry = state.entries.get(resolved) ?? this.#lookup(state, resolved);
-    if (entry === undefined) return this.#missing(state, key, resolved);
-    if (entry.missingIn.length !== 0 && this.#onMissing !== undefined) {
-      this.#report(
-        state,
-        key,
-        resolved,
-        entry.missingIn,
-        entry.answeringCulture,
-      );
+  /**
+   * A {@linkcode Translator} for `culture`, for one request on a server:
+   * the manager's own current culture (`setCulture`, `cultureChanged`) is
+   * left alone, so one manager serves every request whatever its language.
+   *
+   * - The culture and its fallback chain are loaded through the same
+   *   provider and cache as `setCulture` when needed; concurrent calls for
+   *   the same culture share one load, and the translator is kept, so later
+   *   calls (and their compiled messages) cost a map lookup.
+   * - Translators are bounded like the cache (`maxSize` cultures, the oldest
+   *   going first, each expiring after `ttl`; 1000 cultures and one hour
+   *   without a cache). A culture of which only the fallback culture's chain
+   *   has translations (for example a made-up `xx-YY`) gets the fallback
+   *   culture's translator, so a flood of bogus cultures keeps memory flat.
+   *
+   * @param culture A BCP 47 culture name such as `fr-CA`.
+   * @returns The translator of `culture` (of the fallback culture when no
+   * culture before it in the chain has translations).
+   * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag.
+   * @throws {LocalizationLoadError} When a culture of the chain fails to
+   * load, or none is found.
+   * @throws {LocalizationResourceError} When a resource is not an object of
+   * strings.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([
+   *     ["en", new Map([["hi", "Hello {name}"]])],
+   *     ["de", new Map([["hi", "Hallo {name}"]])],
+   *   ])),
+   *   new DefaultCultureProvider("en"),
+   *   undefined,
+   *   undefined,
+   *   undefined,
+   *   { fallbackCulture: "en" },
+   * );
+   * const de = await manager.forCulture("de-AT");
+   * de.t("hi", { name: "Ada" }); // "Hallo Ada"
+   * (await manager.forCulture("xx-YY")).culture; // "en"
+   * ```
+   */
+  forCulture(culture: string): Promise<Translator> {
+    const slot = this.#translators.get(culture);
+    if (slot !== undefined && this.#now() < slot.expires) return slot.promise;
+    return this.#newTranslator(culture);
+  }
+
+  /**
+   * The {@linkcode Translator} for an HTTP request: the culture is taken
+   * from the query parameter (`?culture=fr`, see `queryParameter`), then
+   * the cookie (when `cookie` names one), then the `Accept-Language` header
+   * (quality values honoured), each matched best-fit against `cultures`
+   * when given (see {@linkcode negotiateCulture}); the fallback answers when
+   * nothing fits. Then {@linkcode LocalizationManager.prototype.forCulture}.
+   *
+   * @param request A Fetch API `Request`, or anything with `url` and
+   * `headers.get`.
+   * @param options `cultures`, `queryParameter`, `cookie`, `fallback`.
+   * @returns The translator for the request's culture.
+   * @throws {InvalidCultureError} When a culture of `options.cultures` or
+   * `options.fallback` is not a BCP 47 tag.
+   * @throws {LocalizationLoadError} When a culture of the chain fails to
+   * load, or none is found.
+   *
+   * @example Usage
+   * ```ts
+   * import {
+   *   DefaultCultureProvider,
+   *   LocalizationManager,
+   *   MapLocalizationProvider,
+   * } from "@vendor/kit/localization";
+   *
+   * const manager = new LocalizationManager(
+   *   new MapLocalizationProvider(new Map([
+   *     ["en-US", new Map([["hi", "Hello"]])],
+   *     ["fr-FR", new Map([["hi", "Bonjour"]])],
+   *   ])),
+   *   new DefaultCultureProvider("en-US"),
+   * );
+   * const request = new Request("https://example.com/", {
+   *   headers: { "accept-language": "fr-CH, fr;q=0.9, en;q=0.5" },
+   * });
+   * const translator = await manager.forRequest(request, {
+   *   cultures: ["en-US", "fr-FR"],
+   *   cookie: "lang",
+   * });
+   * translator.culture; // "fr-FR"
+   * translator.t("hi"); // "Bonjour"
+   * ```
+   */
+  forRequest(
+    request: LocalizationRequest,
+    options: ForRequestOptions = {},
+  ): Promise<Translator> {
+    let culture: string;
+    try {
+      culture = this.#cultureOf(request, options);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const render = entry.render;
-    return typeof render === "string" ? render : render(args);
+    return this.forCulture(culture);
   }
 
-  #lookup(state: State, resolved: string): Entry | undefined {
-    const index = state.compiler.find(resolved);
-    if (index === -1) return undefined;
-    const answeringCulture = state.sources[index].culture;
-    const entry: Entry = {
-      render: state.compiler.compile(index, resolved).render,
-      answeringCulture,
-      missingIn: state.chain.slice(0, state.chain.indexOf(answeringCulture)),
-    };
-    state.entries.set(resolved, entry);
-    return entry;
+  /**
+   * How many per-culture translators
+   * {@linkcode LocalizationManager.prototype.forCulture} keeps (at most the
+   * cache's `maxSize`).
+   */
+  get translatorCount(): number {
+    return this.#translators.size;
   }
 
-  #missing(state: State, key: string, resolved: string): string {
-    if (this.#onMissing !== undefined) {
-      this.#report(state, key, resolved, state.chain, undefined);
-    }
-    return this.#handler(key, state.culture);
-  }
-
-  #report(
-    state: State,
-    key: string,
-    resolvedKey: string,
-    missingIn: readonly string[],
-    answeringCulture: string | undefined,
-  ): void {
-    for (const missingCulture of missingIn) {
-      try {
-        this.#onMissing!({
-          key,
-          resolvedKey,
-          requestedCulture: state.culture,
-          missingCulture,
-          answeringCulture,
-        });
-      } catch (error) {
-        console.error("LocalizationManager: onMissing threw:", error);
+  #cultureOf(request: LocalizationRequest, options: ForRequestOptions): string {
+    const cultures = options.cultures;
+    const fallback = options.fallback ?? this.#fallbackCulture ??
+      cultures?.[0] ?? this.#state.culture;
+    const chosen: string[] = [];
+    const parameter = options.queryParameter ?? "culture";
+    if (parameter !== false) {
+      const query = request.url.indexOf("?");
+      if (query !== -1) {
+        const value = new URLSearchParams(request.url.slice(query + 1)).get(
+          parameter,
+        );
+        if (value !== null && isCultureName(value)) chosen.push(value);
       }
     }
+    if (options.cookie !== undefined) {
+      const value = cookieValue(request.headers.get("cookie"), options.cookie);
+      if (value !== undefined && isCultureName(value)) chosen.push(value);
+    }
+    const accept = request.headers.get("accept-language");
+    if (cultures === undefined) {
+      assertCultureName(fallback);
+      if (chosen.length !== 0) return chosen[0];
+      return parseAcceptLanguage(accept).find(isCultureName) ?? fallback;
+    }
+    for (const value of chosen) {
+      const picked = pickCulture([value], cultures);
+      if (picked !== undefined) return picked;
+    }
+    return negotiateCulture(accept, cultures, fallback);
+  }
+
+  #newTranslator(culture: string): Promise<Translator> {
+    if (!isCultureName(culture)) {
+      return Promise.reject(new InvalidCultureError(culture));
+    }
+    const slot: Slot = {
+      promise: this.#buildTranslator(culture),
+      expires: Infinity,
+    };
+    const translators = this.#translators;
+    translators.delete(culture);
+    if (translators.size >= this.#maxTranslators) {
+      translators.delete(translators.keys().next().value!);
+    }
+    translators.set(culture, slot);
+    slot.promise.then(
+      () => {
+        slot.expires = this.#ttl === 0 ? Infinity : this.#now() + this.#ttl;
+      },
+      () => {
+        if (translators.get(culture) === slot) translators.delete(culture);
+      },
+    );
+    return slot.promise;
+  }
+
+  async #buildTranslator(culture: string): Promise<Translator> {
+    const fallback = this.#fallbackCulture;
+    const chain = cultureChain(culture, fallback);
+    const sources = await this.#sourcesOf(chain);
+    if (fallback !== undefined && culture !== fallback) {
+      const fallbackChain = cultureChain(fallback, undefined);
+      if (
+        !fallbackChain.includes(culture) &&
+        sources.every((source) => fallbackChain.includes(source.culture))
+      ) {
+        return this.forCulture(fallback);
+      }
+    }
+    return new CultureTranslator(
+      new Translations(culture, chain, sources, this.#parsers),
+      this.#host,
+    );
   }
 
   #settle(culture: string): Promise<Loaded> {

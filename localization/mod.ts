@@ -41,6 +41,8 @@
  * @module
  */
 export * from "./localization_manager.ts";
+export type * from "./translator.ts";
+export * from "./negotiate_culture.ts";
 export * from "./culture_name.ts";
 export type * from "./culture_provider.ts";
 export * from "./default_culture_provider.ts";
@@ -52,6 +54,7 @@ export * from "./loader_localization_provider.ts";
 export * from "./http_localization_loader.ts";
 export * from "./json_file_localization_loader.ts";
 export type * from "./value_parser.ts";
+export * from "./icu_localization_value_parser.ts";
 export * from "./format_localization_value_parser.ts";
 export * from "./ref_localization_value_parser.ts";
 export type * from "./key_resolver.ts";
@@ -63,6 +66,7 @@ export * from "./localization_load_error.ts";
 export * from "./localization_configuration_error.ts";
 export * from "./localization_resource_error.ts";
 export * from "./localization_reference_error.ts";
+export * from "./localization_message_error.ts";
 // The signal type of `cultureChanged`, from the platform package, so the
 // public types of this package are complete on their own.
 export type { Signal, SignalHandler, SignalOptions } from "../platform/mod.ts";
