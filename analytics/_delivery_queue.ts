@@ -29,6 +29,7 @@ import {
   AnalyticsQueueFullError,
 } from "./analytics_errors.ts";
 import { SendFailure, type SendFailureInfo } from "./_http.ts";
+import { countEvents, inDeliverySpan } from "./_telemetry.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import {
   deadlineSignal,
@@ -174,10 +175,12 @@ export class DeliveryQueue<T> {
   enqueue(value: T): boolean {
     if (this.#closed) {
       this.#dropped++;
+      countEvents(this.#o.name, "dropped", 1);
       return false;
     }
     if (this.#queue.length >= this.#o.maxQueueSize) {
       this.#dropped++;
+      countEvents(this.#o.name, "dropped", 1);
       if (!this.#overflowReported) {
         this.#overflowReported = true;
         this.#report(
@@ -198,6 +201,7 @@ export class DeliveryQueue<T> {
   /** Counts an event as dropped without queueing it. */
   drop(): void {
     this.#dropped++;
+    countEvents(this.#o.name, "dropped", 1);
   }
 
   /**
@@ -312,7 +316,13 @@ export class DeliveryQueue<T> {
     for (;;) {
       delivery.attempts++;
       try {
-        rejected = (await this.#o.send(values, signal)) ?? undefined;
+        rejected = (await inDeliverySpan(
+          this.#o.name,
+          this.#o.endpoint,
+          values.length,
+          delivery.attempts,
+          () => this.#o.send(values, signal),
+        )) ?? undefined;
         failure = undefined;
         this.#answered(delivery);
         break;
@@ -340,6 +350,7 @@ export class DeliveryQueue<T> {
         } else if (this.#lead !== delivery) {
           // Another batch is retrying: wait in the queue for its outcome.
           requeue = true;
+          countEvents(this.#o.name, "retried", values.length);
           break;
         }
         if (delivery.attempts > this.#o.maxRetries) {
@@ -347,6 +358,7 @@ export class DeliveryQueue<T> {
           this.#breaker = "open";
           break;
         }
+        countEvents(this.#o.name, "retried", values.length);
         await sleep(this.#delay(delivery.attempts, info.retryAfterMs), signal);
         if (delivery.abandoned) break;
       }
@@ -466,6 +478,8 @@ export class DeliveryQueue<T> {
     }
     this.#dropped += dropped;
     this.#delivered += batch.length - dropped;
+    countEvents(this.#o.name, "dropped", dropped);
+    countEvents(this.#o.name, "delivered", batch.length - dropped);
     if (this.#waiters.length === 0) return;
     const done: Waiter[] = [];
     for (const waiter of this.#waiters) {

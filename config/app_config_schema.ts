@@ -55,6 +55,14 @@ export interface AppConfig {
     /** Bytes. */
     maxFileUploadSize?: number | undefined;
   } | undefined;
+  /** OpenTelemetry settings. */
+  telemetry?: {
+    /**
+     * `service.name` of what Kit exports itself (the `"otlp"` log format);
+     * `OTEL_SERVICE_NAME` when not set.
+     */
+    serviceName?: string | undefined;
+  } | undefined;
 }
 
 const schema = v.object({
@@ -115,6 +123,11 @@ const schema = v.object({
       maxFileUploadSize: v.optional(v.number()),
     }),
   ),
+  telemetry: v.optional(
+    v.object({
+      serviceName: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+    }),
+  ),
 });
 
 // Compile-time proof that AppConfig is exactly what the schema infers.
@@ -139,6 +152,8 @@ type _AppConfigMatchesSchema = Assert<
  *   `type` one of `console`, `file`, `remote`, `options` default `{}`.
  * - `features` (optional): `enableAnalytics`, `enableInternationalization`
  *   booleans, `maxFileUploadSize` number.
+ * - `telemetry` (optional): `serviceName`, a non-empty string (the
+ *   `service.name` of Kit's OTLP log export; `OTEL_SERVICE_NAME` otherwise).
  *
  * Pass it to `config.bind()` or to `createConfiguration({ schema })`; string
  * values from the environment are coerced by the types above. It is a

@@ -58,6 +58,8 @@ import {
   readEnvironment,
 } from "./_environment_deno.ts";
 import { annotateFailures, registerHints } from "./_hints.ts";
+import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
+import type { Span } from "@opentelemetry/api";
 
 /** Options of {@linkcode ConfigurationManager}. */
 export interface ConfigurationManagerOptions {
@@ -475,16 +477,19 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * ```
    */
   reload(): Promise<readonly ConfigurationChange[]> {
-    return this.#enqueue(async () => {
-      try {
-        const changes = await this.#load(true);
-        if (changes.length > 0) this.changed.dispatch(changes);
-        return changes;
-      } catch (error) {
-        this.changed.dispatch([this.#recordFailure(error)]);
-        throw error;
-      }
-    });
+    return this.#enqueue(() =>
+      inReloadSpan("call", async (span) => {
+        try {
+          const changes = await this.#load(true);
+          reloadSucceeded(span, changes.length);
+          if (changes.length > 0) this.changed.dispatch(changes);
+          return changes;
+        } catch (error) {
+          this.changed.dispatch([this.#recordFailure(error, span)]);
+          throw error;
+        }
+      })
+    );
   }
 
   /**
@@ -1081,7 +1086,9 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
 
   // Remembers a failed load or reload for checkHealth() and returns the
   // failure entry of the `changed` signal.
-  #recordFailure(error: unknown): ConfigurationChange {
+  // A reload's failure also goes on its span and into
+  // kit.config.reload.failures.
+  #recordFailure(error: unknown, span?: Span): ConfigurationChange {
     const change = this.#failure(error);
     this.#lastFailure = {
       source: maskSecretText(change.source),
@@ -1091,6 +1098,14 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
       ),
       at: new Date(),
     };
+    if (span !== undefined) {
+      reloadFailed(
+        span,
+        this.#lastFailure.source,
+        change.error!.name,
+        this.#lastFailure.message,
+      );
+    }
     return change;
   }
 
@@ -1136,14 +1151,17 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
       setTimeout(() => {
         this.#timer = undefined;
         if (this.#closed) return;
-        this.#enqueue(async () => {
-          try {
-            const changes = await this.#load(true);
-            if (changes.length > 0) this.changed.dispatch(changes);
-          } catch (error) {
-            this.changed.dispatch([this.#recordFailure(error)]);
-          }
-        });
+        this.#enqueue(() =>
+          inReloadSpan("watch", async (span) => {
+            try {
+              const changes = await this.#load(true);
+              reloadSucceeded(span, changes.length);
+              if (changes.length > 0) this.changed.dispatch(changes);
+            } catch (error) {
+              this.changed.dispatch([this.#recordFailure(error, span)]);
+            }
+          })
+        );
       }, this.#options.reloadDelay ?? 100),
     );
   }

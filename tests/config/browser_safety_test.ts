@@ -15,6 +15,8 @@ const BROWSER_SAFE_PACKAGES = new Set([
   "valibot",
   "@vendor/kit-core",
   "@vendor/kit-platform",
+  // The OpenTelemetry facade: plain JavaScript, runs in browsers.
+  "@opentelemetry/api",
 ]);
 const STATIC_IMPORT =
   /^\s*(?:import|export)\s+(?:type\s+)?(?:[^;"']*?\sfrom\s+)?["']([^"']+)["']/gm;

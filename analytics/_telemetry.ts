@@ -1,0 +1,141 @@
+// Telemetry of analytics delivery through the OpenTelemetry API (a no-op
+// until an SDK, or Deno's built-in exporter, registers providers): a span
+// "analytics batch delivery" per POST and the counter kit.analytics.events
+// (delivered, dropped, retried). The tracer and the counter are made on
+// first use and again whenever the global provider changes (the API's meter
+// provider is not a proxy).
+import {
+  context,
+  type Counter,
+  type MeterProvider,
+  metrics,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
+
+/** The instrumentation scope: the npm package's name. */
+export const SCOPE = "@vendor/kit-platform-analytics";
+
+let tracerProvider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+let meterProvider: MeterProvider | undefined;
+let events: Counter | undefined;
+
+function tracerOf(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer(SCOPE);
+  }
+  return tracer;
+}
+
+function eventsOf(): Counter {
+  const provider = metrics.getMeterProvider();
+  if (provider !== meterProvider || events === undefined) {
+    meterProvider = provider;
+    events = provider.getMeter(SCOPE).createCounter("kit.analytics.events", {
+      description:
+        "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
+      unit: "{event}",
+    });
+  }
+  return events;
+}
+
+/** What happened to analytics events. */
+export type EventOutcome = "delivered" | "dropped" | "retried";
+
+/** Adds `count` events with `outcome` to kit.analytics.events. */
+export function countEvents(
+  provider: string,
+  outcome: EventOutcome,
+  count: number,
+): void {
+  if (count <= 0) return;
+  eventsOf().add(count, {
+    "kit.analytics.provider": provider,
+    "kit.outcome": outcome,
+  });
+}
+
+// The address and port of an endpoint, never its path or query (GA4's
+// api_secret travels in the query).
+function serverOf(endpoint: string): { address?: string; port?: number } {
+  try {
+    const url = new URL(endpoint);
+    const port = url.port !== ""
+      ? Number(url.port)
+      : url.protocol === "https:"
+      ? 443
+      : url.protocol === "http:"
+      ? 80
+      : undefined;
+    return { address: url.hostname, port };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Runs one POST of a batch inside its span. The span is a root: a batch
+ * holds events of many requests and belongs to none of them.
+ */
+export async function inDeliverySpan<R>(
+  provider: string,
+  endpoint: string,
+  size: number,
+  attempt: number,
+  send: () => Promise<R>,
+): Promise<R> {
+  const span: Span = tracerOf().startSpan("analytics batch delivery", {
+    kind: SpanKind.CLIENT,
+    root: true,
+  }, ROOT_CONTEXT);
+  if (span.isRecording()) {
+    span.setAttribute("kit.analytics.provider", provider);
+    span.setAttribute("kit.batch.size", size);
+    if (attempt > 1) {
+      span.setAttribute("http.request.resend_count", attempt - 1);
+    }
+    const { address, port } = serverOf(endpoint);
+    if (address !== undefined) span.setAttribute("server.address", address);
+    if (port !== undefined) span.setAttribute("server.port", port);
+  }
+  try {
+    return await context.with(trace.setSpan(ROOT_CONTEXT, span), send);
+  } catch (error) {
+    if (span.isRecording()) {
+      const info = (error as { info?: { status?: number } }).info;
+      const status = info?.status;
+      if (status !== undefined) {
+        span.setAttribute("http.response.status_code", status);
+      }
+      // Failures of the queue are already masked; anything else is here.
+      const message = maskSecretText(
+        error instanceof Error ? error.message : String(error),
+      );
+      span.setAttribute(
+        "error.type",
+        status !== undefined
+          ? String(status)
+          : /timed out/.test(message)
+          ? "timeout"
+          : error instanceof Error && error.name !== "SendFailure"
+          ? error.name
+          : "network",
+      );
+      span.recordException({ name: "AnalyticsDeliveryFailure", message });
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
+    }
+    throw error;
+  } finally {
+    span.end();
+  }
+}

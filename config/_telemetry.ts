@@ -1,0 +1,93 @@
+// Telemetry of configuration reloads through the OpenTelemetry API (a no-op
+// until an SDK, or Deno's built-in exporter, registers providers): a span
+// "configuration reload" around each reload, and the counter
+// kit.config.reload.failures per source. The tracer and the counter are made
+// on first use and again whenever the global provider changes (the API's
+// meter provider is not a proxy).
+import {
+  context,
+  type Counter,
+  type MeterProvider,
+  metrics,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+
+/** The instrumentation scope: the npm package's name. */
+export const SCOPE = "@vendor/kit-platform-configuration";
+
+let tracerProvider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+let meterProvider: MeterProvider | undefined;
+let failures: Counter | undefined;
+
+function tracerOf(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer(SCOPE);
+  }
+  return tracer;
+}
+
+function failuresOf(): Counter {
+  const provider = metrics.getMeterProvider();
+  if (provider !== meterProvider || failures === undefined) {
+    meterProvider = provider;
+    failures = provider.getMeter(SCOPE).createCounter(
+      "kit.config.reload.failures",
+      {
+        description:
+          "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
+        unit: "{reload}",
+      },
+    );
+  }
+  return failures;
+}
+
+/** What started a reload: a `reload()` call or a watched source. */
+export type ReloadTrigger = "call" | "watch";
+
+/**
+ * Runs a reload inside its span (active, so a URL source's request is its
+ * child). A reload started by a watched file is a root span.
+ */
+export function inReloadSpan<R>(
+  trigger: ReloadTrigger,
+  run: (span: Span) => Promise<R>,
+): Promise<R> {
+  const parent = trigger === "watch" ? ROOT_CONTEXT : context.active();
+  const span = tracerOf().startSpan("configuration reload", {
+    attributes: { "kit.config.trigger": trigger },
+  }, parent);
+  return context.with(trace.setSpan(parent, span), () => run(span))
+    .finally(() => span.end());
+}
+
+/** Records how many values a reload changed. */
+export function reloadSucceeded(span: Span, changes: number): void {
+  if (span.isRecording()) span.setAttribute("kit.config.changes", changes);
+}
+
+/**
+ * Records a failed reload on its span (masked message, error status) and
+ * counts it in kit.config.reload.failures under the source at fault.
+ */
+export function reloadFailed(
+  span: Span,
+  source: string,
+  errorName: string,
+  maskedMessage: string,
+): void {
+  failuresOf().add(1, { "kit.config.source": source });
+  if (!span.isRecording()) return;
+  span.setAttribute("kit.config.source", source);
+  span.setAttribute("error.type", errorName);
+  span.recordException({ name: errorName, message: maskedMessage });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: maskedMessage });
+}
