@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { CacheManager } from "@vendor/kit-platform-caching";
 import type { EventAggregator } from "@vendor/kit-platform";
 import { Localizer } from "./localizer.ts";
+import { addPageRoutes, type PageRouteServices } from "./page_routes.ts";
 import {
   isUserId,
   type User,
@@ -18,7 +19,7 @@ export interface ServiceEvents {
 }
 
 /** What the routes use. */
-export interface RouteServices {
+export interface RouteServices extends PageRouteServices {
   /** Answers `GET /health`. */
   health: (request: Request) => Promise<Response>;
   localizer: Localizer;
@@ -133,6 +134,8 @@ export function createRoutes(services: RouteServices): Hono {
     }
     return c.json(user);
   });
+
+  addPageRoutes(app, services);
 
   app.notFound((c) =>
     c.json({ message: `Nothing at ${c.req.method} ${c.req.path}` }, 404)

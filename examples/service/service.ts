@@ -25,6 +25,8 @@ import {
   CustomAnalyticsProvider,
 } from "@vendor/kit-platform-analytics";
 import { Localizer } from "./localizer.ts";
+import { Authenticator } from "./auth.ts";
+import { pageAssets } from "./page.ts";
 import { PostgresUserStore } from "./postgres_user_store.ts";
 import {
   createRoutes,
@@ -200,12 +202,23 @@ export function serviceOptions(
         return { dispose: () => detach.forEach((remove) => remove()) };
       }, { eager: true });
 
+      // The page's sign-in: JWT_SECRET signs the access tokens.
+      const auth = Authenticator.fromConfiguration(config);
+      if (auth.generatedSecret) {
+        logger.info(
+          "JWT_SECRET is not set: access tokens are signed with a random key and end with the process",
+        );
+      }
       const routes = createRoutes({
         health: app.healthHandler(),
         localizer: services.get("localization") as Localizer,
         cache,
         users,
         events,
+        auth,
+        page: pageAssets(),
+        analytics,
+        logger,
       });
       const handler = app.handle((request: Request) => routes.fetch(request));
       const port = numberIn(

@@ -6,8 +6,9 @@
  *   `node/package.json` refers to (a real project installs them from the
  *   private registry instead);
  * - `buildNodeApp(dir)` does what the Dockerfile's build stage does, in a
- *   folder of this machine: `npm install`, then `tsc` of the sources to
- *   `dist/`, with the configuration files and translations beside it, so
+ *   folder of this machine: `npm install`, then `npm run build` (`tsc` of
+ *   the sources to `dist/`, and the browser page bundled into
+ *   `dist/public/`), with the configuration files and translations beside it, so
  *   `node dist/main.js` (or `bun dist/main.js`) starts the service.
  *
  * Run: `deno run -A examples/service/tools/pack_kit.ts [--app <dir>]`.
@@ -78,8 +79,9 @@ export async function packKit(build = true): Promise<string> {
 
 /**
  * The Dockerfile's build stage in a local folder: copies `node/package.json`,
- * `node/tsconfig.json`, `vendor/`, the sources, configuration files and
- * translations into `dir`, runs `npm install` and `tsc`.
+ * `node/tsconfig.json`, `vendor/`, the sources, the page (`public/`),
+ * configuration files and translations into `dir`, runs `npm install` and
+ * `npm run build` (`tsc`, then the page bundle).
  *
  * @param dir An empty or missing folder.
  * @returns `dir`, holding `dist/main.js`.
@@ -100,6 +102,9 @@ export async function buildNodeApp(dir: string): Promise<string> {
   await cp(join(SERVICE_DIR, "locales"), join(dir, "locales"), {
     recursive: true,
   });
+  await cp(join(SERVICE_DIR, "public"), join(dir, "public"), {
+    recursive: true,
+  });
   for (const name of await readdir(SERVICE_DIR)) {
     if (name.endsWith(".ts")) {
       await cp(join(SERVICE_DIR, name), join(dir, "src", name));
@@ -108,7 +113,7 @@ export async function buildNodeApp(dir: string): Promise<string> {
     }
   }
   sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], dir);
-  sh("npx", ["tsc", "-p", "tsconfig.json"], dir);
+  sh("npm", ["run", "build", "--silent"], dir);
   return dir;
 }
 

@@ -1,0 +1,223 @@
+/**
+ * Builds the browser page of the example service (`public/`) with esbuild:
+ * `public/app.ts` and everything it imports, for browsers, into one ES module.
+ *
+ * - From the **packages** (the Node.js build: `npm run build`, run by the
+ *   Dockerfile): Kit comes from `node_modules`, and esbuild's `browser`
+ *   condition picks each package's browser files, as any web bundler does.
+ *   `node dist/build_page.js` writes `dist/public/` (`index.html`, `app.js`,
+ *   `app.meta.json`, the module graph).
+ * - From the **sources** (`deno task serve`): Kit's `mod.ts` files stand in
+ *   for the packages, and a resolve plugin applies the rule the npm build's
+ *   `browser` condition applies: `_x_browser.ts` replaces `_x.ts` or
+ *   `_x_deno.ts`, and `_x_node.ts` replaces `_x_deno.ts` when there is no
+ *   browser file. npm dependencies come from Deno's npm cache. The service
+ *   builds this way, in memory, on the first request for `/app.js`.
+ *
+ * Neither way ever bundles a `node:` module or a `Deno` call: a `node:`
+ * import fails the build (it is not marked external).
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { build, type Metafile, type Plugin } from "esbuild";
+
+/** A built page bundle. */
+export interface PageBundle {
+  /** The JavaScript of `app.js`. */
+  readonly code: string;
+  /** esbuild's metafile: every input module and what it imports. */
+  readonly metafile: Metafile;
+}
+
+/** Options of {@linkcode buildPage}. */
+export interface BuildPageOptions {
+  /** The folder holding `public/app.ts`. */
+  root: string;
+  /**
+   * `"packages"`: Kit from `node_modules` (the Node.js build);
+   * `"sources"`: Kit's sources of this repository (Deno).
+   */
+  from: "packages" | "sources";
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Bundles `public/app.ts` for browsers.
+ *
+ * @param options Where the page is and where Kit comes from.
+ * @returns The code and its module graph.
+ * @throws {Error} When esbuild fails (an unresolved import, a `node:` import).
+ */
+export async function buildPage(
+  options: BuildPageOptions,
+): Promise<PageBundle> {
+  const entry = join(options.root, "public", "app.ts");
+  const sources = options.from === "sources"
+    ? await kitSources(resolve(options.root, "..", ".."))
+    : undefined;
+  try {
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      minify: true,
+      sourcemap: false,
+      metafile: true,
+      logLevel: "silent",
+      nodePaths: sources ? [sources.nodeModules] : [],
+      plugins: sources ? [sources.plugin] : [],
+    });
+    return { code: result.outputFiles[0].text, metafile: result.metafile };
+  } finally {
+    if (sources) await rm(sources.temp, { recursive: true, force: true });
+  }
+}
+
+interface KitSources {
+  plugin: Plugin;
+  nodeModules: string;
+  temp: string;
+}
+
+// The resolve plugin for Kit's sources, and a node_modules folder of links
+// into Deno's npm cache for their npm dependencies.
+async function kitSources(repo: string): Promise<KitSources> {
+  const config = JSON.parse(
+    await readFile(join(repo, "deno.json"), "utf8"),
+  ) as { imports: Record<string, string> };
+  const kit = new Map<string, string>();
+  for (const [name, target] of Object.entries(config.imports)) {
+    if (name.startsWith("@vendor/kit-")) kit.set(name, resolve(repo, target));
+  }
+  const temp = await mkdtemp(join(tmpdir(), "kit-page-"));
+  const nodeModules = join(temp, "node_modules");
+  await linkNpmCache(repo, nodeModules);
+  const plugin: Plugin = {
+    name: "kit-browser-sources",
+    setup(build) {
+      build.onResolve({ filter: /^@vendor\/kit-/ }, (args) => {
+        const path = kit.get(args.path);
+        return path === undefined ? undefined : { path: browserVariant(path) };
+      });
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        if (!args.importer.startsWith(repo + "/")) return undefined;
+        if (args.importer.includes("/node_modules/")) return undefined;
+        return { path: browserVariant(resolve(args.resolveDir, args.path)) };
+      });
+    },
+  };
+  return { plugin, nodeModules, temp };
+}
+
+/**
+ * The file the npm build's `browser` condition uses for a source file:
+ * `_x_browser.ts` beside `_x.ts` or `_x_deno.ts`, else `_x_node.ts` beside
+ * `_x_deno.ts`, else the file itself.
+ *
+ * @param file An absolute `.ts` path.
+ * @returns The path to bundle.
+ */
+export function browserVariant(file: string): string {
+  if (!file.endsWith(".ts")) return file;
+  const base = file.endsWith("_deno.ts")
+    ? file.slice(0, -"_deno.ts".length)
+    : file.slice(0, -".ts".length);
+  if (existsSync(base + "_browser.ts")) return base + "_browser.ts";
+  if (file.endsWith("_deno.ts") && existsSync(base + "_node.ts")) {
+    return base + "_node.ts";
+  }
+  return file;
+}
+
+// Deno keeps npm packages in its cache, one folder per name and version, not
+// in a node_modules tree: `deno info --json` lists them with their folders,
+// linked here by name (the highest version of a name wins).
+async function linkNpmCache(repo: string, nodeModules: string): Promise<void> {
+  const deno = (globalThis as { Deno?: { execPath(): string } }).Deno;
+  const info = spawnSync(
+    deno?.execPath() ?? "deno",
+    ["info", "--json", join(repo, "mod.ts")],
+    { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (info.status !== 0) {
+    throw new Error(
+      `deno info failed (${info.status}); the page is bundled from Kit's sources only under Deno: ${info.stderr}`,
+    );
+  }
+  const packages = (JSON.parse(info.stdout) as {
+    npmPackages?: Record<
+      string,
+      { name: string; version: string; localPath?: string }
+    >;
+  }).npmPackages ?? {};
+  const chosen = new Map<string, { version: string; path: string }>();
+  for (const item of Object.values(packages)) {
+    if (item.localPath === undefined) continue;
+    const seen = chosen.get(item.name);
+    if (seen === undefined || newer(item.version, seen.version)) {
+      chosen.set(item.name, { version: item.version, path: item.localPath });
+    }
+  }
+  for (const [name, { path }] of chosen) {
+    const link = join(nodeModules, name);
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(path, link, "dir");
+  }
+}
+
+function newer(a: string, b: string): boolean {
+  const pa = a.split(/[.-]/).map(Number);
+  const pb = b.split(/[.-]/).map(Number);
+  for (let i = 0; i < 3; i++) {
+    if ((pa[i] || 0) !== (pb[i] || 0)) return (pa[i] || 0) > (pb[i] || 0);
+  }
+  return false;
+}
+
+/**
+ * The Node.js build step: bundles from the packages and writes `index.html`,
+ * `app.js` and `app.meta.json` into `<root>/dist/public/`.
+ *
+ * @param root The built app's folder (holding `public/` and `node_modules/`).
+ * @returns The output folder.
+ */
+export async function writePage(root: string): Promise<string> {
+  const out = join(root, "dist", "public");
+  const bundle = await buildPage({ root, from: "packages" });
+  await mkdir(out, { recursive: true });
+  await writeFile(join(out, "app.js"), bundle.code);
+  await writeFile(
+    join(out, "app.meta.json"),
+    JSON.stringify(bundle.metafile, null, 2),
+  );
+  await copyFile(
+    join(root, "public", "index.html"),
+    join(out, "index.html"),
+  );
+  return out;
+}
+
+// `node dist/build_page.js`: run from the app's folder by `npm run build`.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const out = await writePage(resolve(HERE, ".."));
+  console.log(`page built into ${out}`);
+}
