@@ -92,8 +92,19 @@ Deno.bench({
   baseline: true,
   fn: () => void lru.set(nextKey(), value),
 });
+// The provider stores the entry its caller (the CacheManager) built, as
+// lru-cache stores the value it is given: the entry is built outside the
+// timed call. The second row builds it inside (an object and a clock read),
+// as the first version of this bench did.
+const entries = keys.map(() => ({ value, storedAt: Date.now() }));
+let e = 0;
 Deno.bench({
   name: "Kit MemoryCacheProvider.set",
+  group: "memory set",
+  fn: () => provider.set(keys[e % KEYS], entries[e++ % KEYS]),
+});
+Deno.bench({
+  name: "Kit MemoryCacheProvider.set, entry built per call",
   group: "memory set",
   fn: () => provider.set(nextKey(), { value, storedAt: Date.now() }),
 });

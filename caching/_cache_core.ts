@@ -16,6 +16,9 @@ import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 
 type MaybeEntry = CacheEntry | undefined;
 
+/** What a write to a synchronous store returns: one settled promise, shared. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 interface Counters {
   hits: number;
   misses: number;
@@ -254,16 +257,24 @@ export class CacheScope implements ICacheArea {
     return entry.value as T;
   }
 
-  async set<T = unknown>(
+  set<T = unknown>(
     key: string,
     value: T,
     options?: CacheSetOptions,
   ): Promise<void> {
-    const ttl = checkTtl(options?.ttl);
+    let ttl: number | undefined;
+    if (options !== undefined) {
+      try {
+        ttl = checkTtl(options.ttl);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const fullKey = this.#prefix + key;
     const core = this.#core;
     core.invalidate(fullKey);
-    await core.write(fullKey, value, this.#policy, ttl);
+    // A synchronous store is done here: no async frame, no extra await.
+    return core.write(fullKey, value, this.#policy, ttl) ?? SETTLED;
   }
 
   async delete(key: string): Promise<void> {

@@ -59,6 +59,13 @@ function positive(name: string, value: number, allowZero = false): number {
  */
 export class MemoryCacheProvider implements ICacheProvider {
   readonly #cache: LRUCache<string, CacheEntry>;
+  readonly #defaultTtl: number;
+  // One options object for every write instead of one per call: lru-cache
+  // only reads it during set(), and writes back `status` (reset each time).
+  readonly #setOptions: LRUCache.SetOptions<string, CacheEntry, unknown> = {
+    ttl: 0,
+    status: undefined,
+  };
   #timer: TimerHandle | undefined;
 
   /**
@@ -78,9 +85,10 @@ export class MemoryCacheProvider implements ICacheProvider {
       true,
     );
     const clock = options.clock;
+    this.#defaultTtl = Math.ceil(defaultTtl);
     this.#cache = new LRUCache<string, CacheEntry>({
       max: Math.max(1, Math.floor(maxSize)),
-      ttl: Math.ceil(defaultTtl),
+      ttl: this.#defaultTtl,
       // A fake clock must be read on every access, never cached; lru-cache
       // takes a start time of 0 for "no ttl", hence the offset of 1.
       ...(clock === undefined
@@ -118,10 +126,16 @@ export class MemoryCacheProvider implements ICacheProvider {
    * `ttl + maxStale`, else `defaultTtl`.
    */
   set(key: string, entry: CacheEntry, ttl?: number): void {
-    const keep = ttl ??
-      (entry.ttl === undefined ? undefined : entry.ttl + (entry.maxStale ?? 0));
-    if (keep === undefined) this.#cache.set(key, entry);
-    else this.#cache.set(key, entry, { ttl: keep > 0 ? keep : 1 });
+    let keep = ttl;
+    if (keep === undefined) {
+      keep = entry.ttl === undefined
+        ? this.#defaultTtl
+        : entry.ttl + (entry.maxStale ?? 0);
+    }
+    const options = this.#setOptions;
+    options.ttl = keep > 0 ? keep : 1;
+    options.status = undefined;
+    this.#cache.set(key, entry, options);
   }
 
   /**

@@ -71,6 +71,43 @@ test("CacheManager.set() honours ttl, measured with the injected clock", async (
   }
 });
 
+test("CacheManager.set() settles once the provider has stored the value, synchronous or not, and rejects only a bad ttl", async () => {
+  const stored = deferred<void>();
+  const map = new Map<string, CacheEntry>();
+  const slow: ICacheProvider = {
+    get: (key) => map.get(key),
+    async set(key, entry) {
+      await stored.promise;
+      map.set(key, entry);
+    },
+    delete: (key) => void map.delete(key),
+    has: (key) => map.has(key),
+    clear: () => map.clear(),
+  };
+  const cache = new CacheManager(slow);
+  let settled = false;
+  const write = cache.set("k", "v").then(() => settled = true);
+  await flush();
+  assert.equal(settled, false, "still waiting for the provider");
+  stored.resolve();
+  await write;
+  assert.equal(map.get("k")?.value, "v");
+  await cache.dispose();
+
+  const memory = new CacheManager(new MemoryCacheProvider());
+  const first = memory.set("a", 1, { ttl: 1_000 });
+  const second = memory.set("b", 2);
+  assert.ok(first instanceof Promise && second instanceof Promise);
+  await Promise.all([first, second]);
+  assert.equal(await memory.get("a"), 1, "readable once set() settles");
+  assert.equal(await memory.get("b"), 2);
+  // A bad ttl is a rejection, never a synchronous throw, and stores nothing.
+  const bad = memory.set("c", 3, { ttl: Number.NaN });
+  await assert.rejects(bad, RangeError);
+  assert.equal(await memory.get("c"), undefined);
+  await memory.dispose();
+});
+
 test("CacheManager.area() prefixes keys with the area name and clears only its own", async () => {
   const provider = new MemoryCacheProvider();
   const cache = new CacheManager(provider);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import diagnostics from "node:diagnostics_channel";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,6 +62,63 @@ test("MemoryCacheProvider expires entries after defaultTtl or the ttl given to s
   clock.advance(1);
   assert.equal(provider.get("own"), undefined);
   provider.dispose();
+});
+
+test("MemoryCacheProvider: a ttl given to one set() never carries over to the next write", () => {
+  const clock = new FakeClock(0);
+  const provider = new MemoryCacheProvider({
+    defaultTtl: 1_000,
+    cleanupInterval: 0,
+    clock: clock.read,
+  });
+  provider.set("short", entry(1), 100);
+  provider.set("default", entry(2));
+  provider.set("own", { value: 3, storedAt: 0, ttl: 300, maxStale: 0 });
+  provider.set("zero", entry(4), 0); // kept for the shortest time, 1 ms
+  clock.advance(1);
+  assert.equal(provider.has("zero"), true);
+  clock.advance(1);
+  assert.equal(provider.has("zero"), false);
+  clock.advance(99); // 101
+  assert.equal(provider.has("short"), false);
+  assert.equal(provider.has("own"), true);
+  clock.advance(200); // 301
+  assert.equal(provider.has("own"), false);
+  assert.equal(provider.get("default")?.value, 2, "defaultTtl, not 100 or 300");
+  clock.advance(699); // 1000
+  assert.equal(provider.has("default"), true);
+  clock.advance(1);
+  assert.equal(provider.has("default"), false);
+  provider.dispose();
+});
+
+test("MemoryCacheProvider: lru-cache's metrics subscribers get one status per write, with that write's key and ttl", () => {
+  const statuses: { key?: unknown; ttl?: unknown; set?: unknown }[] = [];
+  const listener = (message: unknown) =>
+    statuses.push(message as { key?: unknown; ttl?: unknown; set?: unknown });
+  diagnostics.subscribe("lru-cache:metrics", listener);
+  const provider = new MemoryCacheProvider({
+    defaultTtl: 1_000,
+    cleanupInterval: 0,
+  });
+  try {
+    provider.set("a", entry(1), 100);
+    provider.set("b", entry(2));
+    provider.set("a", entry(3), 50);
+  } finally {
+    diagnostics.unsubscribe("lru-cache:metrics", listener);
+    provider.dispose();
+  }
+  const writes = statuses.filter((status) => status.set !== undefined);
+  assert.deepEqual(
+    writes.map(({ key, ttl, set }) => ({ key, ttl, set })),
+    [
+      { key: "a", ttl: 100, set: "add" },
+      { key: "b", ttl: 1_000, set: "add" },
+      { key: "a", ttl: 50, set: "replace" },
+    ],
+  );
+  assert.equal(new Set(writes).size, 3, "a fresh status object per write");
 });
 
 test("MemoryCacheProvider purges expired entries every cleanupInterval without any read", async () => {
