@@ -104,7 +104,7 @@ function sourceFailure(error: unknown): Check {
       status: "fail",
       message: `${error.path ?? error.source}${at}: ${error.message}`,
       advice:
-        "fix the file at that line and column (JSON allows no comments or trailing commas), then run the doctor again",
+        "fix the file at that line and column (a missing comma or quote, an unclosed brace), then run the doctor again",
     };
   }
   return {
