@@ -69,7 +69,11 @@ export class Authenticator {
   constructor(options: AuthenticatorOptions = {}) {
     const secret = options.secret ?? "";
     this.generatedSecret = secret === "";
-    this.#tokenExpiry = seconds("auth:tokenExpiry", options.tokenExpiry, 900);
+    this.#tokenExpiry = seconds(
+      "auth:tokenExpiry (AUTH_TOKEN_EXPIRY)",
+      options.tokenExpiry,
+      900,
+    );
     this.#refreshExpiry = seconds(
       "refreshExpiry",
       options.refreshExpiry,
@@ -93,12 +97,24 @@ export class Authenticator {
    *
    * @param config The configuration.
    * @returns The authenticator.
+   * @throws {RangeError} When `auth:tokenExpiry` is not a whole number of
+   * seconds from 1 to 31536000.
    */
   static fromConfiguration(config: IConfiguration): Authenticator {
-    const expiry = config.getValue<unknown>("auth:tokenExpiry", 900);
+    const raw = config.getValue<unknown>("auth:tokenExpiry", 900);
+    const expiry = typeof raw === "string" && /^\d+$/.test(raw.trim())
+      ? Number(raw)
+      : raw;
+    if (typeof expiry !== "number" || !Number.isInteger(expiry)) {
+      throw new RangeError(
+        `auth:tokenExpiry (AUTH_TOKEN_EXPIRY) must be a whole number of seconds from 1 to 31536000: ${
+          String(raw)
+        }`,
+      );
+    }
     return new Authenticator({
       secret: String(config.getValue<unknown>("auth:jwtSecret", "") ?? ""),
-      tokenExpiry: Number(expiry),
+      tokenExpiry: expiry,
     });
   }
 

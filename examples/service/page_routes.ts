@@ -60,9 +60,13 @@ export function addPageRoutes(app: Hono, services: PageRouteServices): void {
     }));
 
   app.post("/api/auth/sign-in", async (c) => {
-    const body = await c.req.json().catch(() => undefined) as
-      | { name?: unknown }
-      | undefined;
+    const text = await readLimited(c.req.raw, 4096);
+    let body: { name?: unknown } | undefined;
+    try {
+      body = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
     const name = typeof body?.name === "string" ? body.name.trim() : "";
     if (name === "" || name.length > 100) {
       return c.json({
@@ -132,10 +136,8 @@ export function addPageRoutes(app: Hono, services: PageRouteServices): void {
     if (declared > MAX_INTAKE_BYTES) {
       return c.json({ message: tooLarge() }, 413);
     }
-    const text = await c.req.text();
-    if (new TextEncoder().encode(text).length > MAX_INTAKE_BYTES) {
-      return c.json({ message: tooLarge() }, 413);
-    }
+    const text = await readLimited(c.req.raw, MAX_INTAKE_BYTES);
+    if (text === undefined) return c.json({ message: tooLarge() }, 413);
     let events: unknown;
     try {
       events = (JSON.parse(text) as { events?: unknown }).events;
@@ -175,6 +177,35 @@ export function addPageRoutes(app: Hono, services: PageRouteServices): void {
     }
     return c.json({ accepted, rejected }, 202);
   });
+}
+
+// The body as text, or `undefined` as soon as more than `limit` bytes arrived
+// (a chunked body declares no length).
+async function readLimited(
+  request: Request,
+  limit: number,
+): Promise<string | undefined> {
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 function tooLarge(): string {
