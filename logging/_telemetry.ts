@@ -3,15 +3,18 @@
 // - the active span's ids for every entry (traceIds);
 // - the counter `kit.log.records` (delivered / dropped / retried);
 // - the CLIENT span "log batch delivery" around each POST of a batch.
-// The tracer, the meter and the counter are got once, on first use: the
-// API's global providers are proxies, so an SDK registered later still
-// receives what they record.
+// The tracer and the counter are kept per global provider: the API's global
+// meter provider is NOT a proxy (metrics.getMeter() before an SDK is
+// registered returns a no-op meter for good), and trace.disable() replaces
+// the proxy tracer provider, so both are got again whenever the global
+// provider changes (one global look-up per use; they are used per batch).
 import {
   type Context,
   context,
   type Counter,
   createContextKey,
   isSpanContextValid,
+  type MeterProvider,
   metrics,
   ROOT_CONTEXT,
   type Span,
@@ -20,6 +23,7 @@ import {
   SpanStatusCode,
   trace,
   type Tracer,
+  type TracerProvider,
 } from "@opentelemetry/api";
 import { maskSecretText } from "../core/mod.ts";
 
@@ -46,11 +50,31 @@ export function activeSpanContext(): SpanContext | undefined {
   return lastValid ? spanContext : undefined;
 }
 
+let tracerProvider: TracerProvider | undefined;
 let tracer: Tracer | undefined;
+let meterProvider: MeterProvider | undefined;
 let records: Counter | undefined;
 
 function getTracer(): Tracer {
-  return tracer ??= trace.getTracer(SCOPE);
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer(SCOPE);
+  }
+  return tracer;
+}
+
+function getRecords(): Counter {
+  const provider = metrics.getMeterProvider();
+  if (provider !== meterProvider || records === undefined) {
+    meterProvider = provider;
+    records = provider.getMeter(SCOPE).createCounter("kit.log.records", {
+      description:
+        "Log entries of a provider that buffers and sends them, by outcome",
+      unit: "{record}",
+    });
+  }
+  return records;
 }
 
 /** Outcome of entries, for `kit.log.records`. */
@@ -63,12 +87,10 @@ export function countRecords(
   count: number,
 ): void {
   if (count <= 0) return;
-  records ??= metrics.getMeter(SCOPE).createCounter("kit.log.records", {
-    description:
-      "Log entries of a provider that buffers and sends them, by outcome",
-    unit: "{record}",
+  getRecords().add(count, {
+    "kit.log.provider": provider,
+    "kit.outcome": outcome,
   });
-  records.add(count, { "kit.log.provider": provider, "kit.outcome": outcome });
 }
 
 // The key @opentelemetry/core's suppressTracing() sets (context keys are
