@@ -4,8 +4,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IConfiguration } from "@vendor/kit-platform-configuration";
-import { LocalizationManager } from "@vendor/kit-platform-localization";
-import { negotiateCulture } from "./negotiate_culture.ts";
+import {
+  LocalizationManager,
+  negotiateCulture,
+} from "@vendor/kit-platform-localization";
 
 const CULTURE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
 
@@ -119,9 +121,9 @@ export class Localizer {
   }
 
   /**
-   * Picks the culture for a request: `?culture=` when supported, else the
-   * best supported match of `Accept-Language` (by q-value, then order; an
-   * exact name first, then the language alone), else the default.
+   * Picks the culture for a request: `?culture=` when supported (by name, or
+   * by its language alone), else the best fit of `Accept-Language` among the
+   * supported cultures (Kit's `negotiateCulture`), else the default.
    *
    * @param query The `culture` query parameter, if any.
    * @param acceptLanguage The `Accept-Language` header, if any.
@@ -131,13 +133,15 @@ export class Localizer {
     query: string | undefined,
     acceptLanguage: string | null | undefined,
   ): string {
+    if (query !== undefined && query !== "") {
+      const found = this.find(query) ??
+        this.#languages.get(query.split("-")[0].toLowerCase());
+      if (found !== undefined) return found;
+    }
     return negotiateCulture(
-      (name) =>
-        this.find(name) ??
-          this.#languages.get(name.split("-")[0].toLowerCase()),
-      this.#defaultCulture,
-      query,
       acceptLanguage,
+      this.cultures,
+      this.#defaultCulture,
     );
   }
 

@@ -9,7 +9,7 @@
  */
 import { Hono } from "hono";
 import process from "node:process";
-import { negotiateCulture } from "../negotiate_culture.ts";
+import { negotiateCulture } from "./negotiate_culture.ts";
 import { listen } from "../serve.ts";
 
 const greetings: Record<string, [string, string]> = {

@@ -1,5 +1,7 @@
-// Culture negotiation, without Kit: `?culture=` first, then the ranges of
-// Accept-Language by q-value (then order), then the default.
+// Culture negotiation without Kit, for the benchmark's baseline
+// (bare_hono.ts): `?culture=` first, then the ranges of Accept-Language by
+// q-value (then order), then the default. The service itself uses Kit's
+// negotiateCulture.
 
 /**
  * Picks a supported culture for a request.
