@@ -14,6 +14,13 @@ export interface PackageInfo {
   dir: string;
   /** One line for package.json. */
   description: string;
+  /**
+   * Command-line programs the package installs (package.json `bin`): the
+   * program name and its source file, relative to the repository root. The
+   * file exports `main(args: string[]): Promise<number>`, which gets the
+   * arguments after the program name and returns the exit code.
+   */
+  bins?: Record<string, string>;
 }
 
 export const PACKAGES: readonly PackageInfo[] = [
@@ -37,6 +44,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-configuration",
     description:
       "Kit configuration: layered JSON files, environment variables, .env and memory sources with schema validation.",
+    bins: { "kit-doctor": "config/_doctor_cli.ts" },
   },
   {
     folder: "http",
@@ -58,6 +66,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-localization",
     description:
       "Kit localization: loaders, value parsers, key resolvers, fallback and a culture-change signal.",
+    bins: { "kit-i18n": "localization/_i18n_cli.ts" },
   },
   {
     folder: "caching",

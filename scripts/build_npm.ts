@@ -1,47 +1,61 @@
 /**
- * Builds the eight npm packages of spec §1 from the Deno sources, doing what
- * dnt did, with the pinned TypeScript compiler:
+ * Builds the eight npm packages of spec §1 from the Deno sources:
  *
- * - `npm/<package>/esm/` (ES modules), `npm/<package>/script/` (CommonJS) and
- *   a `.d.ts` beside every output file, one output file per source file;
- * - imports between Kit's folders (`../core/mod.ts`) become dependencies on the
- *   sibling package at the same version; bare imports go through the
+ * - JavaScript: one bundle per package entry, made by esbuild (pinned in
+ *   deno.json): `esm/mod.js` (ES module) and `script/mod.js` (CommonJS), and
+ *   `esm/mod_browser.js` where the package has browser twins (below). Each
+ *   bundle holds the package's own source files; sibling Kit packages and
+ *   npm dependencies stay imports by package name, so npm installs each once
+ *   and bundlers still tree-shake (`sideEffects: false`). Node.js then loads
+ *   one file per package instead of one per source file, which is most of
+ *   the cold-import time (bench/cold_import_bench.ts). A linked source map
+ *   beside each bundle (`mod.js.map`) names the TypeScript file and line of
+ *   every position (`node --enable-source-maps`); it holds no copy of the
+ *   sources, which keeps the packages small;
+ * - declarations from the TypeScript compiler, one `.d.ts` per public file
+ *   (and per internal file a public one reaches) in `esm/` and in `script/`
+ *   (whose package.json says `commonjs`, so `require` gets CommonJS types);
+ * - imports between Kit's folders (`../core/mod.ts`) become dependencies on
+ *   the sibling package at the same version; bare imports go through the
  *   `imports` map of deno.json and become `dependencies` with its ranges;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
- *   `exports` with `import`/`require`/`types` conditions, the package's own
- *   README (the module's `docs/<folder>.md`) and the LICENSE;
+ *   `exports` with `browser`/`import`/`require`/`types` conditions, `bin` for
+ *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, a
+ *   Node.js bundle that runs the program's `main`), the package's own README
+ *   (the module's `docs/<folder>.md`) and the LICENSE;
  * - the JSR import paths in the declarations' doc comments
  *   (`@vendor/kit/platform`) become npm package names
  *   (`@vendor/kit-platform`).
  *
- * Every file is transpiled on its own (`transpileModule` and
- * `transpileDeclaration`): the sources have explicit types everywhere (no
- * slow types, which `deno publish` enforces), so declarations need no whole
- * program. Type-checking of the result happens in `scripts/check_packages.ts`
- * and in the consumer check.
+ * Declarations come from each file on its own (`transpileDeclaration`): the
+ * sources have explicit types everywhere (no slow types, which `deno
+ * publish` enforces), so they need no whole program. Type-checking of the
+ * result happens in `scripts/check_packages.ts` and in the consumer check.
  *
  * Runtime-specific code follows one convention: a module imports
- * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm output
- * imports that one instead and leaves the Deno flavour out, so no `Deno`
- * global ships to npm (`scripts/check_packages.ts` enforces it). Where a
- * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the import
- * becomes the package-internal specifier `#_x`, which the package.json
- * `imports` field maps, under the `browser` condition, to the browser twin
- * and otherwise to the server file (ES module or CommonJS alike): bundlers for
- * the web then never see a `node:` module or a Node-only package such as
- * node-redis or dotenv, and the package holds one copy of everything else.
+ * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm bundles
+ * take that one instead and leave the Deno flavour out, so no `Deno` global
+ * ships to npm (`scripts/check_packages.ts` enforces it). Where a
+ * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the
+ * package gets a third bundle, `esm/mod_browser.js`, made with the browser
+ * twins, which the `browser` export condition selects (imported or required
+ * alike): bundlers for the web then never see a `node:` module or a
+ * Node-only package such as node-redis or dotenv.
  *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
- * registry of spec §1 rule 3).
+ * registry of spec §1 rule 3); `KIT_NPM_OUT` builds into another folder than
+ * `npm/`.
  *
  * Run: `deno task build:npm`.
  *
  * @module
  */
 import ts from "typescript";
+import * as esbuild from "esbuild";
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import {
+  chmod,
   copyFile,
   mkdir,
   readdir,
@@ -53,7 +67,7 @@ import { type PackageInfo, packageOfFolder, PACKAGES } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const OUT = join(ROOT, "npm");
+const OUT = resolve(ROOT, Deno.env.get("KIT_NPM_OUT") ?? "npm");
 
 interface DenoJson {
   version: string;
@@ -67,6 +81,8 @@ export interface BuiltPackage {
   dir: string;
   files: number;
   dependencies: Record<string, string>;
+  /** The bytes of each bundle written, by path relative to `dir`. */
+  bundles: Record<string, number>;
 }
 
 async function listSources(dir: string): Promise<string[]> {
@@ -104,15 +120,15 @@ function variantOf(target: string, flavour: Flavour): string {
 }
 
 /**
- * A package-internal `#` import: the output file (relative to esm/ or
- * script/) under the `browser` condition, and otherwise.
+ * Rewrites the module specifiers of one source file for npm, as its
+ * declarations import them: files of the package stay relative (`.js`,
+ * the Node flavour of a runtime-specific file), sibling modules become their
+ * package names, bare imports their npm names. Records every package reached
+ * in `dependencies` (with type-only imports, which declarations keep).
+ *
+ * @throws {Error} When an import reaches outside the module other than
+ * through a sibling's mod.ts, or skips the imports map of deno.json.
  */
-interface SubpathImport {
-  browser: string;
-  server: string;
-}
-
-/** Rewrites the module specifiers of one source file for npm. */
 function rewriteSpecifiers(
   source: string,
   file: string,
@@ -120,61 +136,142 @@ function rewriteSpecifiers(
   config: DenoJson,
   version: string,
   dependencies: Record<string, string>,
-  subpathImports: Record<string, SubpathImport> | undefined,
 ): string {
-  const where = relative(ROOT, file);
   return replaceSpecifiers(source, (specifier) => {
-    if (specifier.startsWith("./") || specifier.startsWith("../")) {
-      const target = resolve(dirname(file), specifier);
-      if (target.startsWith(join(ROOT, info.folder) + "/")) {
-        if (!specifier.endsWith(".ts")) {
-          throw new Error(
-            `${where}: relative import '${specifier}' must end in .ts`,
-          );
-        }
-        const chosen = variantOf(target, "node");
-        const twin = variantOf(target, "browser");
-        // (A twin importing its server file, for a type, imports it as is.)
-        if (subpathImports !== undefined && twin !== chosen && twin !== file) {
-          // Server file or browser twin, chosen by the importer's conditions.
-          const moduleDir = join(ROOT, info.folder);
-          const server = relative(moduleDir, chosen).slice(0, -3) + ".js";
-          const browser = relative(moduleDir, twin).slice(0, -3) + ".js";
-          const name = "#" +
-            relative(moduleDir, chosen).slice(0, -3).replace(/_node$/, "");
-          subpathImports[name] = { browser, server };
-          return name;
-        }
-        const local = relative(dirname(file), chosen);
-        return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
-          ".js";
-      }
-      const rel = relative(ROOT, target).split("/");
-      const sibling = rel.length === 2 && rel[1] === "mod.ts"
-        ? packageOfFolder(rel[0])
-        : undefined;
-      if (sibling === undefined) {
+    const target = resolveForNpm(specifier, file, info, config, "node");
+    if (target.kind === "file") {
+      const local = relative(dirname(file), target.path);
+      return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
+        ".js";
+    }
+    if (target.range !== undefined) {
+      dependencies[target.name] = target.range === "sibling"
+        ? version
+        : target.range;
+    }
+    return target.specifier;
+  });
+}
+
+/** Where an import of a source file leads on npm. */
+type NpmTarget =
+  /** A file of the package itself (the flavour's variant). */
+  | { kind: "file"; path: string }
+  /**
+   * An import left to the package's user: a Node built-in (`range`
+   * undefined), a sibling Kit package (`range` "sibling") or an npm
+   * dependency with its range.
+   */
+  | { kind: "external"; specifier: string; name: string; range?: string };
+
+/**
+ * Resolves one import of a source file for an npm flavour.
+ *
+ * @throws {Error} When the import reaches outside the module other than
+ * through a sibling's mod.ts, is relative without `.ts`, or skips the imports
+ * map of deno.json.
+ */
+function resolveForNpm(
+  specifier: string,
+  file: string,
+  info: PackageInfo,
+  config: DenoJson,
+  flavour: Flavour,
+): NpmTarget {
+  const where = relative(ROOT, file);
+  if (specifier.startsWith("./") || specifier.startsWith("../")) {
+    const target = resolve(dirname(file), specifier);
+    if (target.startsWith(join(ROOT, info.folder) + "/")) {
+      if (!specifier.endsWith(".ts")) {
         throw new Error(
-          `${where}: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
+          `${where}: relative import '${specifier}' must end in .ts`,
         );
       }
-      dependencies[sibling.name] = version;
-      return sibling.name;
+      const chosen = variantOf(target, flavour);
+      // A browser twin importing its server file (for a type or a shared
+      // constant) gets the server file, not itself.
+      return {
+        kind: "file",
+        path: chosen === file ? variantOf(target, "node") : chosen,
+      };
     }
-    // Node built-ins stay as they are.
-    if (specifier.startsWith("node:")) return specifier;
-    if (
-      specifier.startsWith("npm:") || specifier.startsWith("jsr:") ||
-      specifier.includes("://")
-    ) {
+    const rel = relative(ROOT, target).split("/");
+    const sibling = rel.length === 2 && rel[1] === "mod.ts"
+      ? packageOfFolder(rel[0])
+      : undefined;
+    if (sibling === undefined) {
       throw new Error(
-        `${where}: '${specifier}' must go through the imports map of deno.json`,
+        `${where}: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
       );
     }
-    const npm = resolveNpmImport(specifier, config.imports, where);
-    dependencies[npm.name] = npm.range;
-    return npm.replacement;
-  });
+    return {
+      kind: "external",
+      specifier: sibling.name,
+      name: sibling.name,
+      range: "sibling",
+    };
+  }
+  // Node built-ins stay as they are.
+  if (specifier.startsWith("node:")) {
+    return { kind: "external", specifier, name: specifier };
+  }
+  if (
+    specifier.startsWith("npm:") || specifier.startsWith("jsr:") ||
+    specifier.includes("://")
+  ) {
+    throw new Error(
+      `${where}: '${specifier}' must go through the imports map of deno.json`,
+    );
+  }
+  const npm = resolveNpmImport(specifier, config.imports, where);
+  return {
+    kind: "external",
+    specifier: npm.replacement,
+    name: npm.name,
+    range: npm.range,
+  };
+}
+
+/**
+ * The esbuild plugin that resolves every import the way `resolveForNpm` says
+ * for one flavour, and records whether a browser twin took a file's place.
+ */
+function kitResolver(
+  info: PackageInfo,
+  config: DenoJson,
+  flavour: Flavour,
+  used: { twins: number },
+  self = false,
+): esbuild.Plugin {
+  return {
+    name: "kit-npm",
+    setup(build): void {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point") return undefined;
+        // The program entry of a bin (esbuild's stdin) has no importer file.
+        const importer = args.importer && args.importer !== "<stdin>"
+          ? args.importer
+          : join(args.resolveDir, "_bin_entry.ts");
+        const target = resolveForNpm(
+          args.path,
+          importer,
+          info,
+          config,
+          flavour,
+        );
+        if (target.kind === "external") {
+          return { path: target.specifier, external: true };
+        }
+        // A program imports the package's public API by the package's own
+        // name, so its bundle holds only what the program adds.
+        if (self && target.path === join(ROOT, info.folder, "mod.ts")) {
+          return { path: info.name, external: true };
+        }
+        if (target.path.endsWith("_browser.ts")) used.twins++;
+        return { path: target.path };
+      });
+    },
+  };
 }
 
 /**
@@ -199,21 +296,6 @@ export function packageReadmeBody(doc: string): string {
   ).trim();
 }
 
-const ESM_OPTIONS: ts.CompilerOptions = {
-  module: ts.ModuleKind.ES2022,
-  target: ts.ScriptTarget.ES2022,
-  useDefineForClassFields: true,
-  // Documentation lives in the .d.ts files (editors show it from there); the
-  // JavaScript ships without comments to keep every package small.
-  removeComments: true,
-};
-const CJS_OPTIONS: ts.CompilerOptions = {
-  module: ts.ModuleKind.CommonJS,
-  removeComments: true,
-  target: ts.ScriptTarget.ES2022,
-  useDefineForClassFields: true,
-  esModuleInterop: true,
-};
 const DTS_OPTIONS: ts.CompilerOptions = {
   declaration: true,
   isolatedDeclarations: true,
@@ -275,6 +357,72 @@ export function npmDocPaths(text: string, info: PackageInfo): string {
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
 
+/** What every bundle shares. */
+const BUNDLE_OPTIONS: esbuild.BuildOptions = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  write: false,
+  target: "es2022",
+  charset: "utf8",
+  // Linked maps name the TypeScript file and line of every position; they
+  // carry no copy of the sources, which would double each package's size.
+  sourcemap: "linked",
+  sourcesContent: false,
+  // Documentation lives in the .d.ts files (editors show it from there); the
+  // JavaScript ships without comments to keep every package small.
+  legalComments: "none",
+  // Whitespace and syntax only: names stay, so stack traces without source
+  // maps still name Kit's functions and classes.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+};
+
+/**
+ * Bundles one entry with esbuild and writes the bundle and its source map.
+ *
+ * @returns The bundle's size in bytes, or undefined when `keep` said no.
+ * @throws {Error} When a file from outside `moduleDir` would be bundled in, or
+ * esbuild fails (an import the resolver refuses, a
+ * syntax error); esbuild has printed the details.
+ */
+async function bundle(
+  moduleDir: string,
+  options: esbuild.BuildOptions & { outfile: string },
+  keep: () => boolean = () => true,
+): Promise<number | undefined> {
+  const result = await esbuild.build({
+    ...BUNDLE_OPTIONS,
+    ...options,
+    metafile: true,
+  });
+  // Only the package's own source files go into a bundle: a sibling package
+  // or an npm dependency copied in would ship twice.
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const path = resolve(ROOT, input);
+    if (
+      input !== options.stdin?.sourcefile &&
+      !path.startsWith(moduleDir + "/")
+    ) {
+      throw new Error(
+        `${
+          relative(ROOT, options.outfile)
+        } would hold ${input}, which is not a source file of ${
+          relative(ROOT, moduleDir)
+        }/; import it by package name`,
+      );
+    }
+  }
+  if (!keep()) return undefined;
+  let size = 0;
+  for (const output of result.outputFiles ?? []) {
+    await mkdir(dirname(output.path), { recursive: true });
+    await writeFile(output.path, output.contents);
+    if (output.path === options.outfile) size = output.contents.byteLength;
+  }
+  return size;
+}
+
 async function buildPackage(
   info: PackageInfo,
   config: DenoJson,
@@ -283,73 +431,50 @@ async function buildPackage(
   const dir = join(OUT, info.dir);
   await rm(dir, { recursive: true, force: true });
   const dependencies: Record<string, string> = {};
-  const subpathImports: Record<string, SubpathImport> = {};
-  const sources = await listSources(join(ROOT, info.folder));
+  const moduleDir = join(ROOT, info.folder);
+  const sources = await listSources(moduleDir);
   const declarations = new Map<string, string>();
+  // Files whose declarations need explicit types they lack; a problem only
+  // for the files whose declarations ship (below).
+  const problems = new Map<string, string>();
   for (const file of sources) {
     // A Deno flavour with a Node twin is not part of the npm build.
     if (variantOf(file, "node") !== file) continue;
-    const rel = relative(join(ROOT, info.folder), file);
-    const text = await readFile(file, "utf8");
-    const rewrite = (subpaths: typeof subpathImports | undefined): string =>
-      rewriteSpecifiers(
-        text,
-        file,
-        info,
-        config,
-        version,
-        dependencies,
-        subpaths,
-      );
-    const source = rewrite(subpathImports);
-    const base = rel.slice(0, -3);
-    const esm = ts.transpileModule(source, {
-      compilerOptions: ESM_OPTIONS,
-      fileName: rel,
-    });
-    // CommonJS requires the server files directly: a `#` import would
-    // resolve through script/package.json, and the `imports` field of a
-    // nested package.json is not one to rely on. Browser bundlers get the
-    // ES build (the `browser` export condition), whose `#` imports choose.
-    const direct = rewrite(undefined);
-    const cjs = ts.transpileModule(direct, {
-      compilerOptions: CJS_OPTIONS,
-      fileName: rel,
-    });
-    // Declarations name the server files directly too: types never depend
-    // on the browser choice, and script/ has no `#` imports to resolve.
+    const rel = relative(moduleDir, file);
+    // Declarations name the server files: types never depend on the
+    // browser choice. Rewriting every file also records the dependencies,
+    // type-only imports included (declarations keep those).
+    const direct = rewriteSpecifiers(
+      await readFile(file, "utf8"),
+      file,
+      info,
+      config,
+      version,
+      dependencies,
+    );
     const dts = ts.transpileDeclaration(direct, {
       compilerOptions: DTS_OPTIONS,
       fileName: rel,
       reportDiagnostics: true,
     });
-    if (dts.diagnostics && dts.diagnostics.length > 0) {
-      const text = ts.formatDiagnostics(dts.diagnostics, {
-        getCanonicalFileName: (f) => f,
-        getCurrentDirectory: () => ROOT,
-        getNewLine: () => "\n",
-      });
-      throw new Error(
-        `${info.folder}/${rel}: declarations need explicit types:\n${text}`,
-      );
-    }
-    const outputs = [["esm", esm.outputText]];
-    // CommonJS never reaches a browser twin (it requires the server files).
-    if (!file.endsWith("_browser.ts")) outputs.push(["script", cjs.outputText]);
-    for (const [folder, code] of outputs) {
-      const target = join(dir, folder, base + ".js");
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, code);
-    }
     declarations.set(
-      base,
+      rel.slice(0, -3),
       npmDocPaths(dropDuplicateMembers(dts.outputText), info),
     );
+    if (dts.diagnostics && dts.diagnostics.length > 0) {
+      problems.set(
+        rel.slice(0, -3),
+        ts.formatDiagnostics(dts.diagnostics, {
+          getCanonicalFileName: (f) => f,
+          getCurrentDirectory: () => ROOT,
+          getNewLine: () => "\n",
+        }),
+      );
+    }
   }
   // Declarations: for every public file, and for the internal (`_`) files
   // the public declarations reach. The other internal files are unreachable
-  // through `exports` and no public type names them, so they ship JavaScript
-  // only (declarations for them would only add weight to the package).
+  // through `exports` and no public type names them.
   const declared = new Set<string>();
   const reach = [...declarations.keys()].filter((base) =>
     !base.split("/").at(-1)!.startsWith("_")
@@ -358,6 +483,13 @@ async function buildPackage(
     const base = reach.pop()!;
     if (declared.has(base)) continue;
     declared.add(base);
+    if (problems.has(base)) {
+      throw new Error(
+        `${info.folder}/${base}.ts: declarations need explicit types:\n${
+          problems.get(base)
+        }`,
+      );
+    }
     const text = declarations.get(base)!;
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       if (!ref.fileName.startsWith(".")) continue;
@@ -367,26 +499,80 @@ async function buildPackage(
   }
   for (const base of declared) {
     for (const folder of ["esm", "script"]) {
-      await writeFile(
-        join(dir, folder, base + ".d.ts"),
-        declarations.get(base)!,
-      );
+      const target = join(dir, folder, base + ".d.ts");
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, declarations.get(base)!);
     }
   }
   await writeFile(
     join(dir, "script", "package.json"),
     JSON.stringify({ type: "commonjs" }, null, 2) + "\n",
   );
-  // The ES build's `#` imports: the browser twin under the `browser`
-  // condition, the server file otherwise.
-  const hasSubpathImports = Object.keys(subpathImports).length > 0;
-  const imports = Object.fromEntries(
-    Object.entries(subpathImports).sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, { browser, server }]) => [name, {
-        browser: `./esm/${browser}`,
-        default: `./esm/${server}`,
-      }]),
-  );
+
+  // The bundles: ES module and CommonJS for servers, and an ES module with
+  // the browser twins when the package has any.
+  const entry = join(moduleDir, "mod.ts");
+  const bundles: Record<string, number> = {};
+  const server = { twins: 0 };
+  bundles["esm/mod.js"] = (await bundle(moduleDir, {
+    entryPoints: [entry],
+    outfile: join(dir, "esm", "mod.js"),
+    format: "esm",
+    platform: "node",
+    plugins: [kitResolver(info, config, "node", server)],
+  }))!;
+  bundles["script/mod.js"] = (await bundle(moduleDir, {
+    entryPoints: [entry],
+    outfile: join(dir, "script", "mod.js"),
+    format: "cjs",
+    platform: "node",
+    plugins: [kitResolver(info, config, "node", server)],
+  }))!;
+  const web = { twins: 0 };
+  const browserSize = await bundle(moduleDir, {
+    entryPoints: [entry],
+    outfile: join(dir, "esm", "mod_browser.js"),
+    format: "esm",
+    platform: "browser",
+    plugins: [kitResolver(info, config, "browser", web)],
+  }, () => web.twins > 0);
+  if (browserSize !== undefined) bundles["esm/mod_browser.js"] = browserSize;
+
+  // Command-line programs: a Node.js bundle per program that runs its main.
+  const bins: Record<string, string> = {};
+  for (const [name, source] of Object.entries(info.bins ?? {})) {
+    const path = join(ROOT, source);
+    if (!path.startsWith(moduleDir + "/") || !existsSync(path)) {
+      throw new Error(
+        `${info.name}: the program '${name}' needs ${source}, which ${
+          existsSync(path) ? "is outside the module" : "does not exist"
+        }; create it (exporting main(args: string[]): Promise<number>) or drop it from bins in scripts/_packages.ts`,
+      );
+    }
+    const outfile = join(dir, "bin", `${name}.mjs`);
+    bundles[`bin/${name}.mjs`] = (await bundle(moduleDir, {
+      stdin: {
+        contents: [
+          `import process from "node:process";`,
+          `import { main } from "./${relative(dirname(path), path)}";`,
+          `process.exitCode = await main(process.argv.slice(2));`,
+          "",
+        ].join("\n"),
+        resolveDir: dirname(path),
+        sourcefile: `${name}.ts`,
+        loader: "ts",
+      },
+      outfile,
+      format: "esm",
+      platform: "node",
+      banner: { js: "#!/usr/bin/env node" },
+      // Programs run without --enable-source-maps as a rule; no map.
+      sourcemap: false,
+      plugins: [kitResolver(info, config, "node", { twins: 0 }, true)],
+    }))!;
+    await chmod(outfile, 0o755);
+    bins[name] = `./bin/${name}.mjs`;
+  }
 
   const sortedDependencies = Object.fromEntries(
     Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
@@ -408,21 +594,27 @@ async function buildPackage(
     types: "./script/mod.d.ts",
     exports: {
       ".": {
-        // Web bundlers take the ES build, imported or required alike.
-        ...(hasSubpathImports
-          ? { browser: { types: "./esm/mod.d.ts", default: "./esm/mod.js" } }
+        // Web bundlers take the browser bundle, imported or required alike.
+        ...(browserSize !== undefined
+          ? {
+            browser: {
+              types: "./esm/mod.d.ts",
+              default: "./esm/mod_browser.js",
+            },
+          }
           : {}),
         import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
         require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
       },
       "./package.json": "./package.json",
     },
-    ...(hasSubpathImports ? { imports } : {}),
+    ...(Object.keys(bins).length > 0 ? { bin: bins } : {}),
     engines: { node: ">=20.19" },
     sideEffects: false,
     files: [
       "esm/",
       "script/",
+      ...(Object.keys(bins).length > 0 ? ["bin/"] : []),
       "README.md",
       "LICENSE",
     ],
@@ -446,7 +638,13 @@ async function buildPackage(
       (section ? section + "\n" : ""),
   );
   await copyFile(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
-  return { info, dir, files: sources.length, dependencies: sortedDependencies };
+  return {
+    info,
+    dir,
+    files: sources.length,
+    dependencies: sortedDependencies,
+    bundles,
+  };
 }
 
 /**
@@ -460,8 +658,13 @@ export async function buildAll(): Promise<BuiltPackage[]> {
   ) as DenoJson;
   await mkdir(OUT, { recursive: true });
   const built: BuiltPackage[] = [];
-  for (const info of PACKAGES) {
-    built.push(await buildPackage(info, config));
+  try {
+    for (const info of PACKAGES) {
+      built.push(await buildPackage(info, config));
+    }
+  } finally {
+    // esbuild's service process would keep the caller alive.
+    await esbuild.stop();
   }
   return built;
 }
@@ -470,19 +673,18 @@ if (import.meta.main) {
   const started = performance.now();
   const built = await buildAll();
   for (const pkg of built) {
+    const sizes = Object.entries(pkg.bundles).map(([path, bytes]) =>
+      `${path} ${(bytes / 1000).toFixed(1)} kB`
+    ).join(", ");
     console.log(
-      `${pkg.info.name}@${
-        JSON.parse(await readFile(join(pkg.dir, "package.json"), "utf8"))
-          .version
-      }: ` +
-        `${pkg.files} source files, dependencies: ${
-          Object.keys(pkg.dependencies).join(", ") || "none"
-        }`,
+      `${pkg.info.name}: ${pkg.files} source files → ${sizes}; dependencies: ${
+        Object.keys(pkg.dependencies).join(", ") || "none"
+      }`,
     );
   }
   console.log(
     `built ${built.length} packages in ${
       Math.round(performance.now() - started)
-    } ms into npm/`,
+    } ms into ${relative(ROOT, OUT) || "."}/`,
   );
 }

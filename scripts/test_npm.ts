@@ -15,7 +15,8 @@
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
  * (`node-esm,node-cjs,bun`; all by default); `KIT_NPM_TESTS` limits the
- * test folders (`core,platform`; all by default).
+ * test folders (`core,platform`; all by default); `KIT_NPM_OUT` builds and
+ * runs in another folder than `npm/` (so two runs need not share one).
  *
  * @module
  */
@@ -29,7 +30,8 @@ import { packageOfFolder, PACKAGES } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const NPM = join(ROOT, "npm");
+// The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
+const NPM = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
 const BUN_VERSION = "1.4.5";
 
 interface DenoJson {
