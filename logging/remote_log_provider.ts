@@ -34,7 +34,7 @@ import {
 export type RemoteLogFormat = "json" | "otlp";
 
 /** `service.name` when neither `serviceName` nor `OTEL_SERVICE_NAME` is set. */
-export const DEFAULT_SERVICE_NAME = "unknown_service";
+const DEFAULT_SERVICE_NAME = "unknown_service";
 
 // The `kit.log.provider` attribute of kit.log.records.
 const PROVIDER = "remote";
@@ -193,6 +193,19 @@ type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
  * bound, or on `process.exit()` / `Deno.exit()`) it counts them as dropped
  * and writes their number on stderr.
  *
+ * With `format: "otlp"`, batches are OTLP/HTTP JSON logs for an
+ * OpenTelemetry collector's `/v1/logs` (an `ExportLogsServiceRequest`: the
+ * resource's `service.name` from `serviceName`, one log record per entry with
+ * its severity, message as `body`, properties, category, request id and error
+ * as attributes, and the trace and span ids of the span active when it was
+ * logged); the endpoint defaults to `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`, else
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/logs`.
+ *
+ * Each POST is traced as a CLIENT span `log batch delivery`, and entries
+ * delivered, retried and dropped are counted in the counter
+ * `kit.log.records`, through `@opentelemetry/api` (no-ops until an
+ * OpenTelemetry SDK is registered).
+ *
  * Requests are made with `ky` (over `fetch`), so the provider works in
  * browsers, Deno, Node.js and Bun.
  *
@@ -208,6 +221,23 @@ type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
  *       apiKey: "<API_KEY>",
  *       batchSize: 100,
  *       flushInterval: 5000,
+ *     }),
+ *   ],
+ * });
+ * await manager.dispose({ timeout: 5_000 });
+ * ```
+ *
+ * @example To an OpenTelemetry collector
+ * ```ts
+ * import { LoggerManager, RemoteLogProvider } from "@vendor/kit/logging";
+ *
+ * const manager = new LoggerManager().configure({
+ *   level: "info",
+ *   providers: [
+ *     new RemoteLogProvider({
+ *       format: "otlp",
+ *       endpoint: "http://localhost:4318/v1/logs",
+ *       serviceName: "orders",
  *     }),
  *   ],
  * });
