@@ -13,19 +13,20 @@ import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
+import {
+  type AreaTelemetry,
+  areaTelemetry,
+  type Counters,
+  failRun,
+  newCounters,
+  noteHit,
+  startRun,
+} from "./_telemetry.ts";
 
 type MaybeEntry = CacheEntry | undefined;
 
 /** What a write to a synchronous store returns: one settled promise, shared. */
 const SETTLED: Promise<void> = Promise.resolve();
-
-interface Counters {
-  hits: number;
-  misses: number;
-  staleServed: number;
-  backgroundRefreshes: number;
-  factoryErrors: number;
-}
 
 /** One factory run that concurrent callers share. */
 interface Flight {
@@ -76,13 +77,7 @@ export class CacheCore {
   }
 
   newCounters(): Counters {
-    const counters: Counters = {
-      hits: 0,
-      misses: 0,
-      staleServed: 0,
-      backgroundRefreshes: 0,
-      factoryErrors: 0,
-    };
+    const counters = newCounters();
     this.scopes.push(counters);
     return counters;
   }
@@ -219,6 +214,9 @@ export class CacheScope implements ICacheArea {
   readonly #core: CacheCore;
   readonly #prefix: string;
   readonly #counters: Counters;
+  /** The area's counts for the process (read by `kit.cache.requests`). */
+  readonly #totals: Counters;
+  readonly #telemetry: AreaTelemetry;
   readonly #isRoot: boolean;
 
   constructor(core: CacheCore, name: string | undefined) {
@@ -227,6 +225,8 @@ export class CacheScope implements ICacheArea {
     this.name = name ?? "";
     this.#prefix = name === undefined ? "" : `${name}:`;
     this.#counters = core.newCounters();
+    this.#telemetry = areaTelemetry(this.name);
+    this.#totals = this.#telemetry.totals;
   }
 
   get #policy(): CachePolicy | undefined {
@@ -251,9 +251,11 @@ export class CacheScope implements ICacheArea {
         this.#core.clock() - entry.storedAt >= entry.ttl)
     ) {
       this.#counters.misses++;
+      this.#totals.misses++;
       return undefined;
     }
     this.#counters.hits++;
+    this.#totals.hits++;
     return entry.value as T;
   }
 
@@ -348,13 +350,17 @@ export class CacheScope implements ICacheArea {
     ttl: number | undefined,
   ): boolean {
     const counters = this.#counters;
+    const totals = this.#totals;
     if (entry === undefined) {
       counters.misses++;
+      totals.misses++;
       return false;
     }
     const freshFor = entry.ttl;
     if (freshFor === undefined) {
       counters.hits++;
+      totals.hits++;
+      noteHit(this.#telemetry.hit);
       return true;
     }
     const age = this.#core.clock() - entry.storedAt;
@@ -363,19 +369,24 @@ export class CacheScope implements ICacheArea {
         (policy === undefined ? freshFor : freshFor * policy.refreshThreshold)
     ) {
       counters.hits++;
+      totals.hits++;
+      noteHit(this.#telemetry.hit);
       return true;
     }
     if (age < freshFor) {
       counters.hits++;
-      this.#refresh(fullKey, factory, policy, ttl);
+      totals.hits++;
+      this.#refresh(fullKey, factory, policy, ttl, "refresh");
       return true;
     }
     if (age < freshFor + (entry.maxStale ?? 0)) {
       counters.staleServed++;
-      this.#refresh(fullKey, factory, policy, ttl);
+      totals.staleServed++;
+      this.#refresh(fullKey, factory, policy, ttl, "stale");
       return true;
     }
     counters.misses++;
+    totals.misses++;
     return false;
   }
 
@@ -387,7 +398,7 @@ export class CacheScope implements ICacheArea {
     ttl: number | undefined,
   ): Promise<T> {
     const flight = this.#core.flights.get(fullKey) ??
-      this.#run(fullKey, factory, policy, ttl);
+      this.#run(fullKey, factory, policy, ttl, "miss");
     return flight.promise as Promise<T>;
   }
 
@@ -396,22 +407,29 @@ export class CacheScope implements ICacheArea {
     factory: () => T | Promise<T>,
     policy: CachePolicy | undefined,
     ttl: number | undefined,
+    band: "refresh" | "stale",
   ): void {
     if (this.#core.flights.has(fullKey)) return;
     this.#counters.backgroundRefreshes++;
-    const flight = this.#run(fullKey, factory, policy, ttl);
+    this.#totals.backgroundRefreshes++;
+    const flight = this.#run(fullKey, factory, policy, ttl, band);
     // Fail-safe: the stored value stays; the failure is reported.
     flight.promise.catch((error: unknown) =>
       this.#core.report(new CacheFactoryError(fullKey, error))
     );
   }
 
-  /** Starts a shared factory run; it stays joinable until its value is stored. */
+  /**
+   * Starts a shared factory run; it stays joinable until its value is
+   * stored. The run is traced: the span "cache getOrSet" (`result` is why it
+   * runs) ends once the value is stored, and the factory runs inside it.
+   */
   #run<T>(
     fullKey: string,
     factory: () => T | Promise<T>,
     policy: CachePolicy | undefined,
     ttl: number | undefined,
+    result: "miss" | "stale" | "refresh",
   ): Flight {
     const core = this.#core;
     const flight: Flight = {
@@ -419,20 +437,28 @@ export class CacheScope implements ICacheArea {
       superseded: false,
     };
     core.flights.set(fullKey, flight);
+    const traced = startRun(this.#telemetry[result]);
+    const span = traced.span;
     const done = () => {
       if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
+      span.end();
     };
-    flight.promise = Promise.resolve().then(factory).then(
+    flight.promise = Promise.resolve().then(() => traced.run(factory)).then(
       (value) => {
-        if (flight.superseded) return value;
+        if (flight.superseded) {
+          span.end();
+          return value;
+        }
         const written = core.write(fullKey, value, policy, ttl);
         if (written === undefined) done();
         else core.track(written.then(done));
         return value;
       },
       (error: unknown) => {
-        done();
+        if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
         this.#counters.factoryErrors++;
+        this.#totals.factoryErrors++;
+        failRun(span, error);
         throw error;
       },
     );
@@ -441,13 +467,7 @@ export class CacheScope implements ICacheArea {
 
   stats(): CacheStats {
     const core = this.#core;
-    const sum: Counters = {
-      hits: 0,
-      misses: 0,
-      staleServed: 0,
-      backgroundRefreshes: 0,
-      factoryErrors: 0,
-    };
+    const sum = newCounters();
     for (const counters of this.#isRoot ? core.scopes : [this.#counters]) {
       sum.hits += counters.hits;
       sum.misses += counters.misses;

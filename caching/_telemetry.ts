@@ -1,0 +1,190 @@
+// Caching's OpenTelemetry hooks, all through @opentelemetry/api (a no-op
+// until an SDK, or Deno's built-in exporter, is registered):
+// - the span "cache getOrSet" around each factory run of getOrSet (miss,
+//   stale value served, refresh ahead of expiry), the factory inside it;
+// - the event "cache.hit" on the caller's span, only when one is recording;
+// - the counter `kit.cache.requests` per area and result.
+//
+// The counter is asynchronous: the CacheManager already counts hits, misses,
+// stale values served, refreshes and factory errors for stats(), so the same
+// counts are kept per area name for the whole process and read at each
+// collection. A hit costs two increments and no call into the API.
+//
+// The API's global meter provider is NOT a proxy (metrics.getMeter() before
+// an SDK is registered returns a no-op meter for good), and trace.disable()
+// replaces the proxy tracer provider: both are got again whenever the global
+// provider changes (one global look-up when a scope is made and per factory
+// run, never per hit).
+import {
+  type Attributes,
+  context,
+  type MeterProvider,
+  metrics,
+  type ObservableResult,
+  type Span,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
+
+/** The instrumentation scope: the npm package's name. */
+export const SCOPE = "@vendor/kit-platform-caching";
+
+/** The name of the span around a factory run. */
+export const SPAN_NAME = "cache getOrSet";
+
+/** What a getOrSet call (or a get) came to, as `kit.cache.result`. */
+export type CacheResult = "hit" | "miss" | "stale" | "refresh" | "error";
+
+/** Counts of one scope, or of one area name across the process. */
+export interface Counters {
+  hits: number;
+  misses: number;
+  staleServed: number;
+  backgroundRefreshes: number;
+  factoryErrors: number;
+}
+
+export function newCounters(): Counters {
+  return {
+    hits: 0,
+    misses: 0,
+    staleServed: 0,
+    backgroundRefreshes: 0,
+    factoryErrors: 0,
+  };
+}
+
+/** The attribute sets of one area, made once. */
+export interface AreaTelemetry {
+  /** The area's counts for the whole process (every manager). */
+  readonly totals: Counters;
+  readonly hit: Attributes;
+  readonly miss: Attributes;
+  readonly stale: Attributes;
+  readonly refresh: Attributes;
+  readonly error: Attributes;
+}
+
+function attributesOf(area: string, result: CacheResult): Attributes {
+  return area === ""
+    ? { "kit.cache.result": result }
+    : { "kit.cache.area": area, "kit.cache.result": result };
+}
+
+const areas = new Map<string, AreaTelemetry>();
+
+/**
+ * The telemetry of an area ("" for keys outside any area, which carry no
+ * `kit.cache.area`), shared by every manager of the process.
+ */
+export function areaTelemetry(area: string): AreaTelemetry {
+  let found = areas.get(area);
+  if (found === undefined) {
+    found = {
+      totals: newCounters(),
+      hit: attributesOf(area, "hit"),
+      miss: attributesOf(area, "miss"),
+      stale: attributesOf(area, "stale"),
+      refresh: attributesOf(area, "refresh"),
+      error: attributesOf(area, "error"),
+    };
+    areas.set(area, found);
+  }
+  ensureMetrics();
+  return found;
+}
+
+function observe(result: ObservableResult): void {
+  for (const area of areas.values()) {
+    const totals = area.totals;
+    if (totals.hits > 0) result.observe(totals.hits, area.hit);
+    if (totals.misses > 0) result.observe(totals.misses, area.miss);
+    if (totals.staleServed > 0) result.observe(totals.staleServed, area.stale);
+    if (totals.backgroundRefreshes > 0) {
+      result.observe(totals.backgroundRefreshes, area.refresh);
+    }
+    if (totals.factoryErrors > 0) {
+      result.observe(totals.factoryErrors, area.error);
+    }
+  }
+}
+
+let meterProvider: MeterProvider | undefined;
+
+/** Registers `kit.cache.requests` with the global meter provider, once each. */
+export function ensureMetrics(): void {
+  const provider = metrics.getMeterProvider();
+  if (provider === meterProvider) return;
+  meterProvider = provider;
+  provider.getMeter(SCOPE).createObservableCounter("kit.cache.requests", {
+    description:
+      "Cache reads by area and result: hit, miss, stale (a stale value served), refresh (a background refresh started), error (a factory failed)",
+    unit: "{request}",
+  }).addCallback(observe);
+}
+
+let tracerProvider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+
+function getTracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer(SCOPE);
+  }
+  return tracer;
+}
+
+/**
+ * Adds the event `cache.hit` to the active span when it records; nothing
+ * else (no span of its own) on a hit.
+ */
+export function noteHit(attributes: Attributes): void {
+  const span = trace.getActiveSpan();
+  if (span !== undefined && span.isRecording()) {
+    span.addEvent("cache.hit", attributes);
+  }
+}
+
+/** One factory run's span and the context the factory runs in. */
+export interface RunSpan {
+  readonly span: Span;
+  /** Runs `fn` with the span active. */
+  run<T>(fn: () => T): T;
+}
+
+/**
+ * Starts the span of a factory run, a child of the active span, with
+ * `kit.cache.area` and `kit.cache.result` (`miss`, `stale` or `refresh`).
+ */
+export function startRun(attributes: Attributes): RunSpan {
+  ensureMetrics();
+  const parent = context.active();
+  const span = getTracer().startSpan(SPAN_NAME, { attributes }, parent);
+  const active = trace.setSpan(parent, span);
+  return { span, run: (fn) => context.with(active, fn) };
+}
+
+/** Ends a factory run's span as failed: result `error`, status ERROR. */
+export function failRun(span: Span, error: unknown): void {
+  try {
+    if (!span.isRecording()) return;
+    const message = maskSecretText(
+      error instanceof Error ? error.message : String(error),
+    );
+    span.setAttribute("kit.cache.result", "error");
+    span.recordException({
+      name: error instanceof Error ? error.name : "Error",
+      message,
+      stack: error instanceof Error && error.stack !== undefined
+        ? maskSecretText(error.stack)
+        : undefined,
+    });
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+  } finally {
+    span.end();
+  }
+}
