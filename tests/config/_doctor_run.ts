@@ -248,3 +248,10 @@ export function checksOf(
     check.group === group && (status === undefined || check.status === status)
   );
 }
+
+/** Every failed check as `Group/name`, in report order. */
+export function failures(report: JsonReport): string[] {
+  return report.checks.filter((check) => check.status === "fail").map((
+    check,
+  ) => `${check.group}/${check.name}`);
+}

@@ -8,6 +8,7 @@ import { describe, it, test } from "node:test";
 import {
   checksOf,
   doctorSkip,
+  failures,
   fixture,
   runDoctor,
   runDoctorJson,
@@ -29,6 +30,8 @@ if (doctorSkip !== false) {
         run.stdout,
         /fix: create appsettings\.json in the application root \(paths are relative to it, not to the source file\)/,
       );
+      const { report } = await runDoctorJson([project.dir]);
+      assert.deepEqual(failures(report), ["Configuration/base file"]);
       const moved = await runDoctorJson([project.dir], {
         env: { KIT_CONFIG_PATH: "config" },
       });
@@ -45,6 +48,7 @@ if (doctorSkip !== false) {
       await using project = await fixture("malformed-json");
       const { code, report } = await runDoctorJson([project.dir]);
       assert.equal(code, 1);
+      assert.deepEqual(failures(report), ["Configuration/files parse"]);
       const [parse] = checksOf(report, "Configuration", "fail");
       assert.equal(parse.name, "files parse");
       assert.match(
@@ -60,6 +64,10 @@ if (doctorSkip !== false) {
         env: { APP_API__TIMEOUT: "90000" },
       });
       assert.equal(code, 1);
+      assert.deepEqual(failures(report), [
+        "Configuration/start-up rules",
+        "Configuration/schema (appConfigSchema)",
+      ]);
       const [startup, schema] = checksOf(report, "Configuration", "fail");
       assert.equal(startup.name, "start-up rules");
       assert.deepEqual(startup.details, [

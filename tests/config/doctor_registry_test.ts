@@ -10,6 +10,7 @@ import { startTestServer } from "../_support/http_server.ts";
 import {
   checksOf,
   doctorSkip,
+  failures,
   fixture,
   runDoctor,
   runDoctorJson,
@@ -35,6 +36,10 @@ if (doctorSkip !== false) {
         run.stdout,
         /fix: add `@vendor:registry=<registry-url>` to the project's \.npmrc \(or run `npm config set @vendor:registry <registry-url>`\)/,
       );
+      const { report } = await runDoctorJson([project.dir], {
+        userNpmrc: project.userNpmrc,
+      });
+      assert.deepEqual(failures(report), ["Registry/scope registry"]);
     });
 
     it("fails when the registry has no credentials (401 Unauthorized)", async () => {
@@ -43,6 +48,7 @@ if (doctorSkip !== false) {
         userNpmrc: project.userNpmrc,
       });
       assert.equal(code, 1);
+      assert.deepEqual(failures(report), ["Registry/credentials"]);
       const [scope, credentials] = checksOf(report, "Registry");
       assert.equal(scope.status, "pass");
       assert.match(
