@@ -36,6 +36,13 @@ import {
   type LogProperties,
 } from "../logging/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
+import { context, type Span, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
 
 const ENTRIES = 100_000;
 const dir = mkdtempSync(join(tmpdir(), "kit-logging-bench-"));
@@ -217,4 +224,122 @@ Deno.bench({
     await resetLogTape();
     rmSync(file, { force: true });
   },
+});
+
+// --- trace correlation (issue 18) --------------------------------------------
+// Group "enabled call, no SDK": the same call against the logging module as it
+// was before entries carried trace ids (commit c6c978a, extracted by
+//   git archive c6c978a logging core platform config | tar -x -C .bench-tmp/logging-before
+// ), in the same run. Goal: within 3 %. Skipped when the copy is missing.
+//
+// Group "enabled call, SDK active": the OpenTelemetry SDK registered (tracer
+// provider, AsyncLocalStorage context manager), a sampled span active: Kit's
+// call, which reads the ids itself, against the earlier module given the ids
+// by hand from `trace.getActiveSpan()` as properties. Goal: no worse. These
+// benches come last: they register the SDK globally on first use.
+const BEFORE = new URL(
+  "../.bench-tmp/logging-before/logging/mod.ts",
+  import.meta.url,
+);
+let before: typeof import("../logging/mod.ts") | undefined;
+try {
+  before = await import(BEFORE.href);
+} catch {
+  console.error(
+    `no ${BEFORE.pathname}: the "before" rows of the trace correlation groups are skipped`,
+  );
+}
+let madeBefore = 0;
+const counting = {
+  log(_entry: LogEntry): Promise<void> {
+    madeBefore++;
+    return undefined as unknown as Promise<void>;
+  },
+  isEnabled: () => true,
+};
+const earlier = before === undefined
+  ? undefined
+  : new before.LoggerManager().configure({
+    level: "info",
+    providers: [counting],
+  })
+    .getLogger("bench");
+
+Deno.bench({
+  name: "before: logger.info, no trace ids (1000 calls)",
+  group: "enabled call, no SDK",
+  baseline: true,
+  ignore: earlier === undefined,
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      earlier!.info("request handled", { status: 200 });
+    }
+  },
+});
+Deno.bench({
+  name: "Kit logger.info, reads the active span (1000 calls)",
+  group: "enabled call, no SDK",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      enabled.info("request handled", { status: 200 });
+    }
+  },
+});
+
+let span: Span | undefined;
+function sdkSpan(): Span {
+  if (span !== undefined) return span;
+  context.setGlobalContextManager(
+    new AsyncLocalStorageContextManager().enable(),
+  );
+  trace.setGlobalTracerProvider(
+    new TracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() }),
+      ],
+    }),
+  );
+  span = trace.getTracer("bench").startSpan("request");
+  return span;
+}
+
+Deno.bench({
+  name:
+    "before: logger.info, ids by hand from trace.getActiveSpan() (1000 calls)",
+  group: "enabled call, SDK active",
+  baseline: true,
+  ignore: earlier === undefined,
+  fn(b) {
+    context.with(trace.setSpan(context.active(), sdkSpan()), () => {
+      b.start();
+      for (let i = 0; i < 1000; i++) {
+        const ids = trace.getActiveSpan()?.spanContext();
+        earlier!.info("request handled", {
+          status: 200,
+          traceId: ids?.traceId,
+          spanId: ids?.spanId,
+        });
+      }
+      b.end();
+    });
+  },
+});
+Deno.bench({
+  name: "Kit logger.info inside the span, ids read by Kit (1000 calls)",
+  group: "enabled call, SDK active",
+  fn(b) {
+    context.with(trace.setSpan(context.active(), sdkSpan()), () => {
+      b.start();
+      for (let i = 0; i < 1000; i++) {
+        enabled.info("request handled", { status: 200 });
+      }
+      b.end();
+    });
+  },
+});
+
+globalThis.addEventListener("unload", () => {
+  if (earlier !== undefined && madeBefore === 0) {
+    console.error("the trace correlation benchmark made no entry");
+  }
 });
