@@ -24,8 +24,8 @@ export async function readText(
   limit: number,
   origin: BodyOrigin,
 ): Promise<string> {
-  const body = response.body;
-  if (body === null) return "";
+  // response.body is read only when the size is unknown: for a body the
+  // runtime holds in memory, reading it would make a stream of it.
   if (limit <= 0) return await response.text();
   const headers = response.headers;
   const length = headers.get("content-length");
@@ -40,6 +40,8 @@ export async function readText(
       return await response.text();
     }
   }
+  const body = response.body;
+  if (body === null) return "";
   // Chunks are kept as they are and decoded once at the end, like
   // response.text() does: a body refused half way then costs its bytes only.
   const reader = body.getReader();

@@ -188,10 +188,11 @@ const JSON_TYPE = "application/json";
 type Ky = typeof ky;
 interface KyInit {
   method: string;
-  headers: Record<string, string>;
-  body: RequestInit["body"];
+  /** Only with interceptors, which must see them on the request. */
+  headers?: Record<string, string>;
+  body?: RequestInit["body"];
   /** Passed through by ky to `fetch` (see the constructor). */
-  kitSignal: AbortSignal | undefined;
+  kit: Attempt | undefined;
   context?: Record<string, unknown>;
 }
 type Fetch = NonNullable<HttpClientOptions["fetch"]>;
@@ -331,20 +332,30 @@ export class HttpClient {
     // applies only to some statuses, its jitter is all-or-nothing, and a 401
     // refresh-and-replay would have to count as a retry.
     //
-    // The attempt's signal reaches fetch as the unknown option `kitSignal`,
-    // which ky passes through to `fetch` untouched (its documented route for
-    // options such as `dispatcher`). Giving it to ky as `signal` would make
-    // ky combine it with its own controller through AbortSignal.any on every
-    // call, a measurable cost on the hot path; this way the request follows
-    // exactly one signal: the attempt's, which the per-attempt timer, the
-    // caller's signal and the total timeout all abort.
+    // The attempt reaches fetch as the unknown option `kit`, which ky passes
+    // through to `fetch` untouched (its documented route for options such as
+    // `dispatcher`). It carries the attempt's signal: giving that to ky as
+    // `signal` would make ky combine it with its own controller through
+    // AbortSignal.any on every call, a measurable cost on the hot path; this
+    // way the request follows exactly one signal, the attempt's, which the
+    // per-attempt timer, the caller's signal and the total timeout all abort.
+    // Without interceptors it also carries the headers, set on ky's request
+    // here: handed to ky as `headers`, they would be merged into new Headers
+    // objects twice per call (ky's option merging and its constructor).
     const custom = options.fetch;
     const send = (
       request: Request,
-      init?: { kitSignal?: AbortSignal },
+      init?: { kit?: Attempt },
     ): Promise<Response> => {
       const run: Fetch = custom ?? globalThis.fetch;
-      const signal = init?.kitSignal;
+      const attempt = init?.kit;
+      if (attempt === undefined) return run(request);
+      const headers = attempt.headers;
+      if (headers !== undefined) {
+        const target = request.headers;
+        for (const name in headers) target.set(name, headers[name]);
+      }
+      const signal = attempt.signal;
       return signal === undefined ? run(request) : run(request, { signal });
     };
     const base = {
@@ -752,16 +763,12 @@ export class HttpClient {
     );
     const instance = context === undefined ? this.#ky : this.#kyIntercepted;
 
-    // Reused by every attempt; only the signal changes. ky copies it.
+    // Reused by every attempt; only the attempt changes. ky copies it.
     const init: KyInit = context === undefined
-      ? { method, headers, body, kitSignal: undefined }
-      : {
-        method,
-        headers,
-        body,
-        kitSignal: undefined,
-        context: { kit: context },
-      };
+      ? body === undefined
+        ? { method, kit: undefined }
+        : { method, body, kit: undefined }
+      : { method, headers, body, kit: undefined, context: { kit: context } };
 
     let retries = 0;
     // Counts a retry, tells onRetry and waits its delay (the backoff unless
@@ -788,10 +795,15 @@ export class HttpClient {
     };
     try {
       for (;;) {
-        const attempt = new Attempt(timeout, method, url, caller, totalSignal);
-        if (timeout > 0 || caller !== undefined || totalSignal !== undefined) {
-          init.kitSignal = attempt.controller.signal;
-        }
+        const attempt = new Attempt(
+          timeout,
+          method,
+          url,
+          caller,
+          totalSignal,
+          context === undefined ? headers : undefined,
+        );
+        init.kit = attempt;
         let response: Response;
         let pending: Promise<Response>;
         if (context === undefined) {
