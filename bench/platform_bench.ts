@@ -1,10 +1,15 @@
 // Platform benchmarks: ServiceLocator.get of a created service against a
 // plain Map.get (the floor), and EventAggregator.publish to 1 and 10
-// subscribers against mitt and Node's EventEmitter, in the same run.
+// subscribers against mitt and Node's EventEmitter, and app.handle() around
+// a trivial handler against the bare handler, in the same run.
 // Run: deno bench -A bench/platform_bench.ts
 import { EventEmitter } from "node:events";
 import mittImport from "mitt";
-import { EventAggregator, ServiceLocator } from "../platform/mod.ts";
+import {
+  Application,
+  EventAggregator,
+  ServiceLocator,
+} from "../platform/mod.ts";
 
 // mitt ships CommonJS-flavoured typings: its default export is typed as the
 // module namespace, while the ESM build Deno loads exports the function.
@@ -87,6 +92,42 @@ for (const count of [1, 10]) {
     },
   });
 }
+
+// app.handle() in process, no OpenTelemetry SDK registered (the no-op API):
+// the cost of Kit's wrapper (request id, context, span and metric calls,
+// access line below the level) around a trivial handler.
+const bare = (_request: Request): Response => new Response("ok");
+const app = await Application.start({
+  configuration: () => ({}),
+  logging: () => ({
+    debug: () => {},
+    info: () => {},
+    warning: () => {},
+    error: () => {},
+    isEnabled: () => false,
+  }),
+});
+const wrapped = app.handle(bare);
+const request = new Request("http://localhost/orders/7", {
+  headers: { "x-request-id": "bench-1" },
+});
+
+Deno.bench({
+  name: "bare handler",
+  group: "app-handle",
+  baseline: true,
+  async fn() {
+    sink += (await bare(request)).status;
+  },
+});
+
+Deno.bench({
+  name: "Kit app.handle(handler), no OpenTelemetry SDK",
+  group: "app-handle",
+  async fn() {
+    sink += (await wrapped(request)).status;
+  },
+});
 
 globalThis.addEventListener("unload", () => {
   if (sink === -1) console.log(sink);

@@ -72,7 +72,7 @@ export function wrapHandler<A extends unknown[]>(
     request: Request,
     requestId: string,
     args: A,
-    server: ServerSpan,
+    server: ServerSpan | undefined,
   ): Promise<Response> => {
     const started = performance.now();
     let response: Response | undefined;
@@ -119,13 +119,15 @@ export function wrapHandler<A extends unknown[]>(
       return withHeader(response, requestId);
     } finally {
       // Ended even when a logger throws.
-      endServerSpan(
-        server,
-        request.method,
-        response?.status ?? 500,
-        failure,
-        (performance.now() - started) / 1000,
-      );
+      if (server !== undefined) {
+        endServerSpan(
+          server,
+          request,
+          response?.status ?? 500,
+          failure,
+          started,
+        );
+      }
     }
   };
   return (request: Request, ...args: A): Promise<Response> => {
@@ -136,10 +138,12 @@ export function wrapHandler<A extends unknown[]>(
       const server = startServerSpan(request, requestId, pathOf);
       // The span is active while the handler runs: Kit's HTTP calls, cache
       // reads and log entries inside it are its children.
-      return context.with(
-        server.context,
-        () => handle(request, requestId, args, server),
-      );
+      return server?.context === undefined
+        ? handle(request, requestId, args, server)
+        : context.with(
+          server.context,
+          () => handle(request, requestId, args, server),
+        );
     });
   };
 }

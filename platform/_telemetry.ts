@@ -10,6 +10,7 @@ import {
   type Attributes,
   type Context,
   context,
+  createNoopMeter,
   type Histogram,
   isSpanContextValid,
   type MeterProvider,
@@ -17,13 +18,13 @@ import {
   type ObservableGauge,
   type ObservableResult,
   propagation,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
   trace,
   type Tracer,
-  type TracerProvider,
 } from "@opentelemetry/api";
 import { maskSecretText } from "../core/mod.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";
@@ -31,26 +32,42 @@ import type { HealthReport, HealthStatus } from "./health.ts";
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform";
 
-let tracerProvider: TracerProvider | undefined;
+// What the tracer was taken from: the registered provider behind the API's
+// proxy (or the provider itself, with another copy of the API).
+let tracerSource: unknown;
 let tracer: Tracer | undefined;
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 let healthInstrument: ObservableGauge | undefined;
 
-function tracerOf(): Tracer {
+/** The tracer, or undefined while no tracer provider is registered. */
+function tracerOf(): Tracer | undefined {
   const provider = trace.getTracerProvider();
-  if (provider !== tracerProvider || tracer === undefined) {
-    tracerProvider = provider;
+  if (provider instanceof ProxyTracerProvider) {
+    // Nothing registered: no tracer, so a request costs no span at all.
+    const delegate = provider.getDelegate();
+    if (delegate !== tracerSource) {
+      tracerSource = delegate;
+      tracer = provider.getDelegateTracer(SCOPE);
+    }
+    return tracer;
+  }
+  if (provider !== tracerSource) {
+    tracerSource = provider;
     tracer = provider.getTracer(SCOPE);
   }
   return tracer;
 }
+
+// Whether the meter provider in use is the API's no-op one (no SDK).
+let meterIsNoop = true;
 
 // The meter provider in use; the instruments are dropped when it changes.
 function meterProviderOf(): MeterProvider {
   const provider = metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
+    meterIsNoop = provider.getMeter(SCOPE) === createNoopMeter();
     duration = undefined;
     healthInstrument = undefined;
   }
@@ -102,12 +119,17 @@ const HEADERS_GETTER: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
 };
 
-/** The server span of one request, with what its metric point needs. */
+/** The span of one request, with what its metric point needs. */
 export interface ServerSpan {
-  readonly span: Span;
-  /** The context to run the handler in (the span active in it). */
-  readonly context: Context;
-  readonly scheme: string;
+  /** Undefined while no tracer provider is registered. */
+  readonly span: Span | undefined;
+  /**
+   * The context to run the handler in (the span active in it); undefined
+   * when there is nothing to propagate.
+   */
+  readonly context: Context | undefined;
+  /** Whether a meter provider is registered (the duration is recorded). */
+  readonly measured: boolean;
 }
 
 function schemeOf(url: string): string {
@@ -116,17 +138,27 @@ function schemeOf(url: string): string {
 }
 
 /**
- * Starts the span of a request. When a span is already active (the
- * runtime's own server span, as Deno's with `OTEL_DENO=true`, or a Node.js
- * HTTP instrumentation's), Kit's span is its child, of kind INTERNAL (one
- * SERVER span per hop); otherwise it continues the request's
- * `traceparent`/`tracestate` through the registered propagator.
+ * Starts the span of a request; undefined when neither a tracer nor a meter
+ * provider is registered (then a request costs two property reads). When a
+ * span is already active (the runtime's own server span, as Deno's with
+ * `OTEL_DENO=true`, or a Node.js HTTP instrumentation's), Kit's span is its
+ * child, of kind INTERNAL (one SERVER span per hop); otherwise it continues
+ * the request's `traceparent`/`tracestate` through the registered
+ * propagator.
  */
 export function startServerSpan(
   request: Request,
   requestId: string,
   pathOf: (url: string) => string,
-): ServerSpan {
+): ServerSpan | undefined {
+  const tracer = tracerOf();
+  meterProviderOf();
+  const measured = !meterIsNoop;
+  if (tracer === undefined) {
+    return measured
+      ? { span: undefined, context: undefined, measured }
+      : undefined;
+  }
   const active = context.active();
   const activeSpan = trace.getSpanContext(active);
   const nested = activeSpan !== undefined && isSpanContextValid(activeSpan);
@@ -135,7 +167,7 @@ export function startServerSpan(
     : propagation.extract(active, request.headers, HEADERS_GETTER);
   const method = request.method;
   const scheme = schemeOf(request.url);
-  const span = tracerOf().startSpan(method, {
+  const span = tracer.startSpan(method, {
     kind: nested ? SpanKind.INTERNAL : SpanKind.SERVER,
     attributes: { "http.request.method": method, "url.scheme": scheme },
   }, parent);
@@ -159,16 +191,25 @@ export function startServerSpan(
     const agent = request.headers.get("user-agent");
     if (agent !== null) span.setAttribute("user_agent.original", agent);
   }
-  return { span, context: trace.setSpan(parent, span), scheme };
+  return {
+    span,
+    context: isSpanContextValid(span.spanContext())
+      ? trace.setSpan(parent, span)
+      : undefined,
+    measured,
+  };
 }
 
-/** Records the outcome of a request on its span and ends it. */
+/**
+ * Records the outcome of a request on its span, ends it, and records its
+ * duration (`started` is its `performance.now()` at the start).
+ */
 export function endServerSpan(
   server: ServerSpan,
-  method: string,
+  request: Request,
   status: number,
   error: unknown,
-  seconds: number,
+  started: number,
 ): void {
   const { span } = server;
   let errorType: string | undefined;
@@ -177,7 +218,7 @@ export function endServerSpan(
   } else if (status >= 500) {
     errorType = String(status);
   }
-  if (span.isRecording()) {
+  if (span !== undefined && span.isRecording()) {
     span.setAttribute("http.response.status_code", status);
     if (errorType !== undefined) {
       span.setAttribute("error.type", errorType);
@@ -196,14 +237,15 @@ export function endServerSpan(
       }
     }
   }
-  span.end();
+  span?.end();
+  if (!server.measured) return;
   const attributes: Attributes = {
-    "http.request.method": method,
-    "url.scheme": server.scheme,
+    "http.request.method": request.method,
+    "url.scheme": schemeOf(request.url),
     "http.response.status_code": status,
   };
   if (errorType !== undefined) attributes["error.type"] = errorType;
-  durationOf().record(seconds, attributes);
+  durationOf().record((performance.now() - started) / 1000, attributes);
 }
 
 function maskStack(error: Error, message: string): string | undefined {
