@@ -3,24 +3,13 @@
 // address of the configured culture returns a resource, and the remote log
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
-import { createConnection } from "node:net";
 import { describeNetworkError } from "../core/mod.ts";
 import type { ConfigurationManager } from "./mod.ts";
+import { checkRedis } from "./_doctor_redis.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
+import { from, text } from "./_doctor_values.ts";
 
 const GROUP = "Services" as const;
-
-function text(config: ConfigurationManager, key: string): string | undefined {
-  const value = config.getValue<unknown>(key, undefined);
-  if (value === undefined || value === null) return undefined;
-  const result = String(value).trim();
-  return result === "" ? undefined : result;
-}
-
-function from(config: ConfigurationManager, key: string): string {
-  const source = config.getSource(key);
-  return source === undefined ? key : `${key} from ${source}`;
-}
 
 /** The service checks; with `connect` false, one line saying how to run them. */
 export async function checkServices(
@@ -52,128 +41,6 @@ export async function checkServices(
     checkRemoteLog(config, timeout),
     checkAnalytics(config, timeout),
   ]);
-}
-
-// One RESP command as an array of bulk strings.
-function command(...parts: string[]): string {
-  return `*${parts.length}\r\n` +
-    parts.map((part) =>
-      `$${new TextEncoder().encode(part).length}\r\n${part}\r\n`
-    ).join("");
-}
-
-/** Sends commands to a Redis server and collects one reply line per command. */
-function redisExchange(
-  host: string,
-  port: number,
-  commands: readonly string[],
-  timeout: number,
-): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host, port });
-    const replies: string[] = [];
-    let buffer = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer within ${timeout} ms`));
-    }, timeout);
-    (timer as { unref?: () => void }).unref?.();
-    const finish = (error?: Error): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (error) reject(error);
-      else resolve(replies);
-    };
-    socket.once("error", (error) => finish(error));
-    socket.once("connect", () => socket.write(commands.join("")));
-    socket.on("data", (data: Uint8Array) => {
-      buffer += new TextDecoder().decode(data);
-      let end;
-      while ((end = buffer.indexOf("\r\n")) >= 0) {
-        replies.push(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-        // An error ends the exchange: later replies would only repeat it.
-        if (replies.length === commands.length || replies.at(-1)![0] === "-") {
-          finish();
-          return;
-        }
-      }
-    });
-  });
-}
-
-async function checkRedis(
-  config: ConfigurationManager,
-  timeout: number,
-): Promise<Check> {
-  const name = "Redis";
-  const host = text(config, "cache:redis:host");
-  if (host === undefined) {
-    return {
-      group: GROUP,
-      name,
-      status: "skip",
-      message: "cache:redis:host (REDIS_HOST) is not set",
-    };
-  }
-  const portText = text(config, "cache:redis:port") ?? "6379";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${from(config, "cache:redis:port")} is not a port: ${portText}`,
-      advice: "set REDIS_PORT (cache:redis:port) to a number from 1 to 65535",
-    };
-  }
-  const password = text(config, "cache:redis:password");
-  rememberSecret(password);
-  const commands = password === undefined
-    ? [command("PING")]
-    : [command("AUTH", password), command("PING")];
-  const where = `${host}:${port}`;
-  const withPassword = password === undefined
-    ? "without a password"
-    : `with the password of ${from(config, "cache:redis:password")}`;
-  try {
-    const replies = await redisExchange(host, port, commands, timeout);
-    const last = replies.at(-1) ?? "";
-    if (last === "+PONG") {
-      return {
-        group: GROUP,
-        name,
-        status: "pass",
-        message: `${where} answered PING ${withPassword}`,
-      };
-    }
-    const noAuth = last.startsWith("-NOAUTH");
-    const wrongPass = /WRONGPASS|invalid password/i.test(last);
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${where} answered ${last} (${withPassword})`,
-      advice: noAuth
-        ? "the server requires a password: set REDIS_PASSWORD (cache:redis:password) in the environment, never in a committed file"
-        : wrongPass
-        ? "the server refuses the password: set REDIS_PASSWORD to the server's password"
-        : /without any password/i.test(last)
-        ? "the server has no password: unset REDIS_PASSWORD (cache:redis:password), or give the server one"
-        : "check the Redis server's log for what it refused",
-    };
-  } catch (error) {
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${where} (${
-        from(config, "cache:redis:host")
-      }) did not answer: ${describeNetworkError(error)}`,
-      advice:
-        "start the Redis server, or set REDIS_HOST and REDIS_PORT to where it runs",
-    };
-  }
 }
 
 async function request(
