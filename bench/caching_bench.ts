@@ -5,7 +5,7 @@
 // redis-server is not installed.
 //
 //   deno bench -A bench/caching_bench.ts
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,6 +14,14 @@ import { BentoCache, bentostore } from "bentocache";
 import { memoryDriver } from "bentocache/drivers/memory";
 import { createCache } from "cache-manager";
 import { LRUCache } from "lru-cache";
+import { context, metrics, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
 import { createClient } from "redis";
 import {
   CacheManager,
@@ -153,6 +161,113 @@ Deno.bench({
   group: "getOrSet hit",
   fn: async () => void await manager.getOrSet(nextKey(), factory),
 });
+
+// --- telemetry: getOrSet hit ---------------------------------------------------
+// The cost of the OpenTelemetry hooks, against the caching module as it was
+// before them, loaded from git in the same run:
+//
+//   KIT_CACHE_BENCH_BEFORE=618629a deno bench -A --filter telemetry bench/caching_bench.ts
+//
+// With nothing registered, a hit asks the API for the active span (none).
+// KIT_CACHE_BENCH_OTEL=sdk registers the official SDK first (sampling on, a
+// context manager) and each call runs inside a recording span: Kit adds the
+// "cache.hit" event to it, against the same getOrSet instrumented by hand
+// with @opentelemetry/api (the event and a kit.cache.requests counter).
+type Manager = typeof manager;
+async function managerBefore(rev: string): Promise<Manager> {
+  const dir = mkdtempSync(join(tmpdir(), "kit-bench-before-"));
+  const archive = spawnSync(
+    "sh",
+    ["-c", `git archive ${rev} caching core platform | tar -x -C ${dir}`],
+    { stdio: "inherit" },
+  );
+  if (archive.status !== 0) throw new Error(`git archive ${rev} failed`);
+  globalThis.addEventListener("unload", () => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const before = await import(join(dir, "caching", "mod.ts"));
+  return new before.CacheManager(
+    new before.MemoryCacheProvider({ maxSize: KEYS, defaultTtl: 300_000 }),
+    { policy: { ttl: 300_000, refreshThreshold: 0.8, maxStale: 60_000 } },
+  ) as Manager;
+}
+
+const beforeRev = Deno.env.get("KIT_CACHE_BENCH_BEFORE");
+const withSdk = Deno.env.get("KIT_CACHE_BENCH_OTEL") === "sdk";
+if (beforeRev !== undefined) {
+  const before = await managerBefore(beforeRev);
+  for (const key of keys) await before.set(key, value);
+  if (!withSdk) {
+    Deno.bench({
+      name: "Kit getOrSet hit, before telemetry",
+      group: "telemetry: getOrSet hit, no SDK",
+      baseline: true,
+      fn: async () => void await before.getOrSet(nextKey(), factory),
+    });
+    Deno.bench({
+      name: "Kit getOrSet hit, with telemetry hooks",
+      group: "telemetry: getOrSet hit, no SDK",
+      fn: async () => void await manager.getOrSet(nextKey(), factory),
+    });
+  } else {
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    trace.setGlobalTracerProvider(
+      new TracerProvider({
+        spanProcessors: [
+          new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() }),
+        ],
+      }),
+    );
+    metrics.setGlobalMeterProvider(new MeterProvider());
+    const tracer = trace.getTracer("bench");
+    const requests = metrics.getMeter("bench").createCounter(
+      "kit.cache.requests",
+    );
+    const hit = { "kit.cache.result": "hit" };
+    const miss = { "kit.cache.result": "miss" };
+    // What an application writes without Kit's hooks: tell a hit from a
+    // miss by whether the factory ran, span the factory, count, add the event.
+    const byHand = async (key: string) => {
+      let missed = false;
+      const result = await before.getOrSet(key, () => {
+        missed = true;
+        return tracer.startActiveSpan("cache getOrSet", (span) => {
+          try {
+            return factory();
+          } finally {
+            span.end();
+          }
+        });
+      });
+      requests.add(1, missed ? miss : hit);
+      if (!missed) {
+        const span = trace.getActiveSpan();
+        if (span?.isRecording()) span.addEvent("cache.hit", hit);
+      }
+      return result;
+    };
+    Deno.bench({
+      name: "getOrSet hit instrumented by hand, in a recording span",
+      group: "telemetry: getOrSet hit, with SDK",
+      baseline: true,
+      fn: () =>
+        tracer.startActiveSpan("request", async (span) => {
+          await byHand(nextKey());
+          span.end();
+        }),
+    });
+    Deno.bench({
+      name: "Kit getOrSet hit, in a recording span",
+      group: "telemetry: getOrSet hit, with SDK",
+      fn: () =>
+        tracer.startActiveSpan("request", async (span) => {
+          await manager.getOrSet(nextKey(), factory);
+          span.end();
+        }),
+    });
+  }
+}
 
 // --- Redis getOrSet hit vs raw GET ----------------------------------------------
 function findRedisServer(): string | undefined {

@@ -116,6 +116,7 @@ let meterProvider: MeterProvider | undefined;
 
 /** Registers `kit.cache.requests` with the global meter provider, once each. */
 export function ensureMetrics(): void {
+  lookUpRegistry();
   const provider = metrics.getMeterProvider();
   if (provider === meterProvider) return;
   meterProvider = provider;
@@ -138,11 +139,35 @@ function getTracer(): Tracer {
   return tracer;
 }
 
+// A hit must cost next to nothing when no SDK is registered, and asking the
+// API for the active span costs more than the rest of a memory hit (its
+// globals live on globalThis, a slow object to read a missing key from). So
+// a hit first looks at the API's global registry (the object every copy of
+// @opentelemetry/api 1.x shares under this key) through a reference kept
+// once it exists: without a context manager in it there is no active span.
+// Until the registry exists it is looked for again every 64th hit, and at
+// every scope creation and factory run.
+const API_KEY = Symbol.for("opentelemetry.js.api.1");
+let registry: { context?: unknown } | undefined;
+let hitsUntilLookup = 0;
+
+function lookUpRegistry(): void {
+  if (registry === undefined) {
+    registry = (globalThis as Record<symbol, { context?: unknown }>)[API_KEY];
+  }
+}
+
 /**
  * Adds the event `cache.hit` to the active span when it records; nothing
  * else (no span of its own) on a hit.
  */
 export function noteHit(attributes: Attributes): void {
+  if (--hitsUntilLookup < 0) {
+    hitsUntilLookup = 63;
+    lookUpRegistry();
+    ensureMetrics();
+  }
+  if (registry === undefined || registry.context === undefined) return;
   const span = trace.getActiveSpan();
   if (span !== undefined && span.isRecording()) {
     span.addEvent("cache.hit", attributes);
