@@ -224,8 +224,11 @@ function write(stream: Output, text: string): Promise<void> {
  */
 export async function main(args: string[]): Promise<number> {
   let options: DoctorOptions | "help";
+  // `deno task` and npm scripts run in the project root and keep the
+  // caller's folder in INIT_CWD: a relative folder means that one.
+  const cwd = process.env.INIT_CWD || process.cwd();
   try {
-    options = parseArguments(args, process.cwd());
+    options = parseArguments(args, cwd);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     await write(process.stderr, `kit-doctor: ${error.message}\n\n${USAGE}`);

@@ -114,7 +114,7 @@ export async function touch(path: string, seconds: number): Promise<void> {
 // Variables that would change what the doctor finds: the configuration's,
 // npm's, colour switches. The child starts without them.
 const CLEARED =
-  /^(APP_|RUNTIME_ENV$|NODE_ENV$|APP_ENV$|DB_|API_|LOG_|LOGGING_|REDIS_|JWT_|AUTH_|FEATURE_|GOOGLE_|OPENAI_|ANALYTICS_|KIT_|NPM_CONFIG_|NO_COLOR$|FORCE_COLOR$|OTEL_)/i;
+  /^(APP_|RUNTIME_ENV$|NODE_ENV$|APP_ENV$|DB_|API_|LOG_|LOGGING_|REDIS_|JWT_|AUTH_|FEATURE_|GOOGLE_|OPENAI_|ANALYTICS_|KIT_|NPM_CONFIG_|NO_COLOR$|FORCE_COLOR$|OTEL_|INIT_CWD$)/i;
 
 /** Options of {@linkcode runDoctor}. */
 export interface RunOptions {

@@ -101,6 +101,15 @@ if (doctorSkip !== false) {
       assert.match(run.stdout, /^kit doctor: .*healthy$/m);
     });
 
+    it("resolves the folder against INIT_CWD, where deno task and npm scripts were started", async () => {
+      await using project = await fixture("healthy");
+      const run = await runDoctor(["."], {
+        env: { KIT_REGISTRY_TOKEN: TOKEN, INIT_CWD: project.dir },
+      });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^kit doctor: .*healthy$/m);
+    });
+
     it("never prints the token, the database password or a Redis password", async () => {
       await using project = await fixture("healthy");
       const secret = "redis-fixture-secret-42";
