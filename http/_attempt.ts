@@ -18,6 +18,8 @@ export class Attempt implements Expiring {
    * undefined when ky got them itself.
    */
   readonly headers: Record<string, string> | undefined;
+  /** `traceparent`/`tracestate` of the attempt's span, set by `fetch`. */
+  readonly traceHeaders: Record<string, string> | undefined;
   readonly #controller: AbortController | undefined;
   readonly #timeout: number;
   readonly #method: string;
@@ -32,6 +34,7 @@ export class Attempt implements Expiring {
     caller: AbortSignal | undefined,
     total: AbortSignal | undefined,
     headers: Record<string, string> | undefined,
+    traceHeaders: Record<string, string> | undefined,
   ) {
     this.#timeout = timeout;
     this.#method = method;
@@ -39,6 +42,7 @@ export class Attempt implements Expiring {
     this.#caller = caller;
     this.#total = total;
     this.headers = headers;
+    this.traceHeaders = traceHeaders;
     if (timeout > 0 || caller !== undefined || total !== undefined) {
       this.#controller = new AbortController();
       caller?.addEventListener("abort", this);

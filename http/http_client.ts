@@ -15,6 +15,7 @@ import {
 } from "./_retry.ts";
 import { HttpError } from "./http_error.ts";
 import type { HttpInterceptor } from "./http_interceptor.ts";
+import { startCall } from "./_telemetry.ts";
 import { TimeoutError } from "./timeout_error.ts";
 import { resolveBase, withQuery } from "./_url.ts";
 import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
@@ -354,6 +355,11 @@ export class HttpClient {
       if (headers !== undefined) {
         const target = request.headers;
         for (const name in headers) target.set(name, headers[name]);
+      }
+      const traceHeaders = attempt.traceHeaders;
+      if (traceHeaders !== undefined) {
+        const target = request.headers;
+        for (const name in traceHeaders) target.set(name, traceHeaders[name]);
       }
       const signal = attempt.signal;
       return signal === undefined ? run(request) : run(request, { signal });
@@ -770,6 +776,10 @@ export class HttpClient {
         : { method, body, kit: undefined }
       : { method, headers, body, kit: undefined, context: { kit: context } };
 
+    // Spans and the duration histogram; undefined when no OpenTelemetry SDK
+    // is registered.
+    const telemetry = startCall(method, url);
+    let lastStatus: number | undefined;
     let retries = 0;
     // Counts a retry, tells onRetry and waits its delay (the backoff unless
     // the server's Retry-After gave one); throws when the wait would pass the
@@ -795,6 +805,7 @@ export class HttpClient {
     };
     try {
       for (;;) {
+        lastStatus = undefined;
         const attempt = new Attempt(
           timeout,
           method,
@@ -802,6 +813,7 @@ export class HttpClient {
           caller,
           totalSignal,
           context === undefined ? headers : undefined,
+          telemetry?.startAttempt(),
         );
         init.kit = attempt;
         let response: Response;
@@ -815,7 +827,9 @@ export class HttpClient {
         try {
           // A synchronous throw (a malformed header, say) is not a network
           // failure, so it is never retried.
-          pending = instance(url, init);
+          pending = telemetry === undefined
+            ? instance(url, init)
+            : telemetry.run(instance, url, init);
         } catch (error) {
           attempt.dispose();
           throw error;
@@ -827,9 +841,11 @@ export class HttpClient {
           attempt.dispose();
           failure = this.#failure(error, attempt, context, caller, totalSignal);
           if (!retryable || retries >= maxRetries) throw failure;
+          telemetry?.endAttempt(undefined, failure);
           await nextRetry(undefined, failure, undefined);
           continue;
         }
+        lastStatus = response.status;
 
         if (
           retryable && retries < maxRetries &&
@@ -841,6 +857,7 @@ export class HttpClient {
           );
           if (after === undefined || after <= this.#maxRetryAfter) {
             attempt.dispose();
+            telemetry?.endAttempt(response.status);
             await discard(response);
             await nextRetry(after, undefined, response.status);
             continue;
@@ -851,6 +868,7 @@ export class HttpClient {
           const received = response;
           try {
             response = await onResponse(received, context);
+            lastStatus = response.status;
           } catch (error) {
             attempt.dispose();
             await discard(received);
@@ -860,6 +878,7 @@ export class HttpClient {
             context.replayRequested = false;
             context.replayed = true;
             attempt.dispose();
+            telemetry?.endAttempt(response.status);
             await discard(response);
             continue;
           }
@@ -867,6 +886,7 @@ export class HttpClient {
 
         if (!parse) {
           attempt.dispose();
+          telemetry?.end(response.status);
           return response;
         }
         try {
@@ -882,9 +902,9 @@ export class HttpClient {
             method,
             url,
           });
-          if (text === "") return undefined;
+          let value: unknown;
           try {
-            return JSON.parse(text);
+            value = text === "" ? undefined : JSON.parse(text);
           } catch (error) {
             throw new SyntaxError(
               `The response to ${method} ${url} is not JSON: ${
@@ -893,6 +913,8 @@ export class HttpClient {
               { cause: error },
             );
           }
+          telemetry?.end(response.status);
+          return value;
         } catch (error) {
           if (error instanceof HttpError || error instanceof SyntaxError) {
             throw error;
@@ -901,12 +923,16 @@ export class HttpClient {
           // connection, judged like a failed send.
           failure = this.#failure(error, attempt, context, caller, totalSignal);
           if (!retryable || retries >= maxRetries) throw failure;
+          telemetry?.endAttempt(response.status, failure);
           await nextRetry(undefined, failure, undefined);
           continue;
         } finally {
           attempt.dispose();
         }
       }
+    } catch (error) {
+      telemetry?.end(lastStatus, error);
+      throw error;
     } finally {
       if (totalTimer !== undefined) clearTimeout(totalTimer);
     }
