@@ -60,8 +60,9 @@ async function readNpmrc(folder: string): Promise<Npmrc> {
       entries.set(key, { value: expanded, where: path, unset });
     }
   }
-  // npm also reads npm_config_<key> variables; the files win here only when
-  // the variable is absent.
+  // npm also reads npm_config_<key> variables. They count here only for
+  // keys no file sets: npx passes npm's defaults (the public registry) down
+  // as variables, which would hide the files' settings.
   for (const [name, value] of Object.entries(env)) {
     const match = /^npm_config_(.+)$/i.exec(name);
     if (match === null || value === undefined) continue;
