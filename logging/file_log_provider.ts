@@ -10,6 +10,7 @@ import { JsonFormatter } from "./_format.ts";
 import { textFormatter } from "./_text_format.ts";
 import { RESOLVED } from "./_resolved.ts";
 import { type FileSink, type LineQueue, sinkFor } from "./_file_sink.ts";
+import { countRecords } from "./_telemetry.ts";
 
 /** Options of {@linkcode FileLogProvider}. */
 export interface FileLogProviderOptions {
@@ -296,6 +297,7 @@ export class FileLogProvider implements ILogProvider {
 
   #lose(count: number, reason: string, cause?: unknown): void {
     this.#dropped += count;
+    countRecords("file", "dropped", count);
     const what = count === 1 ? "1 entry" : `${count} entries`;
     const error = new LogDeliveryError(
       "FileLogProvider",

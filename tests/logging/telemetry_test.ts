@@ -165,6 +165,34 @@ describe("trace correlation with the OpenTelemetry SDK", () => {
     }
   });
 
+  it("counts a file provider's dropped entries in kit.log.records", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const file = new FileLogProvider({
+        filename: join(dir, "app.log"),
+        onError: () => {},
+      });
+      await file.dispose();
+      file.log({
+        timestamp: new Date(),
+        level: 1,
+        category: "late",
+        message: "after dispose",
+        properties: {},
+      });
+      assert.equal(file.dropped, 1);
+      const points = (await otel.collect()).filter((point) =>
+        point.name === "kit.log.records"
+      );
+      assert.deepEqual(
+        points.map((point) => [point.attributes, point.value]),
+        [[{ "kit.log.provider": "file", "kit.outcome": "dropped" }, 1]],
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+
   it("sends the ids as fields of the remote json format", async () => {
     await using server = await startTestServer((_request, response) =>
       sendJson(response, 200, {})
