@@ -1,4 +1,4 @@
-import ky, { HTTPError } from "ky";
+import type { KyInstance, Options as KyOptions } from "ky";
 import {
   deadlineSignal,
   type DisposeOptions,
@@ -94,6 +94,13 @@ export interface RemoteLogProviderOptions {
    * batch is refused. Default: `console.error`.
    */
   onError?: (error: Error) => void;
+}
+
+// ky loads when the first batch goes out, so importing the logging package
+// (whose remote provider most processes never start) does not load it.
+let kyModule: Promise<typeof import("ky")> | undefined;
+function loadKy(): Promise<typeof import("ky")> {
+  return kyModule ??= import("ky");
 }
 
 function entries(count: number): string {
@@ -257,7 +264,8 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #otlp: OtlpFormatter | undefined;
   readonly #server: ServerAttributes;
   readonly #onError: (error: Error) => void;
-  readonly #client: typeof ky;
+  readonly #clientOptions: KyOptions;
+  #client: KyInstance | undefined;
   readonly #exitHooks: ExitHooks;
 
   // Serialized entries waiting; #head is the first one not yet taken.
@@ -337,14 +345,14 @@ export class RemoteLogProvider implements ILogProvider {
     if (checked.apiKey !== undefined) {
       headers["x-api-key"] = checked.apiKey as string;
     }
-    this.#client = ky.create({
+    this.#clientOptions = {
       headers,
       timeout: number("timeout", 10_000),
       throwHttpErrors: true,
       // Retries are Kit's own (see #post): ky's waits are ref'd timers that
       // would keep a process alive after its script ended.
       retry: 0,
-    });
+    };
     this.#exitHooks = {
       beforeExit: () => this.#beforeExit(),
       exit: () => this.#exit(),
@@ -660,6 +668,8 @@ export class RemoteLogProvider implements ILogProvider {
       : '{"entries":[' + items.join(",") + "]}";
     // One key per batch, the same on every retry of it.
     const key = randomId();
+    const ky = await loadKy();
+    const client = this.#client ??= ky.default.create(this.#clientOptions);
     for (let attempt = 1;; attempt++) {
       let status: number | undefined;
       let retryAfter: number | undefined;
@@ -674,7 +684,7 @@ export class RemoteLogProvider implements ILogProvider {
         const response = await runIn(
           delivery.context,
           () =>
-            this.#client.post(this.#endpoint, {
+            client.post(this.#endpoint, {
               body,
               signal,
               headers: { "idempotency-key": key },
@@ -689,12 +699,12 @@ export class RemoteLogProvider implements ILogProvider {
         this.#failing = false;
         return "sent";
       } catch (error) {
-        if (error instanceof HTTPError) status = error.response.status;
+        if (error instanceof ky.HTTPError) status = error.response.status;
         endDeliverySpan(delivery.span, status, error);
         if (signal.aborted) return "aborted";
         this.#failing = true;
         this.#failedAttempts++;
-        if (error instanceof HTTPError) {
+        if (error instanceof ky.HTTPError) {
           retryAfter = parseRetryAfter(
             error.response.headers.get("retry-after"),
           );
