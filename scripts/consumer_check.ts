@@ -14,6 +14,8 @@
  *   with `skipLibCheck: false` and `lib: ["ES2020"]` without the DOM library
  *   (types from `@types/node` only), so the shipped `.d.ts` files themselves
  *   must compile (issue 16);
+ * - the programs of the packages' `bin` fields (`kit-doctor`, `kit-i18n`), as
+ *   npm links them into `node_modules/.bin`, print their usage for `--help`;
  * - a Deno project whose deno.json lists the checkout under `links` (the
  *   README's way to use an unpublished checkout) runs, without the
  *   benchmark folder's dependencies;
@@ -50,6 +52,8 @@ import { PACKAGES } from "./_packages.ts";
 import type { BrowserResult } from "./consumer/browser_app.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+// The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
+const NPM = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
 const TYPESCRIPT = "5.9.3";
 // Chromium as .ci/run finds it (on PATH), else Debian's place.
 const CHROMIUM = spawnSync("sh", ["-c", "command -v chromium"], {
@@ -78,7 +82,7 @@ try {
       "--silent",
       "--pack-destination",
       packs,
-      join(ROOT, "npm", info.dir),
+      join(NPM, info.dir),
     ], ROOT);
   }
   const tarballs = (await readdir(packs)).filter((f) => f.endsWith(".tgz"));
@@ -191,6 +195,7 @@ try {
       `${name}: type-checked and ran: ${output.trim().split("\n")[0]}`,
     );
   }
+  checkPrograms(join(work, "nodenext"));
   await checkDenoLink(join(work, "deno-link"));
   // A web bundler resolving the `browser` export conditions of the installed
   // packages: the bundle of all eight must hold no `node:` module and none of
@@ -233,6 +238,33 @@ try {
   process.exitCode = 1;
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+/**
+ * Runs `--help` of every program the installed packages declare in their
+ * package.json `bin`, through the link npm made in `node_modules/.bin`.
+ */
+function checkPrograms(project: string): void {
+  for (const info of PACKAGES) {
+    for (const name of Object.keys(info.bins ?? {})) {
+      const run = spawnSync(
+        join(project, "node_modules", ".bin", name),
+        ["--help"],
+        { cwd: project, encoding: "utf8", timeout: 60_000 },
+      );
+      if (
+        (run.status !== 0 && run.status !== 2) ||
+        !/usage/i.test(run.stdout + run.stderr)
+      ) {
+        throw new Error(
+          `${name} --help (from ${info.name}) exited with ${
+            run.status ?? run.error
+          } and no usage:\n${run.stdout}\n${run.stderr}`,
+        );
+      }
+      console.log(`bin: ${name} --help printed its usage (exit ${run.status})`);
+    }
+  }
 }
 
 /**
