@@ -184,8 +184,8 @@ async function main(): Promise<void> {
         logs: entries.map((entry) => ({
           category: entry.category,
           message: entry.message,
-          traceId: (entry as { traceId?: string }).traceId,
-          spanId: (entry as { spanId?: string }).spanId,
+          traceId: entry.traceId,
+          spanId: entry.spanId,
         })),
       };
       return Response.json(report);
