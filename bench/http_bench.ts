@@ -2,8 +2,22 @@
  * HttpClient against raw `fetch` (the floor), `ky` and `axios`: GETs of a
  * small JSON body from a local node:http server, 5,000 sequential requests
  * (one request per iteration) and batches of 50 concurrent requests. Every
- * row parses the JSON body. Goal (issue 5): Kit within 10 % of raw fetch and
- * faster than axios.
+ * row parses the JSON body. Goals: Kit within 5 % of ky, sequential and
+ * concurrent (issue 20), and faster than axios.
+ *
+ * Telemetry (issue 18): with no OpenTelemetry SDK registered, HttpClient
+ * against the module before it recorded anything (rows "before
+ * telemetry", skipped when the copy is absent); with the SDK active (the
+ * last group, which registers it), HttpClient's own spans, trace headers and
+ * histogram against the same call instrumented by hand with
+ * `@opentelemetry/api` on the module before telemetry. The earlier copies
+ * are extracted with
+ *
+ *   git archive e2a9755 http core platform config | tar -x -C .bench-tmp/http-e2a9755
+ *   git archive c6c978a http core platform config | tar -x -C .bench-tmp/http-c6c978a
+ *
+ * (e2a9755: the hot path optimized, before telemetry; c6c978a: before the
+ * optimization, the "before" of issue 20).
  *
  * Run: `deno bench -A bench/http_bench.ts`
  *
@@ -13,7 +27,39 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import ky from "ky";
 import axios from "axios";
+import {
+  type Attributes,
+  context,
+  type Histogram,
+  metrics,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
+import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { AuthInterceptor, ErrorInterceptor, HttpClient } from "../http/mod.ts";
+
+type HttpModule = typeof import("../http/mod.ts");
+/** An earlier copy of the module, or undefined when it was not extracted. */
+async function earlier(commit: string): Promise<HttpModule | undefined> {
+  const url = new URL(
+    `../.bench-tmp/http-${commit}/http/mod.ts`,
+    import.meta.url,
+  );
+  try {
+    return await import(url.href);
+  } catch {
+    console.warn(`no ${url.pathname}: its rows are skipped`);
+    return undefined;
+  }
+}
+const beforeTelemetry = await earlier("e2a9755");
+const beforeOptimization = await earlier("c6c978a");
 
 const payload = JSON.stringify({
   id: 42,
@@ -40,6 +86,10 @@ const kitIntercepted = new HttpClient(base)
   .addInterceptor(new ErrorInterceptor())
   .addInterceptor(new AuthInterceptor({ getToken: () => "bench-token" }));
 const kyClient = ky.create({ prefixUrl: base });
+const kitBeforeTelemetry = beforeTelemetry &&
+  new beforeTelemetry.HttpClient(base);
+const kitBeforeOptimization = beforeOptimization &&
+  new beforeOptimization.HttpClient(base);
 const axiosClient = axios.create({ baseURL: base });
 
 async function rawFetch(): Promise<void> {
@@ -53,6 +103,12 @@ async function kitGet(): Promise<void> {
 }
 async function kitNoTotalGet(): Promise<void> {
   await kitNoTotal.get("/item");
+}
+async function kitBeforeTelemetryGet(): Promise<void> {
+  await kitBeforeTelemetry!.get("/item");
+}
+async function kitBeforeOptimizationGet(): Promise<void> {
+  await kitBeforeOptimization!.get("/item");
 }
 async function kitInterceptedGet(): Promise<void> {
   await kitIntercepted.get("/item");
@@ -73,6 +129,8 @@ for (let i = 0; i < 300; i++) {
   await kitInterceptedGet();
   await kyGet();
   await axiosGet();
+  if (kitBeforeTelemetry) await kitBeforeTelemetryGet();
+  if (kitBeforeOptimization) await kitBeforeOptimizationGet();
 }
 
 const SEQUENTIAL = 5_000;
@@ -93,6 +151,22 @@ Deno.bench({
   n: SEQUENTIAL,
   warmup: 200,
   fn: kitGet,
+});
+Deno.bench({
+  name: "Kit HttpClient before telemetry (e2a9755)",
+  group: sequential,
+  ignore: kitBeforeTelemetry === undefined,
+  n: SEQUENTIAL,
+  warmup: 200,
+  fn: kitBeforeTelemetryGet,
+});
+Deno.bench({
+  name: "Kit HttpClient before issue 20 (c6c978a)",
+  group: sequential,
+  ignore: kitBeforeOptimization === undefined,
+  n: SEQUENTIAL,
+  warmup: 200,
+  fn: kitBeforeOptimizationGet,
 });
 Deno.bench({
   name: "Kit HttpClient, totalTimeout: 0",
@@ -146,6 +220,22 @@ Deno.bench({
   fn: batch(kitGet),
 });
 Deno.bench({
+  name: "Kit HttpClient before telemetry (e2a9755)",
+  group: concurrent,
+  ignore: kitBeforeTelemetry === undefined,
+  n: 200,
+  warmup: 20,
+  fn: batch(kitBeforeTelemetryGet),
+});
+Deno.bench({
+  name: "Kit HttpClient before issue 20 (c6c978a)",
+  group: concurrent,
+  ignore: kitBeforeOptimization === undefined,
+  n: 200,
+  warmup: 20,
+  fn: batch(kitBeforeOptimizationGet),
+});
+Deno.bench({
   name: "ky",
   group: concurrent,
   n: 200,
@@ -158,6 +248,107 @@ Deno.bench({
   n: 200,
   warmup: 20,
   fn: batch(axiosGet),
+});
+
+// With the SDK active: registered by the first iteration of this group (the
+// last one, so the groups above run without it) and never unregistered.
+class QuietReader extends MetricReader {
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+let sdkInstalled = false;
+function installSdk(): void {
+  if (sdkInstalled) return;
+  sdkInstalled = true;
+  context.setGlobalContextManager(
+    new AsyncLocalStorageContextManager().enable(),
+  );
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  // Every span sampled and ended; no exporter, so the rows measure the
+  // instrumentation rather than an exporter.
+  trace.setGlobalTracerProvider(new TracerProvider());
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({ readers: [new QuietReader()] }),
+  );
+}
+
+const handScope = "bench-by-hand";
+const handAddress = new URL(base);
+let handTracer: Tracer | undefined;
+let handHistogram: Histogram | undefined;
+/** The same call on the module before telemetry, instrumented by hand. */
+async function byHandGet(): Promise<void> {
+  // Made once, at the first call (after the SDK registered).
+  const tracer = handTracer ??= trace.getTracer(handScope);
+  const histogram = handHistogram ??= metrics.getMeter(handScope)
+    .createHistogram("http.client.request.duration", { unit: "s" });
+  const parent = context.active();
+  const call = tracer.startSpan("GET", { kind: SpanKind.INTERNAL }, parent);
+  call.setAttribute("url.full", url);
+  const callContext = trace.setSpan(parent, call);
+  const attempt = tracer.startSpan("GET", {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "http.request.method": "GET",
+      "url.full": url,
+      "server.address": handAddress.hostname,
+      "server.port": Number(handAddress.port),
+    },
+  }, callContext);
+  const headers: Record<string, string> = {};
+  const attemptContext = trace.setSpan(callContext, attempt);
+  propagation.inject(attemptContext, headers);
+  const started = performance.now();
+  const attributes: Attributes = {
+    "http.request.method": "GET",
+    "server.address": handAddress.hostname,
+    "server.port": Number(handAddress.port),
+  };
+  try {
+    await context.with(
+      attemptContext,
+      () => kitBeforeTelemetry!.get("/item", { headers }),
+    );
+    attempt.setAttribute("http.response.status_code", 200);
+    attributes["http.response.status_code"] = 200;
+  } catch (error) {
+    attempt.setStatus({ code: SpanStatusCode.ERROR });
+    call.setStatus({ code: SpanStatusCode.ERROR });
+    attributes["error.type"] = (error as Error).name;
+    throw error;
+  } finally {
+    attempt.end();
+    histogram.record((performance.now() - started) / 1000, attributes);
+    call.end();
+  }
+}
+
+const withSdk = "GET small JSON, sequential, OpenTelemetry SDK active";
+Deno.bench({
+  name: "by hand with @opentelemetry/api (module before telemetry)",
+  group: withSdk,
+  baseline: true,
+  ignore: kitBeforeTelemetry === undefined,
+  n: SEQUENTIAL,
+  warmup: 200,
+  async fn() {
+    installSdk();
+    await byHandGet();
+  },
+});
+Deno.bench({
+  name: "Kit HttpClient (its own telemetry)",
+  group: withSdk,
+  n: SEQUENTIAL,
+  warmup: 200,
+  async fn() {
+    installSdk();
+    await kitGet();
+  },
 });
 
 globalThis.addEventListener("unload", () => server.close());
