@@ -16,8 +16,10 @@ import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import {
   type AreaTelemetry,
   areaTelemetry,
+  checkTelemetry,
   type Counters,
   failRun,
+  hooks,
   newCounters,
   noteHit,
   startRun,
@@ -358,9 +360,7 @@ export class CacheScope implements ICacheArea {
     }
     const freshFor = entry.ttl;
     if (freshFor === undefined) {
-      counters.hits++;
-      totals.hits++;
-      noteHit(this.#telemetry.hit);
+      this.#hit();
       return true;
     }
     const age = this.#core.clock() - entry.storedAt;
@@ -368,9 +368,7 @@ export class CacheScope implements ICacheArea {
       age <
         (policy === undefined ? freshFor : freshFor * policy.refreshThreshold)
     ) {
-      counters.hits++;
-      totals.hits++;
-      noteHit(this.#telemetry.hit);
+      this.#hit();
       return true;
     }
     if (age < freshFor) {
@@ -388,6 +386,16 @@ export class CacheScope implements ICacheArea {
     counters.misses++;
     totals.misses++;
     return false;
+  }
+
+  /** Counts a plain hit; the "cache.hit" event when a span may be active. */
+  #hit(): void {
+    this.#counters.hits++;
+    if ((++this.#totals.hits & 63) === 0) checkTelemetry();
+    const registry = hooks.registry;
+    if (registry !== undefined && registry.context !== undefined) {
+      noteHit(this.#telemetry.hit);
+    }
   }
 
   /** Joins the key's factory run, or starts one. */

@@ -18,6 +18,7 @@
 import {
   type Attributes,
   context,
+  INVALID_SPAN_CONTEXT,
   type MeterProvider,
   metrics,
   type ObservableResult,
@@ -117,6 +118,7 @@ let meterProvider: MeterProvider | undefined;
 /** Registers `kit.cache.requests` with the global meter provider, once each. */
 export function ensureMetrics(): void {
   lookUpRegistry();
+  if (hooks.registry === undefined) return; // nothing was ever registered
   const provider = metrics.getMeterProvider();
   if (provider === meterProvider) return;
   meterProvider = provider;
@@ -143,36 +145,53 @@ function getTracer(): Tracer {
 // API for the active span costs more than the rest of a memory hit (its
 // globals live on globalThis, a slow object to read a missing key from). So
 // a hit first looks at the API's global registry (the object every copy of
-// @opentelemetry/api 1.x shares under this key) through a reference kept
-// once it exists: without a context manager in it there is no active span.
-// Until the registry exists it is looked for again every 64th hit, and at
-// every scope creation and factory run.
+// @opentelemetry/api 1.x shares under this key, holding `context`, `trace`,
+// `metrics` once registered) through a reference kept once it exists:
+// without a context manager in it there is no active span. Until the
+// registry exists it is looked for again at every 64th hit of an area
+// (checkTelemetry), and at every scope creation and factory run.
 const API_KEY = Symbol.for("opentelemetry.js.api.1");
-let registry: { context?: unknown } | undefined;
-let hitsUntilLookup = 0;
+
+/** The API's global registry, once it exists. */
+export interface Registry {
+  context?: unknown;
+  trace?: unknown;
+}
+
+/** Read by the hit path: `registry` once it exists. */
+export const hooks: { registry: Registry | undefined } = {
+  registry: undefined,
+};
 
 function lookUpRegistry(): void {
-  if (registry === undefined) {
-    registry = (globalThis as Record<symbol, { context?: unknown }>)[API_KEY];
+  if (hooks.registry === undefined) {
+    hooks.registry = (globalThis as Record<symbol, Registry | undefined>)[
+      API_KEY
+    ];
   }
+}
+
+/** Looks for the registry and a new meter provider (every 64th hit). */
+export function checkTelemetry(): void {
+  ensureMetrics();
 }
 
 /**
  * Adds the event `cache.hit` to the active span when it records; nothing
- * else (no span of its own) on a hit.
+ * else (no span of its own) on a hit. Called only when a context manager is
+ * registered.
  */
 export function noteHit(attributes: Attributes): void {
-  if (--hitsUntilLookup < 0) {
-    hitsUntilLookup = 63;
-    lookUpRegistry();
-    ensureMetrics();
-  }
-  if (registry === undefined || registry.context === undefined) return;
   const span = trace.getActiveSpan();
   if (span !== undefined && span.isRecording()) {
     span.addEvent("cache.hit", attributes);
   }
 }
+
+const UNTRACED: RunSpan = {
+  span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT),
+  run: (fn) => fn(),
+};
 
 /** One factory run's span and the context the factory runs in. */
 export interface RunSpan {
@@ -187,6 +206,10 @@ export interface RunSpan {
  */
 export function startRun(attributes: Attributes): RunSpan {
   ensureMetrics();
+  // Without a tracer provider, the span would be a non-recording copy of
+  // the caller's: the factory then simply runs in the caller's context.
+  const registry = hooks.registry;
+  if (registry === undefined || registry.trace === undefined) return UNTRACED;
   const parent = context.active();
   const span = getTracer().startSpan(SPAN_NAME, { attributes }, parent);
   const active = trace.setSpan(parent, span);
