@@ -16,6 +16,7 @@ import {
   validateConfiguration,
 } from "./mod.ts";
 import { exists } from "./_doctor_files.ts";
+import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import type { Check } from "./_doctor_report.ts";
 
 const GROUP = "Configuration" as const;
@@ -89,7 +90,22 @@ export async function checkConfiguration(
   checks.push(environmentCheck(config, base.path));
   checks.push(await startupRules(config));
   checks.push(await schemaRules(common));
-  checks.push(...diagnosis(config.diagnose(), config.environment));
+  const findings = config.diagnose();
+  const prefixes = prefixMistakes(config, options.prefix ?? "APP");
+  checks.push(...diagnosis(findings, config.environment), ...prefixes);
+  const naming = findings.filter((finding) =>
+    finding.code !== "missing-optional-file" &&
+    finding.code !== "missing-environment-file"
+  );
+  if (naming.length === 0 && prefixes.length === 0) {
+    checks.push({
+      group: GROUP,
+      name: "environment variables",
+      status: "pass",
+      message:
+        "no prefix, underscore or unknown-key mistakes among the variables",
+    });
+  }
   return { checks, config };
 }
 
@@ -268,19 +284,47 @@ function diagnosis(
         });
     }
   }
-  if (
-    !findings.some((finding) =>
-      finding.code !== "missing-optional-file" &&
-      finding.code !== "missing-environment-file"
-    )
-  ) {
-    checks.push({
-      group: GROUP,
-      name: "environment variables",
-      status: "pass",
-      message:
-        "no prefix, underscore or unknown-key mistakes among the variables",
-    });
+  return checks;
+}
+
+// Variables shaped like configuration for this application's sections but
+// under another prefix (SHOP_DATABASE__TIMEOUT) or none (DATABASE__TIMEOUT):
+// diagnose() sees only the variables that carry the prefix.
+function prefixMistakes(
+  config: ConfigurationManager,
+  prefixOption: string,
+): Check[] {
+  const prefix = normalizePrefix(prefixOption);
+  const checks: Check[] = [];
+  for (const name of Object.keys(process.env).sort()) {
+    if (!name.includes("__") || stripPrefix(name, prefix) !== undefined) {
+      continue;
+    }
+    const underscore = name.indexOf("_");
+    const candidates: [string | undefined, string][] = [
+      [undefined, name],
+      [name.slice(0, underscore), name.slice(underscore + 1)],
+    ];
+    for (const [other, rest] of candidates) {
+      if (rest === "" || rest.startsWith("_")) continue;
+      const key = variableToKey(rest);
+      const section = key?.split(":")[0];
+      if (key === undefined || section === undefined) continue;
+      if (!key.includes(":") || !config.hasValue(section)) continue;
+      const meant = `${prefix}${rest}`;
+      checks.push({
+        group: GROUP,
+        name,
+        status: "warn",
+        message: `${name} looks like ${key} ${
+          other === undefined ? "without a prefix" : `with the prefix ${other}`
+        }, but the application reads ${prefix}… variables, so it is ignored`,
+        advice: other === undefined
+          ? `rename it to ${meant}`
+          : `rename it to ${meant}, or run the doctor with --prefix ${other} if the application passes envPrefix: "${other}"`,
+      });
+      break;
+    }
   }
   return checks;
 }

@@ -114,6 +114,38 @@ if (doctorSkip !== false) {
       assert.ok(!run.stdout.includes("env-secret-pw"));
     });
 
+    it("warns about variables under another prefix or none, which the application ignores", async () => {
+      await using project = await fixture("env-naming");
+      const { code, report } = await runDoctorJson([project.dir], {
+        env: {
+          SHOP_DATABASE__TIMEOUT: "5000",
+          DATABASE__POOL_SIZE: "3",
+          UNRELATED__SETTING: "1",
+        },
+      });
+      assert.equal(code, 0);
+      const warnings = checksOf(report, "Configuration", "warn");
+      assert.deepEqual(warnings.map((check) => check.name), [
+        "DATABASE__POOL_SIZE",
+        "SHOP_DATABASE__TIMEOUT",
+      ]);
+      assert.match(
+        warnings[0].message,
+        /looks like database:poolSize without a prefix, but the application reads APP_… variables, so it is ignored/,
+      );
+      assert.equal(warnings[0].advice, "rename it to APP_DATABASE__POOL_SIZE");
+      assert.match(
+        warnings[1].advice!,
+        /rename it to APP_DATABASE__TIMEOUT, or run the doctor with --prefix SHOP/,
+      );
+      assert.equal(
+        checksOf(report, "Configuration").some((check) =>
+          check.name === "environment variables"
+        ),
+        false,
+      );
+    });
+
     it("follows --prefix for the application's variables", async () => {
       await using project = await fixture("env-naming");
       const { report } = await runDoctorJson(
