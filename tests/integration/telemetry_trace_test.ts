@@ -115,6 +115,20 @@ async function startService(
   };
 }
 
+async function waitFor(
+  condition: () => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function report(service: Service): Promise<ServiceReport> {
   const response = await fetch(`${service.url}/__report`);
   return await response.json() as ServiceReport;
@@ -482,6 +496,17 @@ test(
       await sendOrders(orders);
       const a = await report(orders);
       const b = await report(inventory);
+      // Asynchronous instruments (kit.cache.requests) are read at the
+      // periodic exports, not at the final one on exit: wait for one.
+      await waitFor(
+        () =>
+          receiver.points().some((point) =>
+            point.service === "orders" && point.name === "kit.cache.requests" &&
+            point.attributes["kit.cache.result"] === "hit"
+          ),
+        20_000,
+        "kit.cache.requests in a periodic export",
+      );
       // Exiting flushes what Deno still holds.
       assert.equal(await orders.stop(), 0, orders.output());
       assert.equal(await inventory.stop(), 0, inventory.output());
