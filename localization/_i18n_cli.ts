@@ -2,12 +2,38 @@
 // generates key types from a resource file and checks the resources of a
 // folder. Run by scripts/i18n.ts (Deno) and bin/kit-i18n.mjs (npm); never
 // imported from mod.ts.
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
 import process from "node:process";
+import { cultureChain } from "./_culture_chain.ts";
+import { flattenResource } from "./_flatten.ts";
+import {
+  type ArgumentKind,
+  argumentsOf,
+  hasIcuSyntax,
+  parseMessage,
+} from "./_icu.ts";
+import { isCultureName } from "./culture_name.ts";
+import { LocalizationMessageError } from "./localization_message_error.ts";
+
+const DEFAULT_MODULE = "@vendor/kit-platform-localization";
 
 const USAGE = `Usage:
   kit-i18n types <resource.json> [--out <file.d.ts>] [--module <specifier>]
-  kit-i18n check <folder> [--default <culture>] [--source <dir>...]
+      Writes a .d.ts declaring the keys of the resource (the default
+      culture's) and their arguments, so t("cart.items", { count }) is
+      type-checked. --out defaults to <resource>.d.ts beside the resource;
+      --module is the module to augment (default ${DEFAULT_MODULE};
+      with JSR/Deno imports: @vendor/kit/localization).
+  kit-i18n check <folder> [--default <culture>] [--source <dir>]...
+      Checks the <culture>.json resources of <folder> against the default
+      culture's (default: en): missing keys, keys no longer in the default
+      culture, arguments that differ, invalid ICU messages and, with
+      --source, keys no source file mentions.
+Exit code: 0 when all is well, 1 when something is wrong, 2 for bad usage.
 `;
+
+class UsageError extends Error {}
 
 /**
  * Runs the command.
@@ -17,12 +43,446 @@ const USAGE = `Usage:
  * for bad usage.
  */
 export async function main(args: string[]): Promise<number> {
-  await Promise.resolve();
-  const [command] = args;
-  if (command === "types" || command === "check") {
-    process.stderr.write(`kit-i18n ${command}: not implemented yet\n`);
+  try {
+    const [command, ...rest] = args;
+    if (command === "types") return await types(rest);
+    if (command === "check") return await check(rest);
+    if (command === "--help" || command === "-h" || command === "help") {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    throw new UsageError(
+      command === undefined
+        ? "a command is needed"
+        : `unknown command ${JSON.stringify(command)}`,
+    );
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`kit-i18n: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    process.stderr.write(
+      `kit-i18n: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
-  process.stderr.write(USAGE);
-  return 2;
+}
+
+interface Parsed {
+  readonly positional: string[];
+  readonly options: Map<string, string[]>;
+}
+
+function parseArgs(args: readonly string[], known: readonly string[]): Parsed {
+  const positional: string[] = [];
+  const options = new Map<string, string[]>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--")) {
+      positional.push(arg);
+      continue;
+    }
+    const cut = arg.indexOf("=");
+    const name = cut === -1 ? arg.slice(2) : arg.slice(2, cut);
+    if (!known.includes(name)) {
+      throw new UsageError(`unknown option --${name}`);
+    }
+    let value: string | undefined;
+    if (cut !== -1) value = arg.slice(cut + 1);
+    else value = args[++i];
+    if (value === undefined || value === "") {
+      throw new UsageError(`--${name} needs a value`);
+    }
+    options.set(name, [...(options.get(name) ?? []), value]);
+  }
+  return { positional, options };
+}
+
+async function readResource(
+  path: string,
+  culture: string,
+): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${path}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `${path} is not valid JSON: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+  return flattenResource(json, culture, path);
+}
+
+// ---------------------------------------------------------------- signatures
+
+// What a text reads from the arguments: named values (ICU), positional
+// values, or an error.
+interface Signature {
+  readonly named: Map<string, ArgumentKind>;
+  readonly positional: Map<number, ArgumentKind>;
+  readonly error?: LocalizationMessageError;
+}
+
+const POSITIONAL = /\{\{|\}\}|\{(\d+)\}/g;
+const REFERENCE = /\{\{|\{@([^{}\s]+)\}/g;
+
+function signatureOf(
+  texts: ReadonlyMap<string, string>,
+  key: string,
+  culture: string,
+  seen: Set<string> = new Set(),
+): Signature {
+  const named = new Map<string, ArgumentKind>();
+  const positional = new Map<number, ArgumentKind>();
+  const text = texts.get(key) ?? "";
+  if (seen.has(key) || seen.size > 32) return { named, positional };
+  seen.add(key);
+  const add = (name: string, kind: ArgumentKind): void => {
+    const target = /^\d+$/.test(name) ? positional : named;
+    const id = (/^\d+$/.test(name) ? Number(name) : name) as never;
+    const known = target.get(id);
+    if (known === undefined || known === "value") target.set(id, kind);
+  };
+  if (hasIcuSyntax(text)) {
+    let parsed;
+    try {
+      parsed = parseMessage(text, culture, key);
+    } catch (error) {
+      if (error instanceof LocalizationMessageError) {
+        return { named, positional, error };
+      }
+      throw error;
+    }
+    for (const [name, kind] of argumentsOf(parsed.elements)) {
+      const referenced = parsed.references.get(name);
+      if (referenced === undefined) add(name, kind);
+    }
+  } else {
+    for (const match of text.matchAll(POSITIONAL)) {
+      if (match[1] !== undefined) add(match[1], "value");
+    }
+  }
+  for (const match of text.matchAll(REFERENCE)) {
+    if (match[1] === undefined || !texts.has(match[1])) continue;
+    const inner = signatureOf(texts, match[1], culture, seen);
+    for (const [name, kind] of inner.named) add(name, kind);
+    for (const [index, kind] of inner.positional) add(String(index), kind);
+  }
+  seen.delete(key);
+  return { named, positional };
+}
+
+function describeSignature(signature: Signature): string {
+  const parts = [
+    ...[...signature.positional.keys()].sort((a, b) => a - b).map((i) =>
+      `{${i}}`
+    ),
+    ...[...signature.named.keys()].sort().map((name) => `{${name}}`),
+  ];
+  return parts.length === 0 ? "no arguments" : parts.join(", ");
+}
+
+// ---------------------------------------------------------------- types
+
+const TS_TYPES: Record<ArgumentKind, string> = {
+  value: "string | number | bigint | Date",
+  number: "number",
+  date: "Date | number",
+  string: "string",
+};
+
+type Group = "plain" | "named" | "positional";
+
+// Which group of the declaration a key goes to, and its type there.
+function declarationOf(signature: Signature): [Group, string] {
+  const { named, positional } = signature;
+  if (named.size !== 0 && positional.size !== 0) {
+    return ["positional", "unknown[]"];
+  }
+  if (named.size !== 0) {
+    const fields = [...named.keys()].sort().map((name) =>
+      `${propertyName(name)}: ${TS_TYPES[named.get(name)!]}`
+    );
+    return ["named", `{ ${fields.join("; ")} }`];
+  }
+  if (positional.size === 0) return ["plain", ""];
+  const last = Math.max(...positional.keys());
+  const items: string[] = [];
+  for (let i = 0; i <= last; i++) {
+    const kind = positional.get(i);
+    items.push(
+      `arg${i}: ${
+        kind === undefined || kind === "value" ? "unknown" : TS_TYPES[kind]
+      }`,
+    );
+  }
+  return ["positional", `[${items.join(", ")}]`];
+}
+
+function propertyName(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+async function types(args: readonly string[]): Promise<number> {
+  const { positional, options } = parseArgs(args, ["out", "module"]);
+  if (positional.length !== 1) {
+    throw new UsageError("types needs exactly one resource file");
+  }
+  const [resource] = positional;
+  const culture = cultureOfFile(resource) ?? "default";
+  const texts = await readResource(resource, culture);
+  const specifier = options.get("module")?.at(-1) ?? DEFAULT_MODULE;
+  const out = options.get("out")?.at(-1) ??
+    resource.replace(/\.json$/i, "") + ".d.ts";
+  const plain: string[] = [];
+  const named: string[] = [];
+  const positionalKeys: string[] = [];
+  let invalid = 0;
+  for (const key of [...texts.keys()].sort()) {
+    const signature = signatureOf(texts, key, culture);
+    if (signature.error !== undefined) {
+      invalid++;
+      process.stderr.write(`${signature.error.message}\n`);
+    }
+    const [group, type] = declarationOf(signature);
+    const name = JSON.stringify(key);
+    if (group === "plain") plain.push(`        | ${name}`);
+    else if (group === "named") named.push(`        ${name}: ${type};`);
+    else positionalKeys.push(`        ${name}: ${type};`);
+  }
+  const lines: string[] = [
+    `// Generated by kit-i18n types from ${basename(resource)}: the keys of`,
+    "// the default culture and the arguments t() takes after each. Do not",
+    "// edit; run the command again when the resource changes.",
+    "export {};",
+    "",
+    `declare module ${JSON.stringify(specifier)} {`,
+    "  interface LocalizationTypeOptions {",
+    "    keys: {",
+    plain.length === 0
+      ? "      plain: never;"
+      : `      plain:\n${plain.join("\n")};`,
+    "      named: {",
+    ...named,
+    "      };",
+    "      positional: {",
+    ...positionalKeys,
+    "      };",
+    "    };",
+    "  }",
+    "}",
+    "",
+  ];
+  await writeFile(out, lines.join("\n"));
+  process.stdout.write(
+    `kit-i18n: wrote ${texts.size} keys to ${out} (module ${specifier})\n`,
+  );
+  return invalid === 0 ? 0 : 1;
+}
+
+function cultureOfFile(path: string): string | undefined {
+  const name = basename(path, extname(path));
+  return isCultureName(name) ? name : undefined;
+}
+
+// ---------------------------------------------------------------- check
+
+const SOURCE_EXTENSIONS = new Set([
+  ".ts",
+  ".tsx",
+  ".mts",
+  ".cts",
+  ".js",
+  ".jsx",
+  ".mjs",
+  ".cjs",
+  ".vue",
+  ".svelte",
+  ".html",
+  ".astro",
+]);
+const STRING_LITERAL =
+  /"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`$\\]*)`/g;
+
+async function check(args: readonly string[]): Promise<number> {
+  const { positional, options } = parseArgs(args, ["default", "source"]);
+  if (positional.length !== 1) {
+    throw new UsageError("check needs exactly one folder");
+  }
+  const [folder] = positional;
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((name) => name.endsWith(".json"));
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the folder ${folder}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+  const resources = new Map<string, Map<string, string>>();
+  const problems: string[] = [];
+  for (const name of names.sort()) {
+    const culture = cultureOfFile(name);
+    if (culture === undefined) continue;
+    try {
+      resources.set(culture, await readResource(join(folder, name), culture));
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  const defaultCulture = options.get("default")?.at(-1) ?? "en";
+  if (!isCultureName(defaultCulture)) {
+    throw new UsageError(
+      `--default must be a culture name such as en or fr-CA, got ${
+        JSON.stringify(defaultCulture)
+      }`,
+    );
+  }
+  const base = resources.get(defaultCulture);
+  if (base === undefined) {
+    if (problems.length !== 0) return report(problems, 0);
+    throw new UsageError(
+      `${join(folder, defaultCulture + ".json")} not found: the default ` +
+        "culture's resource is what the others are checked against " +
+        "(choose it with --default)",
+    );
+  }
+  const baseSignatures = new Map<string, Signature>();
+  for (const key of base.keys()) {
+    const signature = signatureOf(base, key, defaultCulture);
+    baseSignatures.set(key, signature);
+    if (signature.error !== undefined) problems.push(signature.error.message);
+  }
+  for (const [culture, texts] of resources) {
+    if (culture === defaultCulture) continue;
+    // A regional culture may leave keys to its parent (fr-CA → fr).
+    const chain = cultureChain(culture, undefined).filter((name) =>
+      name !== defaultCulture && resources.has(name)
+    );
+    const missing = [...base.keys()].filter((key) =>
+      !chain.some((name) => resources.get(name)!.has(key))
+    );
+    if (missing.length !== 0) {
+      problems.push(
+        `${culture}: ${missing.length} missing key${
+          missing.length === 1 ? "" : "s"
+        } (in ${defaultCulture}): ${missing.join(", ")}`,
+      );
+    }
+    const extra = [...texts.keys()].filter((key) => !base.has(key));
+    if (extra.length !== 0) {
+      problems.push(
+        `${culture}: ${extra.length} key${
+          extra.length === 1 ? "" : "s"
+        } not in ${defaultCulture}: ${extra.join(", ")}`,
+      );
+    }
+    // References resolve along the culture's chain, then the default.
+    const merged = new Map(base);
+    for (const name of [...chain].reverse()) {
+      for (const [key, text] of resources.get(name)!) merged.set(key, text);
+    }
+    for (const key of texts.keys()) {
+      const expected = baseSignatures.get(key);
+      if (expected === undefined) continue;
+      const signature = signatureOf(merged, key, culture);
+      if (signature.error !== undefined) {
+        problems.push(signature.error.message);
+        continue;
+      }
+      if (expected.error !== undefined) continue;
+      const want = describeSignature(expected);
+      const got = describeSignature(signature);
+      if (want !== got) {
+        problems.push(
+          `${culture}: key ${
+            JSON.stringify(key)
+          } takes ${got}, but in ${defaultCulture} ${want}`,
+        );
+      }
+    }
+  }
+  const sources = options.get("source") ?? [];
+  if (sources.length !== 0) {
+    const used = new Set<string>();
+    for (const dir of sources) await collectLiterals(dir, used);
+    for (const texts of resources.values()) {
+      for (const text of texts.values()) {
+        for (const match of text.matchAll(REFERENCE)) {
+          if (match[1] !== undefined) used.add(match[1]);
+        }
+      }
+    }
+    const unused = [...base.keys()].filter((key) => !used.has(key));
+    if (unused.length !== 0) {
+      problems.push(
+        `${unused.length} unused key${
+          unused.length === 1 ? "" : "s"
+        } (no source file under ${sources.join(", ")} mentions ${
+          unused.length === 1 ? "it" : "them"
+        }): ${unused.join(", ")}`,
+      );
+    }
+  }
+  return report(problems, resources.size);
+}
+
+function report(problems: readonly string[], cultures: number): number {
+  for (const problem of problems) process.stdout.write(`✗ ${problem}\n`);
+  if (problems.length === 0) {
+    process.stdout.write(`kit-i18n: ${cultures} cultures checked, all good\n`);
+    return 0;
+  }
+  process.stdout.write(
+    `kit-i18n: ${problems.length} problem${
+      problems.length === 1 ? "" : "s"
+    } in ${cultures} cultures\n`,
+  );
+  return 1;
+}
+
+async function collectLiterals(dir: string, used: Set<string>): Promise<void> {
+  let info;
+  try {
+    info = await stat(dir);
+  } catch {
+    throw new UsageError(`cannot read the source folder ${dir}`);
+  }
+  if (!info.isDirectory()) {
+    await collectFile(dir, used);
+    return;
+  }
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    for (const entry of await readdir(current, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (SOURCE_EXTENSIONS.has(extname(entry.name))) {
+        await collectFile(path, used);
+      }
+    }
+  }
+}
+
+async function collectFile(path: string, used: Set<string>): Promise<void> {
+  const text = await readFile(path, "utf8");
+  for (const match of text.matchAll(STRING_LITERAL)) {
+    used.add(match[1] ?? match[2] ?? match[3]);
+  }
 }

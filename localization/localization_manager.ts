@@ -23,12 +23,7 @@ import type {
   LocalizationResources,
 } from "./localization_provider.ts";
 import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
-import type {
-  TranslateFunction,
-  TranslationArguments,
-  TranslationKey,
-  Translator,
-} from "./translator.ts";
+import type { TranslateFunction, Translator } from "./translator.ts";
 import type { LocalizationValueParser } from "./value_parser.ts";
 
 /**
@@ -530,10 +525,12 @@ export class LocalizationManager {
    * Translates `key` for the current culture. Synchronous; looks the key up
    * along the fallback chain and runs the value parsers (once per key and
    * culture). A key no culture has gives the missing-translation handler's
-   * result.
+   * result. Unlike `t`, not checked against keys declared in
+   * {@linkcode LocalizationTypeOptions} (for keys computed at run time).
    *
    * @param key The key (mapped by the key resolver first).
-   * @param args The values of the `{0}`, `{1}`, … markers.
+   * @param args The values of the `{0}`, `{1}`, … markers, or one object of
+   * named values for ICU messages.
    * @returns The translated text.
    * @throws {LocalizationReferenceError} When the text's `{@key}` references
    * form a cycle.
@@ -554,10 +551,7 @@ export class LocalizationManager {
    * manager.translate("hi", "Ada"); // "Hi Ada"
    * ```
    */
-  translate<Key extends TranslationKey>(
-    key: Key,
-    ...args: TranslationArguments<Key>
-  ): string {
+  translate(key: string, ...args: unknown[]): string {
     return this.#state.translate(this.#host, key, args);
   }
 

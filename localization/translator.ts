@@ -9,15 +9,18 @@
  * declare module "@vendor/kit-platform-localization" {
  *   interface LocalizationTypeOptions {
  *     keys: {
- *       "home.title": [];
- *       "cart.items": [values: { count: number }];
- *       "inbox.summary": [arg0: unknown, arg1: unknown];
+ *       plain: "home.title" | "common.app";
+ *       named: { "cart.items": { count: number } };
+ *       positional: { "inbox.summary": [arg0: unknown, arg1: unknown] };
  *     };
  *   }
  * }
  * ```
  *
- * Each key maps to the tuple of arguments `t` takes after the key.
+ * `plain` keys take no argument, `named` keys one object of named values
+ * (ICU messages), `positional` keys the values of their `{0}`, `{1}`, …
+ * markers. (Keys are grouped this way, rather than as one map of argument
+ * tuples, because the compiler checks it in a second for 20,000 keys.)
  *
  * @example Usage
  * ```ts
@@ -31,57 +34,112 @@
 export interface LocalizationTypeOptions {}
 
 /**
- * The keys `t` accepts: those declared in
- * {@linkcode LocalizationTypeOptions}, or any string when none are.
+ * The shape of the `keys` declared in {@linkcode LocalizationTypeOptions}.
  *
  * @example Usage
  * ```ts
- * import type { TranslationKey } from "@vendor/kit/localization";
+ * import type { DeclaredTranslationKeys } from "@vendor/kit/localization";
  *
- * const key: TranslationKey = "home.title";
+ * type Keys = {
+ *   plain: "home.title";
+ *   named: { "cart.items": { count: number } };
+ *   positional: { "inbox.summary": [arg0: unknown] };
+ * } satisfies DeclaredTranslationKeys;
  * ```
  */
-export type TranslationKey = LocalizationTypeOptions extends
-  { keys: infer Keys } ? Extract<keyof Keys, string>
-  : string;
+export interface DeclaredTranslationKeys {
+  /** The keys that take no argument. */
+  plain: string;
+  /** Key → the object of named values it takes. */
+  named: object;
+  /** Key → the positional values it takes. */
+  positional: { [key: string]: unknown[] };
+}
 
 /**
- * The arguments `t` takes after `Key`: the tuple declared for it in
- * {@linkcode LocalizationTypeOptions}, or `unknown[]` when no keys are
- * declared.
+ * `t` when keys are declared: each key with exactly its arguments.
  *
  * @example Usage
  * ```ts
- * import type { TranslationArguments } from "@vendor/kit/localization";
+ * import type { TypedTranslateFunction } from "@vendor/kit/localization";
  *
- * const args: TranslationArguments<"cart.items"> = [{ count: 2 }];
+ * declare const t: TypedTranslateFunction<{
+ *   plain: "home.title";
+ *   named: { "cart.items": { count: number } };
+ *   positional: Record<never, never>;
+ * }>;
+ * t("home.title");
+ * t("cart.items", { count: 2 });
  * ```
  */
-export type TranslationArguments<Key extends string> =
-  LocalizationTypeOptions extends { keys: infer Keys }
-    ? Key extends keyof Keys
-      ? Keys[Key] extends readonly unknown[] ? Keys[Key] : never
-    : never
-    : unknown[];
+export interface TypedTranslateFunction<Keys extends DeclaredTranslationKeys> {
+  /**
+   * Translates a key that takes no argument.
+   *
+   * @param key The key.
+   * @returns The translated text.
+   */
+  (key: Keys["plain"]): string;
+  /**
+   * Translates a key that takes named values.
+   *
+   * @param key The key.
+   * @param values Its named values.
+   * @returns The translated text.
+   */
+  <Key extends keyof Keys["named"] & string>(
+    key: Key,
+    values: Keys["named"][Key],
+  ): string;
+  /**
+   * Translates a key that takes positional values.
+   *
+   * @param key The key.
+   * @param args The values of its `{0}`, `{1}`, … markers.
+   * @returns The translated text.
+   */
+  <Key extends keyof Keys["positional"] & string>(
+    key: Key,
+    ...args: Keys["positional"][Key]
+  ): string;
+}
 
 /**
- * The signature of `t`: a key, then its arguments (positional values for
- * `{0}` markers, or one object of named values for ICU messages). Checked
- * against {@linkcode LocalizationTypeOptions} when an application declares
- * its keys.
+ * `t` when no keys are declared: any key, any arguments.
+ *
+ * @param key The key.
+ * @param args Positional values, or one object of named values.
+ * @returns The translated text.
+ *
+ * @example Usage
+ * ```ts
+ * import type { UntypedTranslateFunction } from "@vendor/kit/localization";
+ *
+ * const t: UntypedTranslateFunction = (key) => `[${key}]`;
+ * t("anything", 1, 2);
+ * ```
+ */
+export type UntypedTranslateFunction = (
+  key: string,
+  ...args: unknown[]
+) => string;
+
+/**
+ * The type of `t`: checked against the keys declared in
+ * {@linkcode LocalizationTypeOptions}, or accepting any key when none are.
  *
  * @example Usage
  * ```ts
  * import type { TranslateFunction } from "@vendor/kit/localization";
  *
- * const t: TranslateFunction = (key) => `[${key}]`;
+ * const t: TranslateFunction = (key: string) => `[${key}]`;
  * t("cart.items", { count: 2 });
  * ```
  */
-export type TranslateFunction = <Key extends TranslationKey>(
-  key: Key,
-  ...args: TranslationArguments<Key>
-) => string;
+export type TranslateFunction = LocalizationTypeOptions extends
+  { keys: infer Keys extends DeclaredTranslationKeys }
+  ? TypedTranslateFunction<Keys>
+  : UntypedTranslateFunction;
 
 /**
  * Translates for one culture, whatever the manager's current culture is:
