@@ -158,20 +158,31 @@ export interface Registry {
   trace?: unknown;
 }
 
-/** Read by the hit path: `registry` once it exists. */
-export const hooks: { registry: Registry | undefined } = {
+/**
+ * Read by the hit path: `registry` once it exists; `mask` 0 while a context
+ * manager is registered (every hit then looks for a recording span), else
+ * 63 (every 64th hit of an area checks again).
+ */
+export const hooks: { registry: Registry | undefined; mask: number } = {
   registry: undefined,
+  mask: 63,
 };
 
 function lookUpRegistry(): void {
-  if (hooks.registry === undefined) {
-    hooks.registry = (globalThis as Record<symbol, Registry | undefined>)[
-      API_KEY
-    ];
+  let registry = hooks.registry;
+  if (registry === undefined) {
+    registry = (globalThis as Record<symbol, Registry | undefined>)[API_KEY];
+    hooks.registry = registry;
   }
+  hooks.mask = registry !== undefined && registry.context !== undefined
+    ? 0
+    : 63;
 }
 
-/** Looks for the registry and a new meter provider (every 64th hit). */
+/**
+ * Looks for the registry, a context manager and a new meter provider (at
+ * every 64th hit of an area).
+ */
 export function checkTelemetry(): void {
   ensureMetrics();
 }
