@@ -269,6 +269,28 @@ if (beforeRev !== undefined) {
           span.end();
         }),
     });
+    // Misses last: each stores a new key, evicting the ones the hits read.
+    let missed = 0;
+    Deno.bench({
+      name:
+        "telemetry: getOrSet miss instrumented by hand, SDK, recording span",
+      group: "telemetry: getOrSet miss, with SDK",
+      baseline: true,
+      fn: () =>
+        tracer.startActiveSpan("request", async (span) => {
+          await byHand(`miss:${missed++}`);
+          span.end();
+        }),
+    });
+    Deno.bench({
+      name: "telemetry: Kit getOrSet miss, SDK, recording span",
+      group: "telemetry: getOrSet miss, with SDK",
+      fn: () =>
+        tracer.startActiveSpan("request", async (span) => {
+          await manager.getOrSet(`miss:${missed++}`, factory);
+          span.end();
+        }),
+    });
   }
 }
 
