@@ -21,9 +21,11 @@ import type {
   LocalizationSegment,
 } from "./value_parser.ts";
 
-// After a "{": an argument name and "}" or ",", or a number and ",". Kit's
-// own "{0}", "{@key}" and "{{" do not count, nor does a stray brace.
-const ICU_ARGUMENT = /\s*(?:[^\s\d{}#,'@][^\s{},]*\s*[},]|\d+\s*,)/y;
+// After a "{": a name and "}" (`{name}`), or a name or number, "," and an
+// argument type (`{count, plural, …}`). Kit's own "{0}", "{@key}" and "{{"
+// do not count, nor does a stray brace or "{ text }".
+const ICU_ARGUMENT =
+  /(?:[^\s\d{}#,'@][^\s{},]*\}|\s*[^\s{},'@]+\s*,\s*(?:plural|selectordinal|select|number|date|time)\b)/y;
 
 /** Whether `text` holds ICU MessageFormat arguments (named or typed). */
 export function hasIcuSyntax(text: string): boolean {
