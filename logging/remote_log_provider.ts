@@ -2,6 +2,7 @@ import type { KyInstance, Options as KyOptions } from "ky";
 import {
   deadlineSignal,
   type DisposeOptions,
+  maskSecretText,
   parseRetryAfter,
   readEnvironmentVariable,
   unrefTimer,
@@ -263,6 +264,7 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #json: JsonFormatter;
   readonly #otlp: OtlpFormatter | undefined;
   readonly #server: ServerAttributes;
+  readonly #timeout: number;
   readonly #onError: (error: Error) => void;
   readonly #clientOptions: KyOptions;
   #client: KyInstance | undefined;
@@ -318,6 +320,7 @@ export class RemoteLogProvider implements ILogProvider {
     this.#endpoint = (checked.endpoint as string | undefined) ??
       otlpEndpointFromEnvironment();
     this.#server = serverAttributes(this.#endpoint);
+    this.#timeout = number("timeout", 10_000);
     this.#batchSize = number("batchSize", 100);
     this.#flushInterval = number("flushInterval", 5000);
     this.#maxBufferSize = number("maxBufferSize", 10_000);
@@ -690,13 +693,32 @@ export class RemoteLogProvider implements ILogProvider {
               headers: { "idempotency-key": key },
             }),
         );
-        await response.body?.cancel().catch(() => {});
+        // An OTLP collector may accept a batch in part: its answer's
+        // partialSuccess counts the records it rejected.
+        const partial = this.#otlp !== undefined
+          ? await partialSuccess(response, this.#timeout)
+          : undefined;
+        if (partial === undefined) {
+          await response.body?.cancel().catch(() => {});
+        }
+        const rejected = Math.min(partial?.rejected ?? 0, batch.length);
         endDeliverySpan(delivery.span, response.status, undefined);
-        countRecords(PROVIDER, "delivered", batch.length);
+        countRecords(PROVIDER, "delivered", batch.length - rejected);
         this.#unreported -= announced;
         this.#overflowing = false;
         this.#unreachable = false;
         this.#failing = false;
+        if (rejected > 0) {
+          this.#drop(
+            rejected,
+            `RemoteLogProvider: ${this.#endpoint} rejected ${
+              entries(rejected)
+            } of ${batch.length}${
+              partial?.message ? `: ${maskSecretText(partial.message)}` : ""
+            }`,
+            response.status,
+          );
+        }
         return "sent";
       } catch (error) {
         if (error instanceof ky.HTTPError) status = error.response.status;
@@ -861,4 +883,64 @@ function otlpEndpointFromEnvironment(): string {
     endpoint,
   }, ["endpoint"]);
   return checked.endpoint as string;
+}
+
+// Largest OTLP answer read for its partialSuccess.
+const MAX_ANSWER_BYTES = 65_536;
+
+// The partialSuccess of an OTLP answer (ExportLogsServiceResponse): how
+// many records the collector rejected and why. Reads at most 64 KiB for at
+// most `ms` ms; an answer that is empty, not JSON or too slow counts as a
+// full success. The body is always consumed or cancelled.
+async function partialSuccess(
+  response: Response,
+  ms: number,
+): Promise<{ rejected: number; message: string }> {
+  const body = response.body;
+  if (body === null) return { rejected: 0, message: "" };
+  const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = unrefTimer(setTimeout(() => resolve(undefined), ms));
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= MAX_ANSWER_BYTES) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === undefined) break;
+      if (read.done) {
+        const text = new TextDecoder().decode(concat(chunks, size));
+        const parsed = text.trim() === "" ? undefined : JSON.parse(text);
+        const partial = parsed?.partialSuccess;
+        const rejected = Number(partial?.rejectedLogRecords ?? 0);
+        return {
+          rejected: Number.isSafeInteger(rejected) && rejected > 0
+            ? rejected
+            : 0,
+          message: typeof partial?.errorMessage === "string"
+            ? partial.errorMessage
+            : "",
+        };
+      }
+      chunks.push(read.value);
+      size += read.value.length;
+    }
+  } catch {
+    // Not JSON, or the connection broke after the status: delivered.
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  return { rejected: 0, message: "" };
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }

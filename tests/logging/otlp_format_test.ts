@@ -350,6 +350,69 @@ describe("RemoteLogProvider format otlp", () => {
   });
 });
 
+describe("RemoteLogProvider format otlp partial success", () => {
+  let otel: OtelSdk;
+  beforeEach(() => {
+    otel = installOtelSdk();
+  });
+  afterEach(async () => {
+    await otel.uninstall();
+  });
+
+  it("counts the records a collector rejects in its partialSuccess as dropped", async () => {
+    let first = true;
+    await using server = await startTestServer((_request, response) => {
+      sendJson(
+        response,
+        200,
+        first
+          ? {
+            partialSuccess: {
+              rejectedLogRecords: 1,
+              errorMessage: "timestamp too old",
+            },
+          }
+          : {},
+      );
+      first = false;
+    });
+    const errors: Error[] = [];
+    const remote = otlpProvider(server, {
+      onError: (error) => errors.push(error),
+    });
+    const logs = new LoggerManager().configure({
+      level: "info",
+      providers: [remote],
+    });
+    const logger = logs.getLogger("orders");
+    logger.info("one");
+    logger.info("two");
+    logger.info("three");
+    await remote.flush();
+    logger.info("four");
+    await logs.dispose();
+    assert.equal(remote.dropped, 1);
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0].message,
+      /rejected 1 entry of 3: timestamp too old$/,
+    );
+    // The loss is announced in the next batch, before "four".
+    const next = recordsOf(decode(server.requests[1]));
+    assert.deepEqual(attributeMap(next[0].attributes).get("dropped"), {
+      intValue: 1,
+    });
+    const points = (await otel.collect()).filter((point) =>
+      point.name === "kit.log.records"
+    );
+    const count = (outcome: string): number | undefined =>
+      points.find((point) => point.attributes["kit.outcome"] === outcome)
+        ?.value;
+    assert.equal(count("dropped"), 1);
+    assert.equal(count("delivered"), 3);
+  });
+});
+
 describe("RemoteLogProvider format otlp endpoint and service name", () => {
   const VARIABLES = [
     "OTEL_EXPORTER_OTLP_ENDPOINT",
