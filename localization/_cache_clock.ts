@@ -1,5 +1,6 @@
-// The clock of each LocalizationCache, for the manager's translators (which
-// expire with the translations they were built from). Not public.
+// The clock of each LocalizationCache given one (`now`, for tests), for the
+// manager's translators (which expire with the translations they were built
+// from). Not public.
 import type { LocalizationCache } from "./localization_cache.ts";
 
 export const cacheClocks: WeakMap<LocalizationCache, () => number> =

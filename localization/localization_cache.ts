@@ -71,7 +71,7 @@ export class LocalizationCache {
     this.#maxSize = maxSize;
     this.#ttl = ttl;
     const now = options.now;
-    cacheClocks.set(this, now ?? (() => performance.now()));
+    if (now !== undefined) cacheClocks.set(this, now);
     this.#entries = new LRUCache<string, LocalizationResources>({
       max: maxSize,
       ...(ttl > 0 ? { ttl } : {}),

@@ -1,4 +1,5 @@
 import type { IConfiguration } from "../config/mod.ts";
+import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import type { Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
 import { cacheClocks } from "./_cache_clock.ts";
@@ -182,7 +183,17 @@ export interface LocalizationManagerConfigurationOptions
 // A translator of forCulture, shared by the calls for its culture.
 interface Slot {
   readonly promise: Promise<Translator>;
+  // Infinity while fresh; a time on the cache's clock, or -Infinity once
+  // the slot's timer ran.
   expires: number;
+  timer?: TimerHandle;
+}
+
+function forget(translators: Map<string, Slot>, culture: string): void {
+  const slot = translators.get(culture);
+  if (slot === undefined) return;
+  if (slot.timer !== undefined) clearTimeout(slot.timer);
+  translators.delete(culture);
 }
 
 function cookieValue(
@@ -270,7 +281,9 @@ export class LocalizationManager {
   readonly #translators = new Map<string, Slot>();
   readonly #maxTranslators: number;
   readonly #ttl: number;
-  readonly #now: () => number;
+  // The cache's own clock when it has one (tests); otherwise translators
+  // expire through an unref'd timer, so forCulture reads no clock.
+  readonly #clock: (() => number) | undefined;
   #state: Translations;
   #ticket = 0;
 
@@ -337,8 +350,7 @@ export class LocalizationManager {
     };
     this.#maxTranslators = cache?.maxSize ?? 1000;
     this.#ttl = cache?.ttl ?? 3_600_000;
-    this.#now = (cache === undefined ? undefined : cacheClocks.get(cache)) ??
-      (() => performance.now());
+    this.#clock = cache === undefined ? undefined : cacheClocks.get(cache);
     const culture = cultureProvider.culture;
     this.#state = new Translations(
       culture,
@@ -661,7 +673,13 @@ export class LocalizationManager {
    */
   forCulture(culture: string): Promise<Translator> {
     const slot = this.#translators.get(culture);
-    if (slot !== undefined && this.#now() < slot.expires) return slot.promise;
+    if (
+      slot !== undefined &&
+      (slot.expires === Infinity ||
+        (this.#clock !== undefined && this.#clock() < slot.expires))
+    ) {
+      return slot.promise;
+    }
     return this.#newTranslator(culture);
   }
 
@@ -771,17 +789,25 @@ export class LocalizationManager {
       expires: Infinity,
     };
     const translators = this.#translators;
-    translators.delete(culture);
+    forget(translators, culture);
     if (translators.size >= this.#maxTranslators) {
-      translators.delete(translators.keys().next().value!);
+      forget(translators, translators.keys().next().value!);
     }
     translators.set(culture, slot);
     slot.promise.then(
       () => {
-        slot.expires = this.#ttl === 0 ? Infinity : this.#now() + this.#ttl;
+        const ttl = this.#ttl;
+        if (ttl === 0) return;
+        if (this.#clock !== undefined) {
+          slot.expires = this.#clock() + ttl;
+        } else if (ttl < 2 ** 31) {
+          slot.timer = unrefTimer(setTimeout(() => {
+            slot.expires = -Infinity;
+          }, ttl));
+        }
       },
       () => {
-        if (translators.get(culture) === slot) translators.delete(culture);
+        if (translators.get(culture) === slot) forget(translators, culture);
       },
     );
     return slot.promise;

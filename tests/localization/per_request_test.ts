@@ -157,6 +157,15 @@ describe("forCulture", () => {
   });
 });
 
+test("forCulture() reloads after the ttl on the real clock too (an unref'd timer marks the translator stale)", async () => {
+  const { manager, provider } = setup(new LocalizationCache({ ttl: 20 }));
+  const first = await manager.forCulture("fr");
+  assert.equal(await manager.forCulture("fr"), first);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.notEqual(await manager.forCulture("fr"), first);
+  assert.equal(provider.callsFor("fr"), 2);
+});
+
 describe("negotiateCulture", () => {
   const offer = ["en-US", "fr-FR", "de-DE"];
 
