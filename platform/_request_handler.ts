@@ -10,6 +10,7 @@ import { randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
 import {
   endServerSpan,
+  lookUpTelemetrySoon,
   type ServerSpan,
   startServerSpan,
 } from "./_telemetry.ts";
@@ -60,6 +61,12 @@ function withHeader(response: Response, id: string): Response {
 
 const store = contextStore<RequestContextValues>();
 
+/** What the request's span needs to know about its answer. */
+interface Outcome {
+  status: number;
+  failure: unknown;
+}
+
 /** Wraps `handler`; `logger()` is read per request (logging may be replaced). */
 export function wrapHandler<A extends unknown[]>(
   handler: FetchHandler<A>,
@@ -68,66 +75,72 @@ export function wrapHandler<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
+  lookUpTelemetrySoon();
+  // `outcome`, when given, receives the status and the handler's error for
+  // the request's span (only while an OpenTelemetry SDK is registered, so
+  // the path without one is exactly the one before telemetry).
   const handle = async (
     request: Request,
     requestId: string,
     args: A,
-    server: ServerSpan | undefined,
+    outcome?: Outcome,
   ): Promise<Response> => {
     const started = performance.now();
-    let response: Response | undefined;
-    let failure: unknown;
+    let response: Response;
     try {
-      try {
-        response = await handler(request, ...args);
-        if (!(response instanceof Response)) {
-          throw new TypeError(
-            `The handler returned ${
-              response === undefined ? "undefined" : typeof response
-            } instead of a Response`,
-          );
-        }
-      } catch (error) {
-        failure = error;
-        response = Response.json(
-          { message: "Internal Server Error", requestId },
-          { status: 500, headers: { "Content-Type": "application/json" } },
-        );
-        const path = pathOf(request.url);
-        logger().error(
-          `${request.method} ${path} failed: ${messageOf(error)}`,
-          { error, method: request.method, path, requestId },
+      response = await handler(request, ...args);
+      if (!(response instanceof Response)) {
+        throw new TypeError(
+          `The handler returned ${
+            response === undefined ? "undefined" : typeof response
+          } instead of a Response`,
         );
       }
-      const log = logger();
-      // Below the logger's level, the access line costs nothing to build.
-      if (log.isEnabled === undefined || log.isEnabled(1)) {
-        const durationMs = Math.round((performance.now() - started) * 100) /
-          100;
-        const path = pathOf(request.url);
-        log.info(
-          `${request.method} ${path} ${response.status} ${durationMs} ms`,
-          {
-            method: request.method,
-            path,
-            status: response.status,
-            durationMs,
-            requestId,
-          },
-        );
-      }
-      return withHeader(response, requestId);
+    } catch (error) {
+      if (outcome !== undefined) outcome.failure = error;
+      const path = pathOf(request.url);
+      logger().error(
+        `${request.method} ${path} failed: ${messageOf(error)}`,
+        { error, method: request.method, path, requestId },
+      );
+      response = Response.json(
+        { message: "Internal Server Error", requestId },
+        { status: 500, headers: { "Content-Type": "application/json" } },
+      );
+    }
+    if (outcome !== undefined) outcome.status = response.status;
+    const log = logger();
+    // Below the logger's level, the access line costs nothing to build.
+    if (log.isEnabled === undefined || log.isEnabled(1)) {
+      const durationMs = Math.round((performance.now() - started) * 100) /
+        100;
+      const path = pathOf(request.url);
+      log.info(
+        `${request.method} ${path} ${response.status} ${durationMs} ms`,
+        {
+          method: request.method,
+          path,
+          status: response.status,
+          durationMs,
+          requestId,
+        },
+      );
+    }
+    return withHeader(response, requestId);
+  };
+  const traced = async (
+    request: Request,
+    requestId: string,
+    args: A,
+    server: ServerSpan,
+  ): Promise<Response> => {
+    const started = performance.now();
+    const outcome: Outcome = { status: 500, failure: undefined };
+    try {
+      return await handle(request, requestId, args, outcome);
     } finally {
       // Ended even when a logger throws.
-      if (server !== undefined) {
-        endServerSpan(
-          server,
-          request,
-          response?.status ?? 500,
-          failure,
-          started,
-        );
-      }
+      endServerSpan(server, request, outcome.status, outcome.failure, started);
     }
   };
   return (request: Request, ...args: A): Promise<Response> => {
@@ -136,13 +149,14 @@ export function wrapHandler<A extends unknown[]>(
     // checks and the copy that RequestContext.run makes of foreign values.
     return store.run(Object.freeze({ requestId }), () => {
       const server = startServerSpan(request, requestId, pathOf);
+      if (server === undefined) return handle(request, requestId, args);
       // The span is active while the handler runs: Kit's HTTP calls, cache
       // reads and log entries inside it are its children.
-      return server?.context === undefined
-        ? handle(request, requestId, args, server)
+      return server.context === undefined
+        ? traced(request, requestId, args, server)
         : context.with(
           server.context,
-          () => handle(request, requestId, args, server),
+          () => traced(request, requestId, args, server),
         );
     });
   };

@@ -48,11 +48,28 @@ let healthInstrument: ObservableGauge | undefined;
 const API_GLOBALS = Symbol.for("opentelemetry.js.api.1");
 type ApiGlobals = { trace?: unknown; metrics?: unknown } | undefined;
 let globals: ApiGlobals;
+// Reading a missing key of globalThis is slow: until the registry exists it
+// is looked for at the first request of each app.handle() wrapper and then
+// at every 32nd, so an SDK registered after requests began is seen within
+// 32 requests.
+let untilLookUp = 0;
+
+/** Makes the next request look for the API's registry (a new wrapper). */
+export function lookUpTelemetrySoon(): void {
+  untilLookUp = 0;
+}
 
 function nothingRegistered(): boolean {
-  globals ??= (globalThis as Record<symbol, ApiGlobals>)[API_GLOBALS];
-  return globals === undefined ||
-    (globals.trace === undefined && globals.metrics === undefined);
+  if (globals === undefined) {
+    if (untilLookUp > 0) {
+      untilLookUp--;
+      return true;
+    }
+    untilLookUp = 31;
+    globals = (globalThis as Record<symbol, ApiGlobals>)[API_GLOBALS];
+    if (globals === undefined) return true;
+  }
+  return globals.trace === undefined && globals.metrics === undefined;
 }
 
 /** The tracer, or undefined while no tracer provider is registered. */
