@@ -72,6 +72,15 @@ function rewrite(
         : specifier;
     }
     if (specifier.startsWith("node:")) return specifier;
+    // Kit's own names, npm's (`@vendor/kit-core`) or JSR's
+    // (`@vendor/kit/core`), appear in code a test writes for a child
+    // process or a scratch project, which picks what fits its runtime.
+    if (
+      specifier === "@vendor/kit" || specifier.startsWith("@vendor/kit/") ||
+      PACKAGES.some((info) =>
+        specifier === info.name || specifier.startsWith(info.name + "/")
+      )
+    ) return specifier;
     const npm = resolveNpmImport(specifier, imports, where);
     used.set(npm.name, npm.range);
     return npm.replacement;
