@@ -118,6 +118,8 @@ export class CallTelemetry {
   readonly #histogram: Histogram | undefined;
   readonly #method: string;
   readonly #url: string;
+  /** `url` as the spans show it, made once a span records. */
+  #fullUrl: string | undefined;
   readonly #address: string;
   readonly #port: number | undefined;
   readonly #span: Span | undefined;
@@ -153,7 +155,7 @@ export class CallTelemetry {
       return;
     }
     const span = tracer.startSpan(method, { kind: SpanKind.INTERNAL }, active);
-    if (span.isRecording()) span.setAttribute("url.full", telemetryUrl(url));
+    if (span.isRecording()) span.setAttribute("url.full", this.#urlFull());
     this.#span = span;
     this.#context = trace.setSpan(active, span);
   }
@@ -161,6 +163,10 @@ export class CallTelemetry {
   /** The context of the current attempt (its span active), for its work. */
   get context(): Context {
     return this.#attemptContext ?? this.#context;
+  }
+
+  #urlFull(): string {
+    return this.#fullUrl ??= telemetryUrl(this.#url);
   }
 
   /** Runs `fn` with the current attempt's span active. */
@@ -185,7 +191,7 @@ export class CallTelemetry {
       if (span.isRecording()) {
         const attributes: Attributes = {
           "http.request.method": this.#method,
-          "url.full": telemetryUrl(this.#url),
+          "url.full": this.#urlFull(),
           "server.address": this.#address,
         };
         if (this.#port !== undefined) {
