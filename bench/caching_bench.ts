@@ -190,8 +190,10 @@ async function managerBefore(rev: string): Promise<Manager> {
 
 const beforeRev = Deno.env.get("KIT_CACHE_BENCH_BEFORE");
 const withSdk = Deno.env.get("KIT_CACHE_BENCH_OTEL") === "sdk";
-if (beforeRev !== undefined) {
-  const before = await managerBefore(beforeRev);
+const before = beforeRev === undefined
+  ? undefined
+  : await managerBefore(beforeRev);
+if (before !== undefined) {
   for (const key of keys) await before.set(key, value);
   if (!withSdk) {
     Deno.bench({
@@ -332,8 +334,87 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
-const redisBinary = findRedisServer();
-if (redisBinary === undefined) {
+// --- interleaved, for a shared machine ---------------------------------------
+// `deno bench` times the rows of a group one after the other, so load that
+// comes and goes on a shared machine lands on one side. Run as a script, this
+// file times each pair in short alternating batches (2,000 calls, 150 rounds,
+// the order flipped each round) and prints the median of the per-round
+// ratios:
+//
+//   KIT_CACHE_BENCH_INTERLEAVE=1 KIT_CACHE_BENCH_BEFORE=618629a \
+//     deno run -A bench/caching_bench.ts
+const interleaved = Deno.env.get("KIT_CACHE_BENCH_INTERLEAVE") === "1";
+if (interleaved) {
+  type Timer = (n: number) => number | Promise<number>;
+  const sync = (f: (i: number) => unknown): Timer => (n) => {
+    const start = performance.now();
+    for (let j = 0; j < n; j++) f(j);
+    return (performance.now() - start) / n * 1e6;
+  };
+  const awaited = (f: (i: number) => Promise<unknown>): Timer => async (n) => {
+    const start = performance.now();
+    for (let j = 0; j < n; j++) await f(j);
+    return (performance.now() - start) / n * 1e6;
+  };
+  const pairs: [string, Timer, Timer][] = [
+    [
+      "MemoryCacheProvider.set / lru-cache set",
+      sync((j) => provider.set(keys[j % KEYS], entries[j % KEYS])),
+      sync((j) => lru.set(keys[j % KEYS], value)),
+    ],
+    [
+      "MemoryCacheProvider.set, entry built per call / lru-cache set",
+      sync((j) =>
+        provider.set(keys[j % KEYS], { value, storedAt: Date.now() })
+      ),
+      sync((j) => lru.set(keys[j % KEYS], value)),
+    ],
+    [
+      "CacheManager.set / lru-cache set, awaited",
+      awaited((j) => manager.set(keys[j % KEYS], value)),
+      awaited((j) => Promise.resolve(lru.set(keys[j % KEYS], value))),
+    ],
+  ];
+  if (before !== undefined) {
+    pairs.push([
+      `getOrSet hit, with the telemetry hooks / before them (${beforeRev})`,
+      awaited((j) => manager.getOrSet(keys[j % KEYS], factory)),
+      awaited((j) => before.getOrSet(keys[j % KEYS], factory)),
+    ]);
+  }
+  const median = (list: number[]) =>
+    [...list].sort((a, b) => a - b)[list.length >> 1];
+  for (const [name, kit, peer] of pairs) {
+    for (let w = 0; w < 10; w++) {
+      await kit(2_000);
+      await peer(2_000);
+    }
+    const kits: number[] = [], peers: number[] = [], ratios: number[] = [];
+    for (let round = 0; round < 150; round++) {
+      let k: number, p: number;
+      if (round % 2 === 0) {
+        k = await kit(2_000);
+        p = await peer(2_000);
+      } else {
+        p = await peer(2_000);
+        k = await kit(2_000);
+      }
+      kits.push(k);
+      peers.push(p);
+      ratios.push(k / p);
+    }
+    console.log(
+      `${name}: ${median(kits).toFixed(1)} ns / ${
+        median(peers).toFixed(1)
+      } ns, ratio ${median(ratios).toFixed(3)}`,
+    );
+  }
+}
+
+const redisBinary = interleaved ? undefined : findRedisServer();
+if (interleaved) {
+  // No Redis group here.
+} else if (redisBinary === undefined) {
   console.warn("redis-server not installed: the Redis bench group is skipped");
 } else {
   const dir = mkdtempSync(join(tmpdir(), "kit-bench-redis-"));

@@ -16,10 +16,10 @@ import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import {
   type AreaTelemetry,
   areaTelemetry,
+  type AreaTotals,
   checkTelemetry,
   type Counters,
   failRun,
-  hooks,
   newCounters,
   noteHit,
   startRun,
@@ -217,7 +217,7 @@ export class CacheScope implements ICacheArea {
   readonly #prefix: string;
   readonly #counters: Counters;
   /** The area's counts for the process (read by `kit.cache.requests`). */
-  readonly #totals: Counters;
+  readonly #totals: AreaTotals;
   readonly #telemetry: AreaTelemetry;
   readonly #isRoot: boolean;
 
@@ -391,17 +391,18 @@ export class CacheScope implements ICacheArea {
   /**
    * Counts a plain hit. Kept small, so that it is inlined: with no context
    * manager registered, the telemetry costs one load and one test per hit
-   * (`hooks.mask` is 63 then, 0 once one is registered).
+   * (the area's `mask` is 1023 then, 0 once one is registered).
    */
   #hit(): void {
     this.#counters.hits++;
-    if ((++this.#totals.hits & hooks.mask) === 0) this.#hitTelemetry();
+    const totals = this.#totals;
+    if ((++totals.hits & totals.mask) === 0) this.#hitTelemetry();
   }
 
-  /** Every 64th hit of the area, and each one once spans may be active. */
+  /** Every 1,024th hit of the area, and each one once spans may be active. */
   #hitTelemetry(): void {
-    if ((this.#totals.hits & 63) === 0) checkTelemetry();
-    if (hooks.mask === 0) noteHit(this.#telemetry.hit);
+    if ((this.#totals.hits & 1023) === 0) checkTelemetry();
+    if (this.#totals.mask === 0) noteHit(this.#telemetry.hit);
   }
 
   /** Joins the key's factory run, or starts one. */

@@ -58,10 +58,21 @@ export function newCounters(): Counters {
   };
 }
 
+/** An area's counts for the whole process, and the hit path's mask. */
+export interface AreaTotals extends Counters {
+  /**
+   * 0 while a context manager is registered (every hit then looks for a
+   * recording span), else 1023 (every 1,024th hit of the area checks again). Kept
+   * here, beside the count a hit increments, so that testing it costs
+   * nothing more than an AND.
+   */
+  mask: number;
+}
+
 /** The attribute sets of one area, made once. */
 export interface AreaTelemetry {
   /** The area's counts for the whole process (every manager). */
-  readonly totals: Counters;
+  readonly totals: AreaTotals;
   readonly hit: Attributes;
   readonly miss: Attributes;
   readonly stale: Attributes;
@@ -85,7 +96,7 @@ export function areaTelemetry(area: string): AreaTelemetry {
   let found = areas.get(area);
   if (found === undefined) {
     found = {
-      totals: newCounters(),
+      totals: { ...newCounters(), mask: hooks.mask },
       hit: attributesOf(area, "hit"),
       miss: attributesOf(area, "miss"),
       stale: attributesOf(area, "stale"),
@@ -147,9 +158,11 @@ function getTracer(): Tracer {
 // a hit first looks at the API's global registry (the object every copy of
 // @opentelemetry/api 1.x shares under this key, holding `context`, `trace`,
 // `metrics` once registered) through a reference kept once it exists:
-// without a context manager in it there is no active span. Until the
-// registry exists it is looked for again at every 64th hit of an area
-// (checkTelemetry), and at every scope creation and factory run.
+// without a context manager in it there is no active span. Until one is
+// there, the registry is looked at again at every 1,024th hit of an area
+// (checkTelemetry), and at every scope creation and factory run. (Reading a
+// missing key of globalThis is slow in Deno: looking at every 64th hit cost
+// 3-4 % of a memory hit.)
 const API_KEY = Symbol.for("opentelemetry.js.api.1");
 
 /** The API's global registry, once it exists. */
@@ -158,14 +171,10 @@ export interface Registry {
   trace?: unknown;
 }
 
-/**
- * Read by the hit path: `registry` once it exists; `mask` 0 while a context
- * manager is registered (every hit then looks for a recording span), else
- * 63 (every 64th hit of an area checks again).
- */
-export const hooks: { registry: Registry | undefined; mask: number } = {
+/** `registry` once it exists; `mask` as every area's {@linkcode AreaTotals}. */
+const hooks: { registry: Registry | undefined; mask: number } = {
   registry: undefined,
-  mask: 63,
+  mask: 1023,
 };
 
 function lookUpRegistry(): void {
@@ -174,14 +183,18 @@ function lookUpRegistry(): void {
     registry = (globalThis as Record<symbol, Registry | undefined>)[API_KEY];
     hooks.registry = registry;
   }
-  hooks.mask = registry !== undefined && registry.context !== undefined
+  const mask = registry !== undefined && registry.context !== undefined
     ? 0
-    : 63;
+    : 1023;
+  if (mask !== hooks.mask) {
+    hooks.mask = mask;
+    for (const area of areas.values()) area.totals.mask = mask;
+  }
 }
 
 /**
  * Looks for the registry, a context manager and a new meter provider (at
- * every 64th hit of an area).
+ * every 1,024th hit of an area).
  */
 export function checkTelemetry(): void {
   ensureMetrics();

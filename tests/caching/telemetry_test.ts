@@ -316,15 +316,15 @@ test("an SDK registered after the CacheManager was made still gets its spans and
   }
 });
 
-test("an SDK registered after the CacheManager, with only hits afterwards, gets the counts within 64 hits", async () => {
+test("an SDK registered after the CacheManager, with only hits afterwards, gets the counts within 1,024 hits", async () => {
   const cache = new CacheManager(new MemoryCacheProvider());
   const warm = cache.area("t5-warm");
   await warm.getOrSet("k", () => "v"); // the miss, before the SDK
   const sdk = installOtelSdk();
   try {
-    for (let i = 0; i < 64; i++) await warm.getOrSet("k", () => "v");
+    for (let i = 0; i < 1_024; i++) await warm.getOrSet("k", () => "v");
     assert.deepEqual(requestsOf(await sdk.collect(), "t5-warm"), {
-      hit: 64,
+      hit: 1_024,
       miss: 1,
     });
     assert.equal(sdk.spansNamed("cache getOrSet").length, 0);
