@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import {
   copyFile,
@@ -34,6 +34,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
 
 /** A built page bundle. */
@@ -56,6 +57,7 @@ export interface BuildPageOptions {
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
 
 /**
  * Bundles `public/app.ts` for browsers.
@@ -149,48 +151,48 @@ export function browserVariant(file: string): string {
 }
 
 // Deno keeps npm packages in its cache, one folder per name and version, not
-// in a node_modules tree: `deno info --json` lists them with their folders,
-// linked here by name (the highest version of a name wins).
+// in a node_modules tree. `deno info --json` tells which ones Kit's sources
+// import and what each depends on, with their folders; they are linked here
+// by name, nearest first (Kit's own imports, then their dependencies).
 async function linkNpmCache(repo: string, nodeModules: string): Promise<void> {
   const deno = (globalThis as { Deno?: { execPath(): string } }).Deno;
-  const info = spawnSync(
-    deno?.execPath() ?? "deno",
-    ["info", "--json", join(repo, "mod.ts")],
-    { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (info.status !== 0) {
+  let stdout: string;
+  try {
+    ({ stdout } = await run(
+      deno?.execPath() ?? "deno",
+      ["info", "--json", join(repo, "mod.ts")],
+      { cwd: repo, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+    ));
+  } catch (error) {
     throw new Error(
-      `deno info failed (${info.status}); the page is bundled from Kit's sources only under Deno: ${info.stderr}`,
+      `deno info failed; the page is bundled from Kit's sources only under Deno: ${
+        (error as Error).message
+      }`,
     );
   }
-  const packages = (JSON.parse(info.stdout) as {
+  const info = JSON.parse(stdout) as {
+    modules: { kind?: string; npmPackage?: string }[];
     npmPackages?: Record<
       string,
-      { name: string; version: string; localPath?: string }
+      { name: string; dependencies: string[]; localPath?: string }
     >;
-  }).npmPackages ?? {};
-  const chosen = new Map<string, { version: string; path: string }>();
-  for (const item of Object.values(packages)) {
-    if (item.localPath === undefined) continue;
-    const seen = chosen.get(item.name);
-    if (seen === undefined || newer(item.version, seen.version)) {
-      chosen.set(item.name, { version: item.version, path: item.localPath });
-    }
+  };
+  const packages = info.npmPackages ?? {};
+  const queue = info.modules.flatMap((m) =>
+    m.kind === "npm" && m.npmPackage ? [m.npmPackage] : []
+  );
+  const linked = new Map<string, string>();
+  for (let i = 0; i < queue.length; i++) {
+    const item = packages[queue[i]];
+    if (item?.localPath === undefined || linked.has(item.name)) continue;
+    linked.set(item.name, item.localPath);
+    queue.push(...item.dependencies);
   }
-  for (const [name, { path }] of chosen) {
+  for (const [name, path] of linked) {
     const link = join(nodeModules, name);
     await mkdir(dirname(link), { recursive: true });
     await symlink(path, link, "dir");
   }
-}
-
-function newer(a: string, b: string): boolean {
-  const pa = a.split(/[.-]/).map(Number);
-  const pb = b.split(/[.-]/).map(Number);
-  for (let i = 0; i < 3; i++) {
-    if ((pa[i] || 0) !== (pb[i] || 0)) return (pa[i] || 0) > (pb[i] || 0);
-  }
-  return false;
 }
 
 /**
