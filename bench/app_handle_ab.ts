@@ -4,13 +4,21 @@
 // between the two (so a busy machine slows both alike) and the median of the
 // paired ratios is printed.
 //
+// With `--sdk`, the OpenTelemetry SDK is registered (sampling on, spans
+// exported to nowhere) and the earlier app.handle() is instrumented by hand
+// with @opentelemetry/api as an application would (bench/_hand_traced.ts):
+// Kit's own telemetry against the same calls instrumented by hand.
+//
 // Run: git archive <commit> | tar -x -C /tmp/kit-before
-//      deno run -A bench/app_handle_ab.ts /tmp/kit-before
+//      deno run -A bench/app_handle_ab.ts /tmp/kit-before [--sdk]
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Application as Current } from "../platform/mod.ts";
+import { handTraced, registerSdk } from "./_hand_traced.ts";
 
-const before = Deno.args[0];
+const before = Deno.args.find((arg) => !arg.startsWith("--"));
+const sdk = Deno.args.includes("--sdk");
+if (sdk) registerSdk();
 if (before === undefined) {
   console.error("usage: deno run -A bench/app_handle_ab.ts <earlier checkout>");
   Deno.exit(2);
@@ -33,10 +41,11 @@ const current: Handler = (await Current.start({
   configuration: () => ({}),
   logging,
 })).handle(bare);
-const earlier: Handler = (await Earlier.start({
+const earlierHandle: Handler = (await Earlier.start({
   configuration: () => ({}),
   logging,
 })).handle(bare);
+const earlier: Handler = sdk ? handTraced(earlierHandle) : earlierHandle;
 const request = new Request("http://localhost/orders/7", {
   headers: { "x-request-id": "bench-1" },
 });
@@ -68,7 +77,9 @@ for (let i = 0; i < 300; i++) {
 }
 const ratio = median(now.map((value, i) => value / then[i]));
 console.log(
-  `app.handle(), no SDK: earlier ${median(then).toFixed(2)} µs, this ${
+  `app.handle(), ${
+    sdk ? "SDK on, earlier instrumented by hand" : "no SDK"
+  }: earlier ${median(then).toFixed(2)} µs, this ${
     median(now).toFixed(2)
   } µs per call; median paired ratio ${ratio.toFixed(3)}${
     sink === -1 ? "" : ""
