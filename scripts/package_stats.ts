@@ -12,9 +12,12 @@ import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { buildAll } from "./build_npm.ts";
+import { PACKAGES } from "./_packages.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const LIMIT = 50 * 1000;
+// The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
+const NPM = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
 
 const times: number[] = [];
 for (let i = 0; i < 3; i++) {
@@ -31,23 +34,12 @@ console.log(
 );
 
 let over = 0;
-for (
-  const dir of [
-    "kit-core",
-    "kit-platform",
-    "kit-platform-configuration",
-    "kit-platform-logging",
-    "kit-platform-http",
-    "kit-platform-localization",
-    "kit-platform-caching",
-    "kit-platform-analytics",
-  ]
-) {
+for (const { dir } of PACKAGES) {
   const result = spawnSync("npm", [
     "pack",
     "--dry-run",
     "--json",
-    join(ROOT, "npm", dir),
+    join(NPM, dir),
   ], {
     encoding: "utf8",
   });
