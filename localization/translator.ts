@@ -40,11 +40,11 @@ export interface LocalizationTypeOptions {}
  * ```ts
  * import type { DeclaredTranslationKeys } from "@vendor/kit/localization";
  *
- * type Keys = {
- *   plain: "home.title";
- *   named: { "cart.items": { count: number } };
- *   positional: { "inbox.summary": [arg0: unknown] };
- * } satisfies DeclaredTranslationKeys;
+ * const keys: DeclaredTranslationKeys = {
+ *   plain: "home.title",
+ *   named: { "cart.items": { count: 2 } },
+ *   positional: { "inbox.summary": ["Ada"] },
+ * };
  * ```
  */
 export interface DeclaredTranslationKeys {
@@ -63,11 +63,12 @@ export interface DeclaredTranslationKeys {
  * ```ts
  * import type { TypedTranslateFunction } from "@vendor/kit/localization";
  *
- * declare const t: TypedTranslateFunction<{
+ * type Keys = {
  *   plain: "home.title";
  *   named: { "cart.items": { count: number } };
  *   positional: Record<never, never>;
- * }>;
+ * };
+ * const t = ((key: string) => `[${key}]`) as TypedTranslateFunction<Keys>;
  * t("home.title");
  * t("cart.items", { count: 2 });
  * ```
