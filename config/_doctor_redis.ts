@@ -9,6 +9,9 @@ import { from, text } from "./_doctor_values.ts";
 
 const GROUP = "Services" as const;
 
+// Longest reply line read before giving up on the server.
+const MAX_REPLY = 4096;
+
 // One RESP command as an array of bulk strings.
 function command(...parts: string[]): string {
   return `*${parts.length}\r\n` +
@@ -28,18 +31,33 @@ function redisExchange(
     const socket = createConnection({ host, port });
     const replies: string[] = [];
     let buffer = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer within ${timeout} ms`));
-    }, timeout);
+    const timer = setTimeout(
+      () => finish(new Error(`no answer within ${timeout} ms`)),
+      timeout,
+    );
     (timer as { unref?: () => void }).unref?.();
+    let settled = false;
     const finish = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
       if (error) reject(error);
       else resolve(replies);
     };
     socket.once("error", (error) => finish(error));
+    // A server that closes the connection without a full answer (another
+    // service on the port, a TLS-only Redis) ends the exchange at once: the
+    // timer is unref'd, so waiting for it alone would let the process exit
+    // with the check unsettled.
+    socket.once("close", () =>
+      finish(
+        new Error(
+          replies.length === 0
+            ? "the server closed the connection without an answer"
+            : `the server closed the connection after ${replies.at(-1)}`,
+        ),
+      ));
     socket.once("connect", () => socket.write(commands.join("")));
     socket.on("data", (data: Uint8Array) => {
       buffer += new TextDecoder().decode(data);
@@ -52,6 +70,14 @@ function redisExchange(
           finish();
           return;
         }
+      }
+      // Not Redis (a line this long is no reply to AUTH or PING).
+      if (buffer.length > MAX_REPLY) {
+        finish(
+          new Error(
+            `the answer is not Redis's (no line end in ${MAX_REPLY} characters)`,
+          ),
+        );
       }
     });
   });

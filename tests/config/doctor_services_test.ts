@@ -5,6 +5,8 @@
 // and analytics endpoints accept an empty batch carrying the API key. No
 // password or key reaches the output.
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { describe, it, test } from "node:test";
 import { redisSkip, startRedisServer } from "../caching/_redis_server.ts";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
@@ -151,6 +153,37 @@ if (doctorSkip !== false) {
       );
       assert.match(byName.get("analytics")!.advice!, /\(none is set\)/);
       assert.ok(!JSON.stringify(report).includes("a-wrong-log-key-123"));
+    });
+
+    it("fails the Redis check at once when the port closes the connection without an answer", async () => {
+      // Something other than Redis on the port: it accepts and hangs up.
+      const closer = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) =>
+        closer.listen(0, "127.0.0.1", resolve)
+      );
+      try {
+        const { port } = closer.address() as AddressInfo;
+        await using project = await fixture("services");
+        const { code, report } = await runDoctorJson([
+          project.dir,
+          "--connect",
+          "--timeout",
+          "20000",
+        ], {
+          env: { REDIS_HOST: "127.0.0.1", REDIS_PORT: String(port) },
+        });
+        const redis = checksOf(report, "Services").find((c) =>
+          c.name === "Redis"
+        )!;
+        assert.equal(redis.status, "fail", JSON.stringify(redis));
+        assert.match(
+          redis.message,
+          /did not answer: .*closed the connection without an answer/,
+        );
+        assert.equal(code, 1);
+      } finally {
+        await new Promise((resolve) => closer.close(resolve));
+      }
     });
 
     it("contacts nothing without --connect", async () => {
