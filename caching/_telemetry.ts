@@ -8,13 +8,14 @@
 // The counter is asynchronous: the CacheManager already counts hits, misses,
 // stale values served, refreshes and factory errors for stats(), so the same
 // counts are kept per area name for the whole process and read at each
-// collection. A hit costs two increments and no call into the API.
+// collection. With no context manager registered, a hit costs one more
+// increment and a test, and no call into the API.
 //
 // The API's global meter provider is NOT a proxy (metrics.getMeter() before
 // an SDK is registered returns a no-op meter for good), and trace.disable()
 // replaces the proxy tracer provider: both are got again whenever the global
-// provider changes (one global look-up when a scope is made and per factory
-// run, never per hit).
+// provider changes (one global look-up when a scope is made, per factory run
+// and at every 1,024th hit of an area).
 import {
   type Attributes,
   context,
@@ -62,8 +63,8 @@ export function newCounters(): Counters {
 export interface AreaTotals extends Counters {
   /**
    * 0 while a context manager is registered (every hit then looks for a
-   * recording span), else 1023 (every 1,024th hit of the area checks again). Kept
-   * here, beside the count a hit increments, so that testing it costs
+   * recording span), else 1023 (every 1,024th hit of the area checks
+   * again). Kept beside the count a hit increments, so that testing it costs
    * nothing more than an AND.
    */
   mask: number;
