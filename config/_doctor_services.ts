@@ -3,7 +3,7 @@
 // address of the configured culture returns a resource, and the remote log
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError, readEnvironmentVariable } from "../core/mod.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { checkRedis } from "./_doctor_redis.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
@@ -240,27 +240,68 @@ async function probe(
   }
 }
 
+// An OTLP variable from the configuration, else from the process (as
+// RemoteLogProvider reads them): its value and where it came from.
+function otlpVariable(
+  config: ConfigurationManager,
+  name: string,
+): { value: string; key: string } | undefined {
+  const configured = text(config, name);
+  if (configured !== undefined) {
+    return { value: configured, key: from(config, name) };
+  }
+  const value = readEnvironmentVariable(name)?.trim();
+  return value ? { value, key: `env ${name}` } : undefined;
+}
+
+// The endpoint a remote provider with `format: "otlp"` and no `endpoint`
+// posts to: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT as is, else
+// OTEL_EXPORTER_OTLP_ENDPOINT followed by /v1/logs.
+function otlpEndpoint(
+  config: ConfigurationManager,
+): { url?: string; key: string } {
+  const logs = otlpVariable(config, "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT");
+  if (logs !== undefined) return { url: logs.value, key: logs.key };
+  const base = otlpVariable(config, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (base !== undefined) {
+    return {
+      url: base.value.replace(/\/+$/, "") + "/v1/logs",
+      key: base.key,
+    };
+  }
+  return {
+    url: undefined,
+    key: "OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+  };
+}
+
 function remoteLogEndpoint(
   config: ConfigurationManager,
-): { url?: string; apiKey?: string; key: string } {
+): { url?: string; apiKey?: string; key: string; otlp: boolean } {
   const providers = config.getValue<unknown>("logging:providers", []);
   if (Array.isArray(providers)) {
     for (const [index, provider] of providers.entries()) {
       const entry = provider as { type?: unknown; options?: unknown };
       if (entry?.type !== "remote") continue;
       const options = (entry.options ?? {}) as Record<string, unknown>;
-      const url = typeof options.endpoint === "string"
-        ? options.endpoint
-        : text(config, "logging:remoteEndpoint");
+      const otlp = options.format === "otlp";
       const apiKey = typeof options.apiKey === "string"
         ? options.apiKey
         : text(config, "logging:apiKey");
+      if (typeof options.endpoint === "string") {
+        return {
+          url: options.endpoint,
+          apiKey,
+          key: `logging:providers:${index}:options:endpoint`,
+          otlp,
+        };
+      }
+      if (otlp) return { ...otlpEndpoint(config), apiKey, otlp };
       return {
-        url,
+        url: text(config, "logging:remoteEndpoint"),
         apiKey,
-        key: typeof options.endpoint === "string"
-          ? `logging:providers:${index}:options:endpoint`
-          : from(config, "logging:remoteEndpoint"),
+        key: from(config, "logging:remoteEndpoint"),
+        otlp,
       };
     }
   }
@@ -268,6 +309,7 @@ function remoteLogEndpoint(
     url: text(config, "logging:remoteEndpoint"),
     apiKey: text(config, "logging:apiKey"),
     key: from(config, "logging:remoteEndpoint"),
+    otlp: false,
   };
 }
 
@@ -275,21 +317,24 @@ function checkRemoteLog(
   config: ConfigurationManager,
   timeout: number,
 ): Promise<Check> | Check {
-  const { url, apiKey, key } = remoteLogEndpoint(config);
+  const { url, apiKey, key, otlp } = remoteLogEndpoint(config);
   if (url === undefined) {
     return {
       group: GROUP,
       name: "remote log",
       status: "skip",
-      message:
-        "no remote log provider and no logging:remoteEndpoint (LOG_REMOTE_ENDPOINT)",
+      message: otlp
+        ? "the remote log provider (format otlp) has no endpoint and neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT is set"
+        : "no remote log provider and no logging:remoteEndpoint (LOG_REMOTE_ENDPOINT)",
     };
   }
   return probe(
     "remote log",
     url,
     key,
-    '{"entries":[]}',
+    // An empty batch in the provider's format (an empty OTLP export
+    // request for a collector).
+    otlp ? '{"resourceLogs":[]}' : '{"entries":[]}',
     apiKey,
     "LOGGING_API_KEY (logging:apiKey)",
     timeout,

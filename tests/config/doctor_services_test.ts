@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { describe, it, test } from "node:test";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { redisSkip, startRedisServer } from "../caching/_redis_server.ts";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
 import { checksOf, doctorSkip, fixture, runDoctorJson } from "./_doctor_run.ts";
@@ -32,6 +34,9 @@ function services(): Promise<TestServer> {
         ? 202
         : 401;
       response.end();
+    } else if (request.method === "POST" && path === "/otlp/v1/logs") {
+      response.setHeader("content-type", "application/json");
+      response.end("{}");
     } else if (request.method === "POST" && path === "/events") {
       response.statusCode = request.headers["x-api-key"] === ANALYTICS_KEY
         ? 204
@@ -176,14 +181,43 @@ if (doctorSkip !== false) {
           c.name === "Redis"
         )!;
         assert.equal(redis.status, "fail", JSON.stringify(redis));
+        // Closed (or reset, when the hang-up races the commands), and said
+        // so at once rather than after the 20 s timeout.
         assert.match(
           redis.message,
-          /did not answer: .*closed the connection without an answer/,
+          /did not answer: .*(closed the connection without an answer|reset|ECONNRESET|EPIPE)/i,
         );
+        assert.doesNotMatch(redis.message, /no answer within/);
         assert.equal(code, 1);
       } finally {
         await new Promise((resolve) => closer.close(resolve));
       }
+    });
+
+    it("probes a remote provider of format otlp at the OTLP endpoint with an empty OTLP request", async () => {
+      await using server = await services();
+      await using project = await fixture("services");
+      const file = join(project.dir, "appsettings.json");
+      const settings = JSON.parse(await readFile(file, "utf8"));
+      settings.logging.providers[1].options = { format: "otlp" };
+      await writeFile(file, JSON.stringify(settings));
+      const { report } = await runDoctorJson([project.dir, "--connect"], {
+        env: {
+          ...addresses(server),
+          OTEL_EXPORTER_OTLP_ENDPOINT: `${server.url}/otlp/`,
+        },
+      });
+      const log = checksOf(report, "Services").find((c) =>
+        c.name === "remote log"
+      )!;
+      assert.equal(log.status, "pass", JSON.stringify(log));
+      assert.match(
+        log.message,
+        /\/otlp\/v1\/logs accepted an empty batch \(200\)/,
+      );
+      const sent = server.requests.find((r) => r.url === "/otlp/v1/logs")!;
+      assert.equal(sent.body, '{"resourceLogs":[]}');
+      assert.ok(!server.requests.some((r) => r.url === "/logs"));
     });
 
     it("contacts nothing without --connect", async () => {
