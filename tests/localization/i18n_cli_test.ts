@@ -15,6 +15,9 @@ import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 import { denoExecutable } from "../_support/runtimes.ts";
 
 const NPM = isNpmPass();
+// Child processes (deno check of 20,000 keys) outlast test runners'
+// default timeouts (Bun's is 5 s) on a busy machine.
+const LONG = 600_000;
 const FIXTURES = NPM
   ? undefined
   : fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -82,7 +85,9 @@ if (BIN === undefined) {
     const broken = join(FIXTURE_DIR, "i18n_broken");
     const source = join(FIXTURE_DIR, "i18n_src");
 
-    it("exits 0 for a clean folder, with or without source folders", async () => {
+    it("exits 0 for a clean folder, with or without source folders", {
+      timeout: LONG,
+    }, async () => {
       const plain = await run(["check", clean]);
       assert.equal(plain.code, 0, plain.stdout + plain.stderr);
       assert.match(plain.stdout, /3 cultures checked, all good/);
@@ -90,36 +95,43 @@ if (BIN === undefined) {
       assert.equal(withSource.code, 0, withSource.stdout + withSource.stderr);
     });
 
-    it("exits 1 and names missing keys, extra keys, differing arguments, invalid messages and unused keys", async () => {
-      const result = await run(["check", broken, "--source", source]);
-      assert.equal(result.code, 1, result.stdout + result.stderr);
-      const out = result.stdout;
-      assert.match(out, /de: 1 missing key \(in en\): home\.title/);
-      assert.match(out, /de: 1 key not in en: extra/);
-      assert.match(
-        out,
-        new RegExp(
-          String.raw`de: key .home\.greeting. takes \{name\}, but in en \{0\}`,
-        ),
-      );
-      assert.match(
-        out,
-        new RegExp(
-          String
-            .raw`Invalid message for key .cart\.items. in culture .de. at line 1, column \d+`,
-        ),
-      );
-      assert.match(out, /1 unused key .*: legacy\.unused/);
-      assert.match(out, /5 problems in 2 cultures/);
-    });
+    it(
+      "exits 1 and names missing keys, extra keys, differing arguments, invalid messages and unused keys",
+      { timeout: LONG },
+      async () => {
+        const result = await run(["check", broken, "--source", source]);
+        assert.equal(result.code, 1, result.stdout + result.stderr);
+        const out = result.stdout;
+        assert.match(out, /de: 1 missing key \(in en\): home\.title/);
+        assert.match(out, /de: 1 key not in en: extra/);
+        assert.match(
+          out,
+          new RegExp(
+            String
+              .raw`de: key .home\.greeting. takes \{name\}, but in en \{0\}`,
+          ),
+        );
+        assert.match(
+          out,
+          new RegExp(
+            String
+              .raw`Invalid message for key .cart\.items. in culture .de. at line 1, column \d+`,
+          ),
+        );
+        assert.match(out, /1 unused key .*: legacy\.unused/);
+        assert.match(out, /5 problems in 2 cultures/);
+      },
+    );
 
-    it("reports unused keys only when source folders are given", async () => {
+    it("reports unused keys only when source folders are given", {
+      timeout: LONG,
+    }, async () => {
       const result = await run(["check", broken]);
       assert.equal(result.code, 1);
       assert.doesNotMatch(result.stdout, /unused/);
     });
 
-    it("exits 2 with the usage for bad usage", async () => {
+    it("exits 2 with the usage for bad usage", { timeout: LONG }, async () => {
       for (
         const args of [
           [],
@@ -140,50 +152,54 @@ if (BIN === undefined) {
   });
 
   describe("kit-i18n types", () => {
-    it("writes the keys grouped by the arguments they take", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "kit-i18n-"));
-      try {
-        const out = join(dir, "keys.d.ts");
-        const result = await run([
-          "types",
-          join(FIXTURE_DIR, "i18n_clean", "en.json"),
-          "--out",
-          out,
-        ]);
-        assert.equal(result.code, 0, result.stderr);
-        const text = await readFile(out, "utf8");
-        // Expected lines, quoted with JSON.stringify: test_npm.ts reads
-        // quoted Kit names in this file as module specifiers.
-        const q = JSON.stringify;
-        for (
-          const line of [
-            `declare module ${q("@vendor/kit-platform-localization")} {`,
-            `      plain:\n        | ${q("common.app")}\n        | ${
-              q("home.title")
-            };`,
-            `${q("cart.items")}: { count: number };`,
-            `${q("cart.owner")}: { gender: string };`,
-            `${q("home.greeting")}: [arg0: unknown];`,
-          ]
-        ) assert.ok(text.includes(line), `${line} in:\n${text}`);
-        const other = await run([
-          "types",
-          join(FIXTURE_DIR, "i18n_clean", "en.json"),
-          "--out",
-          out,
-          "--module",
-          "@vendor/kit/localization",
-        ]);
-        assert.equal(other.code, 0);
-        assert.ok(
-          (await readFile(out, "utf8")).includes(
-            `declare module ${JSON.stringify("@vendor/kit/localization")}`,
-          ),
-        );
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+    it(
+      "writes the keys grouped by the arguments they take",
+      { timeout: LONG },
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), "kit-i18n-"));
+        try {
+          const out = join(dir, "keys.d.ts");
+          const result = await run([
+            "types",
+            join(FIXTURE_DIR, "i18n_clean", "en.json"),
+            "--out",
+            out,
+          ]);
+          assert.equal(result.code, 0, result.stderr);
+          const text = await readFile(out, "utf8");
+          // Expected lines, quoted with JSON.stringify: test_npm.ts reads
+          // quoted Kit names in this file as module specifiers.
+          const q = JSON.stringify;
+          for (
+            const line of [
+              `declare module ${q("@vendor/kit-platform-localization")} {`,
+              `      plain:\n        | ${q("common.app")}\n        | ${
+                q("home.title")
+              };`,
+              `${q("cart.items")}: { count: number };`,
+              `${q("cart.owner")}: { gender: string };`,
+              `${q("home.greeting")}: [arg0: unknown];`,
+            ]
+          ) assert.ok(text.includes(line), `${line} in:\n${text}`);
+          const other = await run([
+            "types",
+            join(FIXTURE_DIR, "i18n_clean", "en.json"),
+            "--out",
+            out,
+            "--module",
+            "@vendor/kit/localization",
+          ]);
+          assert.equal(other.code, 0);
+          assert.ok(
+            (await readFile(out, "utf8")).includes(
+              `declare module ${JSON.stringify("@vendor/kit/localization")}`,
+            ),
+          );
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+    );
   });
 }
 
@@ -280,7 +296,7 @@ if (BIN === undefined || denoExecutable === undefined) {
   };
 
   describe("generated key declarations", () => {
-    it("accept the right keys and arguments", async () => {
+    it("accept the right keys and arguments", { timeout: LONG }, async () => {
       const { result } = await typeCheck(
         RESOURCE,
         't("home.title"), t("home.greeting", "Ada"), ' +
@@ -289,19 +305,23 @@ if (BIN === undefined || denoExecutable === undefined) {
       assert.equal(result.code, 0, result.stderr);
     });
 
-    it("make a wrong key, a wrong argument name or type, and a missing argument type errors", async () => {
-      const { result } = await typeCheck(
-        RESOURCE,
-        't("home.titel"), t("cart.items", { cout: 2 }), ' +
-          't("cart.items", { count: "2" }), t("cart.items"), t("home.title", 1)',
-      );
-      assert.equal(result.code, 1);
-      const errors = result.stderr.match(/TS\d+ \[ERROR\]/g) ?? [];
-      assert.equal(errors.length, 5, result.stderr);
-      assert.match(result.stderr, /home\.titel/);
-    });
+    it(
+      "make a wrong key, a wrong argument name or type, and a missing argument type errors",
+      { timeout: LONG },
+      async () => {
+        const { result } = await typeCheck(
+          RESOURCE,
+          't("home.titel"), t("cart.items", { cout: 2 }), ' +
+            't("cart.items", { count: "2" }), t("cart.items"), t("home.title", 1)',
+        );
+        assert.equal(result.code, 1);
+        const errors = result.stderr.match(/TS\d+ \[ERROR\]/g) ?? [];
+        assert.equal(errors.length, 5, result.stderr);
+        assert.match(result.stderr, /home\.titel/);
+      },
+    );
 
-    it("type-check 20,000 keys", async () => {
+    it("type-check 20,000 keys", { timeout: LONG }, async () => {
       const resource: Record<string, Record<string, string>> = {};
       for (let g = 0; g < 200; g++) {
         const group: Record<string, string> = {};
