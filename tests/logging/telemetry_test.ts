@@ -40,6 +40,34 @@ async function inSpan(
   return { traceId, spanId };
 }
 
+// First in the file, so the process has logged with nothing registered
+// before any SDK exists (logging keeps what it found in the API's global
+// registry: an SDK registered later must still be seen).
+describe("trace correlation when the SDK is registered after logging began", () => {
+  it("gives ids once a context manager is registered, and none after it is removed", async () => {
+    const memory = new MemoryLogProvider();
+    const logs = manager(memory);
+    const logger = logs.getLogger("late");
+    await inSpan(() => logger.info("before the SDK"));
+    const otel = installOtelSdk();
+    let ids: { traceId: string; spanId: string };
+    try {
+      ids = await inSpan(() => logger.info("with the SDK"));
+    } finally {
+      await otel.uninstall();
+    }
+    await inSpan(() => logger.info("after the SDK"));
+    await logs.dispose();
+    const [before, during, after] = memory.entries;
+    assert.equal(before.traceId, undefined);
+    assert.match(ids.traceId, HEX32);
+    assert.equal(during.traceId, ids.traceId);
+    assert.equal(during.spanId, ids.spanId);
+    assert.equal(after.traceId, undefined);
+    assert.equal(after.spanId, undefined);
+  });
+});
+
 describe("trace correlation with the OpenTelemetry SDK", () => {
   let otel: OtelSdk;
   beforeEach(() => {
