@@ -15,31 +15,52 @@ export interface BodyOrigin {
 }
 
 /**
- * Reads the body as text; `limit` 0 reads it whole.
+ * Reads the body as text; `limit` 0 reads it whole. Not async itself: a body
+ * whose declared size fits is the runtime's `text()` promise as it is, with
+ * no extra promise layer.
  *
  * @throws {ResponseTooLargeError} When the body is larger than `limit`.
  */
-export async function readText(
+export function readText(
   response: Response,
   limit: number,
   origin: BodyOrigin,
 ): Promise<string> {
   // response.body is read only when the size is unknown: for a body the
   // runtime holds in memory, reading it would make a stream of it.
-  if (limit <= 0) return await response.text();
+  if (limit <= 0) return response.text();
   const headers = response.headers;
   const length = headers.get("content-length");
-  if (length !== null && /^\d+$/.test(length)) {
+  if (length !== null && DIGITS.test(length)) {
     const encoding = headers.get("content-encoding");
-    if (encoding === null || /^\s*(identity)?\s*$/i.test(encoding)) {
+    if (encoding === null || IDENTITY.test(encoding)) {
       const size = Number(length);
       if (size > limit) {
-        await discard(response);
-        throw tooLarge(response, limit, size, true, origin);
+        return refuse(response, tooLarge(response, limit, size, true, origin));
       }
-      return await response.text();
+      return response.text();
     }
   }
+  return readCounted(response, limit, origin);
+}
+
+const DIGITS = /^\d+$/;
+const IDENTITY = /^\s*(identity)?\s*$/i;
+
+async function refuse(
+  response: Response,
+  error: ResponseTooLargeError,
+): Promise<never> {
+  await discard(response);
+  throw error;
+}
+
+/** Reads a body of unknown size, counting the bytes against `limit`. */
+async function readCounted(
+  response: Response,
+  limit: number,
+  origin: BodyOrigin,
+): Promise<string> {
   const body = response.body;
   if (body === null) return "";
   // Chunks are kept as they are and decoded once at the end, like
