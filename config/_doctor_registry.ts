@@ -2,6 +2,7 @@
 // configuration of the project and of the user maps the @vendor scope to a
 // registry and holds credentials for it. A token is never printed: only
 // whether one is set and where.
+import { Buffer } from "node:buffer";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -93,6 +94,8 @@ interface Credential {
   readonly kind: string;
   readonly entry: NpmrcEntry;
   readonly key: string;
+  /** With `_password`: the `username` entry beside it. */
+  readonly username?: NpmrcEntry;
 }
 
 // The most specific credential entry for a registry, as npm picks it.
@@ -107,7 +110,14 @@ function credentialFor(npmrc: Npmrc, registry: string): Credential | undefined {
     const prefix = match[1].endsWith("/") ? match[1] : match[1] + "/";
     if (!target.startsWith(prefix)) continue;
     if (best === undefined || prefix.length > best.key.length) {
-      best = { kind: match[2], entry, key: prefix };
+      best = {
+        kind: match[2],
+        entry,
+        key: prefix,
+        username: match[2] === "_password"
+          ? npmrc.entries.get(`${match[1]}:username`)
+          : undefined,
+      };
     }
   }
   return best;
@@ -206,6 +216,21 @@ export async function checkRegistry(
     });
     return checks;
   }
+  if (
+    credential.kind === "_password" &&
+    (credential.username === undefined || credential.username.value === "")
+  ) {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message:
+        `${credential.key}:_password is set (${credential.entry.where}) but ${credential.key}:username is not, so npm sends no credentials and the registry answers 401 Unauthorized`,
+      advice:
+        `add \`${credential.key}:username=<user>\` beside the password, or use a token: \`${credential.key}:_authToken=\${KIT_REGISTRY_TOKEN}\``,
+    });
+    return checks;
+  }
   checks.push({
     group: GROUP,
     name: "credentials",
@@ -218,6 +243,23 @@ export async function checkRegistry(
   return checks;
 }
 
+// The Authorization header npm sends: `_authToken` as a bearer token,
+// `_auth` (base64 of `user:password`) as is, and `_password` (base64 of the
+// password) with the `username` beside it as basic credentials.
+function authorizationOf(credential: Credential): string {
+  const value = credential.entry.value;
+  if (credential.kind === "_authToken") return `Bearer ${value}`;
+  if (credential.kind === "_auth") return `Basic ${value}`;
+  const password = Buffer.from(value, "base64").toString("utf8");
+  const basic = Buffer.from(
+    `${credential.username?.value ?? ""}:${password}`,
+    "utf8",
+  ).toString("base64");
+  rememberSecret(password);
+  rememberSecret(basic);
+  return `Basic ${basic}`;
+}
+
 // Asks the registry for @vendor/kit-core's metadata with the credentials.
 async function probeRegistry(
   registry: string,
@@ -226,9 +268,7 @@ async function probeRegistry(
 ): Promise<Check> {
   const base = registry.endsWith("/") ? registry : registry + "/";
   const url = `${base}@vendor%2fkit-core`;
-  const authorization = credential.kind === "_authToken"
-    ? `Bearer ${credential.entry.value}`
-    : `Basic ${credential.entry.value}`;
+  const authorization = authorizationOf(credential);
   try {
     const response = await fetch(url, {
       headers: { authorization, accept: "application/json" },

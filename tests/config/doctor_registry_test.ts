@@ -96,6 +96,50 @@ if (doctorSkip !== false) {
       assert.match(credentials.advice!, /export KIT_REGISTRY_TOKEN/);
     });
 
+    it("sends _password with its username as basic credentials under --connect, and fails _password without a username", async () => {
+      const password = "registry-password-fixture-3141";
+      const expected = `Basic ${btoa(`ci-user:${password}`)}`;
+      await using registry = await startTestServer((request, response) => {
+        response.statusCode = request.headers.authorization === expected
+          ? 200
+          : 401;
+        response.end("{}");
+      });
+      await using project = await fixture("healthy");
+      const dart = `//${new URL(registry.url).host}/npm/`;
+      const npmrc = join(project.dir, ".npmrc");
+      await writeFile(
+        npmrc,
+        `@vendor:registry=${registry.url}/npm/\n` +
+          `${dart}:username=ci-user\n` +
+          `${dart}:_password=\${KIT_REGISTRY_PASSWORD}\n`,
+      );
+      const env = { KIT_REGISTRY_PASSWORD: btoa(password) };
+      const good = await runDoctorJson([project.dir, "--connect"], { env });
+      const answer = checksOf(good.report, "Registry").find((check) =>
+        check.name === "registry answers"
+      );
+      assert.equal(answer?.status, "pass", JSON.stringify(good.report));
+      assert.equal(registry.requests[0].headers.authorization, expected);
+      const printed = JSON.stringify(good.report);
+      assert.ok(
+        !printed.includes(password) && !printed.includes(btoa(password)),
+      );
+
+      await writeFile(
+        npmrc,
+        `@vendor:registry=${registry.url}/npm/\n` +
+          `${dart}:_password=\${KIT_REGISTRY_PASSWORD}\n`,
+      );
+      const alone = await runDoctorJson([project.dir, "--connect"], { env });
+      const credentials = checksOf(alone.report, "Registry").find((check) =>
+        check.name === "credentials"
+      )!;
+      assert.equal(credentials.status, "fail");
+      assert.match(credentials.message, /:username is not/);
+      assert.equal(alone.code, 1);
+    });
+
     it("asks the registry with the token under --connect: 200 passes, 401 fails", async () => {
       await using registry = await startTestServer((request, response) => {
         const ok = request.headers.authorization === `Bearer ${TOKEN}`;
