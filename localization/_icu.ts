@@ -22,10 +22,11 @@ import type {
 } from "./value_parser.ts";
 
 // After a "{": a name and "}" (`{name}`), or a name or number, "," and an
-// argument type (`{count, plural, …}`). Kit's own "{0}", "{@key}" and "{{"
-// do not count, nor does a stray brace or "{ text }".
+// argument type (`{count, plural, …}`). Names are letters, digits, "_" and
+// "$" (what ICU accepts and code uses). Kit's own "{0}", "{@key}" and "{{" do
+// not count, nor does a stray brace, "{ text }" or "{a.b}".
 const ICU_ARGUMENT =
-  /(?:[^\s\d{}#,'@][^\s{},]*\}|\s*[^\s{},'@]+\s*,\s*(?:plural|selectordinal|select|number|date|time)\b)/y;
+  /(?:[\p{L}_$][\p{L}\p{N}_$]*\}|\s*[\p{L}\p{N}_$]+\s*,\s*(?:plural|selectordinal|select|number|date|time)\b)/uy;
 
 /** Whether `text` holds ICU MessageFormat arguments (named or typed). */
 export function hasIcuSyntax(text: string): boolean {

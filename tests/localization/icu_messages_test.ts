@@ -209,11 +209,13 @@ describe("ICU messages", () => {
     const manager = await managerFor({
       en: {
         stray: "a { b } c",
+        dotted: "Write to {support.email} or {x-y}",
         escaped: "{{name}} is {0}",
         apostrophe: "it's {0}",
       },
     }, "en");
     assert.equal(manager.t("stray"), "a { b } c");
+    assert.equal(manager.t("dotted"), "Write to {support.email} or {x-y}");
     assert.equal(manager.t("escaped", "x"), "{name} is x");
     assert.equal(manager.t("apostrophe", "ok"), "it's ok");
   });
