@@ -3,6 +3,7 @@
 // address of the configured culture returns a resource, and the remote log
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
+import { Buffer } from "node:buffer";
 import { describeNetworkError, readEnvironmentVariable } from "../core/mod.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { checkRedis } from "./_doctor_redis.ts";
@@ -43,16 +44,50 @@ export async function checkServices(
   ]);
 }
 
+// Largest answer read (a localization resource); the other checks need
+// only the status.
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** An answer larger than the doctor reads. */
+class TooLargeError extends Error {
+  constructor() {
+    super(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+    this.name = "TooLargeError";
+  }
+}
+
 async function request(
   url: string,
   init: RequestInit,
   timeout: number,
+  readBody = false,
 ): Promise<{ status: number; statusText: string; body: string }> {
   const response = await fetch(url, {
     ...init,
     signal: AbortSignal.timeout(timeout),
   });
-  const body = await response.text();
+  let body = "";
+  if (readBody && response.body !== null) {
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > MAX_BODY_BYTES) throw new TooLargeError();
+        chunks.push(value);
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    body = new TextDecoder().decode(
+      chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+    );
+  } else {
+    await response.body?.cancel().catch(() => {});
+  }
   return { status: response.status, statusText: response.statusText, body };
 }
 
@@ -143,9 +178,14 @@ async function checkLocalization(
     };
   }
   try {
-    const response = await request(url, {
-      headers: { accept: "application/json" },
-    }, timeout);
+    const response = await request(
+      url,
+      {
+        headers: { accept: "application/json" },
+      },
+      timeout,
+      true,
+    );
     if (response.status !== 200) {
       return {
         group: GROUP,
@@ -182,6 +222,16 @@ async function checkLocalization(
         advice: "serve the translations as one JSON object per culture",
       };
   } catch (error) {
+    if (error instanceof TooLargeError) {
+      return {
+        group: GROUP,
+        name,
+        status: "fail",
+        message: `${url} (culture ${culture}): ${error.message}`,
+        advice:
+          "check that the address serves the translations of one culture as one JSON object",
+      };
+    }
     return unreachable(
       name,
       url,

@@ -220,6 +220,31 @@ if (doctorSkip !== false) {
       assert.ok(!server.requests.some((r) => r.url === "/logs"));
     });
 
+    it("stops reading a localization answer beyond 4 MiB and fails the check", async () => {
+      // Not a translation file: 5 MiB of something else.
+      await using server = await startTestServer((_request, response) => {
+        response.setHeader("content-type", "application/json");
+        response.end("x".repeat(5 * 1024 * 1024));
+      });
+      await using project = await fixture("services");
+      const { report } = await runDoctorJson([
+        project.dir,
+        "--connect",
+        "--timeout",
+        "20000",
+      ], {
+        env: {
+          APP_LOCALIZATION__RESOURCE_URL:
+            `${server.url}/api/localization/{culture}.json`,
+        },
+      });
+      const localization = checksOf(report, "Services").find((c) =>
+        c.name === "localization"
+      )!;
+      assert.equal(localization.status, "fail");
+      assert.match(localization.message, /larger than 4 MiB/);
+    });
+
     it("contacts nothing without --connect", async () => {
       await using server = await services();
       await using project = await fixture("services");
