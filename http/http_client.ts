@@ -370,10 +370,21 @@ export class HttpClient {
       throwHttpErrors: false,
       fetch: send as typeof globalThis.fetch,
     };
-    this.#ky = ky.create(base);
+    // The request is sent from ky's beforeRequest hook (after the
+    // interceptors, when there are some), which hands ky the response: ky
+    // then skips cloning the request for its own retries (Kit never uses
+    // them) and its unknown-option scan.
+    const sendHook = (request: Request, init: object): Promise<Response> =>
+      send(request, init as { kit?: Attempt });
+    this.#ky = ky.create({ ...base, hooks: { beforeRequest: [sendHook] } });
     this.#kyIntercepted = ky.create({
       ...base,
-      hooks: { beforeRequest: [runIntercepts] },
+      hooks: {
+        beforeRequest: [
+          (request: Request, init: object) =>
+            runIntercepts(request, init as InterceptInit, send),
+        ],
+      },
     });
   }
 
@@ -1012,11 +1023,21 @@ export class HttpClient {
   }
 }
 
-/** ky beforeRequest hook: runs Kit's interceptors for one attempt. */
+/** What the beforeRequest hook with interceptors reads of ky's options. */
+interface InterceptInit {
+  context: Record<string, unknown>;
+  kit?: Attempt;
+}
+
+/**
+ * ky beforeRequest hook: runs Kit's interceptors for one attempt, then sends
+ * the request they leave.
+ */
 async function runIntercepts(
   request: Request,
-  options: { context: Record<string, unknown> },
-): Promise<Request | void> {
+  options: InterceptInit,
+  send: (request: Request, init: { kit?: Attempt }) => Promise<Response>,
+): Promise<Response> {
   const context = options.context.kit as CallContext;
   let current = request;
   try {
@@ -1034,7 +1055,7 @@ async function runIntercepts(
   }
   context.sent = current;
   context.current?.arm();
-  return current === request ? undefined : current;
+  return await send(current, options);
 }
 
 /** Runs every `onResponse`, last added first, until one asks for a replay. */
