@@ -333,9 +333,10 @@ export class HttpClient {
     // applies only to some statuses, its jitter is all-or-nothing, and a 401
     // refresh-and-replay would have to count as a retry.
     //
-    // The attempt reaches fetch as the unknown option `kit`, which ky passes
-    // through to `fetch` untouched (its documented route for options such as
-    // `dispatcher`). It carries the attempt's signal: giving that to ky as
+    // The attempt reaches `send` as the unknown option `kit`, which ky keeps
+    // in the options it hands its hooks (and would pass to `fetch`, its
+    // documented route for options such as `dispatcher`). It carries the
+    // attempt's signal: giving that to ky as
     // `signal` would make ky combine it with its own controller through
     // AbortSignal.any on every call, a measurable cost on the hot path; this
     // way the request follows exactly one signal, the attempt's, which the
