@@ -22,7 +22,7 @@ const USAGE = `Usage:
   kit-i18n types <resource.json> [--out <file.d.ts>] [--module <specifier>]
       Writes a .d.ts declaring the keys of the resource (the default
       culture's) and their arguments, so t("cart.items", { count }) is
-      type-checked. --out defaults to <resource>.d.ts beside the resource;
+      type-checked. --out defaults to <resource>.keys.d.ts beside it;
       --module is the module to augment (default ${DEFAULT_MODULE};
       with JSR/Deno imports: @vendor/kit/localization).
   kit-i18n check <folder> [--default <culture>] [--source <dir>]...
@@ -245,7 +245,7 @@ async function types(args: readonly string[]): Promise<number> {
   const texts = await readResource(resource, culture);
   const specifier = options.get("module")?.at(-1) ?? DEFAULT_MODULE;
   const out = options.get("out")?.at(-1) ??
-    resource.replace(/\.json$/i, "") + ".d.ts";
+    resource.replace(/\.json$/i, "") + ".keys.d.ts";
   const plain: string[] = [];
   const named: string[] = [];
   const positionalKeys: string[] = [];

@@ -195,6 +195,14 @@ if (BIN === undefined) {
               `declare module ${JSON.stringify("@vendor/kit/localization")}`,
             ),
           );
+          // Without --out: <resource>.keys.d.ts beside the resource.
+          await writeFile(
+            join(dir, "fr.json"),
+            await readFile(join(FIXTURE_DIR, "i18n_clean", "fr.json"), "utf8"),
+          );
+          const beside = await run(["types", join(dir, "fr.json")]);
+          assert.equal(beside.code, 0, beside.stderr);
+          assert.ok(existsSync(join(dir, "fr.keys.d.ts")));
         } finally {
           await rm(dir, { recursive: true, force: true });
         }
