@@ -6,18 +6,16 @@
  * concurrent (issue 20), and faster than axios.
  *
  * Telemetry (issue 18): with no OpenTelemetry SDK registered, HttpClient
- * against the module before it recorded anything (rows "before
- * telemetry", skipped when the copy is absent); with the SDK active (the
- * last group, which registers it), HttpClient's own spans, trace headers and
- * histogram against the same call instrumented by hand with
- * `@opentelemetry/api` on the module before telemetry. The earlier copies
- * are extracted with
+ * against the same tree with its telemetry cut out (`startCall` returns at
+ * once, so no call looks for a provider); with the SDK active (the last
+ * group, which registers it), HttpClient's own spans, trace headers and
+ * histogram against that copy instrumented by hand with `@opentelemetry/api`
+ * (the same spans, header and histogram). Issue 20's "before" is the module
+ * at c6c978a. The copies are extracted with (rows are skipped when absent)
  *
- *   git archive e2a9755 http core platform config | tar -x -C .bench-tmp/http-e2a9755
+ *   git archive HEAD http core platform config | tar -x -C .bench-tmp/http-notel
+ *   sed -i 's/^  const tracer = tracerOf();$/  if (method !== "") return undefined;\n&/' .bench-tmp/http-notel/http/_telemetry.ts
  *   git archive c6c978a http core platform config | tar -x -C .bench-tmp/http-c6c978a
- *
- * (e2a9755: the hot path optimized, before telemetry; c6c978a: before the
- * optimization, the "before" of issue 20).
  *
  * Run: `deno bench -A bench/http_bench.ts`, or, for ratios that hold up on a
  * shared machine (every row once per round, rotating; medians of the
@@ -62,7 +60,7 @@ async function earlier(commit: string): Promise<HttpModule | undefined> {
     return undefined;
   }
 }
-const beforeTelemetry = await earlier("e2a9755");
+const beforeTelemetry = await earlier("notel");
 const beforeOptimization = await earlier("c6c978a");
 
 const payload = JSON.stringify({
@@ -157,7 +155,7 @@ Deno.bench({
   fn: kitGet,
 });
 Deno.bench({
-  name: "Kit HttpClient before telemetry (e2a9755)",
+  name: "Kit HttpClient, telemetry cut out",
   group: sequential,
   ignore: kitBeforeTelemetry === undefined,
   n: SEQUENTIAL,
@@ -224,7 +222,7 @@ Deno.bench({
   fn: batch(kitGet),
 });
 Deno.bench({
-  name: "Kit HttpClient before telemetry (e2a9755)",
+  name: "Kit HttpClient, telemetry cut out",
   group: concurrent,
   ignore: kitBeforeTelemetry === undefined,
   n: 200,
@@ -284,7 +282,7 @@ const handScope = "bench-by-hand";
 const handAddress = new URL(base);
 let handTracer: Tracer | undefined;
 let handHistogram: Histogram | undefined;
-/** The same call on the module before telemetry, instrumented by hand. */
+/** The same call, its telemetry cut out, instrumented by hand. */
 async function byHandGet(): Promise<void> {
   // Made once, at the first call (after the SDK registered).
   const tracer = handTracer ??= trace.getTracer(handScope);
@@ -333,7 +331,7 @@ async function byHandGet(): Promise<void> {
 
 const withSdk = "GET small JSON, sequential, OpenTelemetry SDK active";
 Deno.bench({
-  name: "by hand with @opentelemetry/api (module before telemetry)",
+  name: "by hand with @opentelemetry/api (telemetry cut out)",
   group: withSdk,
   baseline: true,
   ignore: kitBeforeTelemetry === undefined,
@@ -416,7 +414,7 @@ if (Deno.args.includes("--interleaved")) {
     "Kit HttpClient": kitGet,
   };
   if (kitBeforeTelemetry) {
-    rows["Kit HttpClient before telemetry (e2a9755)"] = kitBeforeTelemetryGet;
+    rows["Kit HttpClient, telemetry cut out"] = kitBeforeTelemetryGet;
   }
   if (kitBeforeOptimization) {
     rows["Kit HttpClient before issue 20 (c6c978a)"] = kitBeforeOptimizationGet;
@@ -429,10 +427,10 @@ if (Deno.args.includes("--interleaved")) {
     await measure(
       withSdk,
       {
-        "by hand with @opentelemetry/api (module before telemetry)": byHandGet,
+        "by hand with @opentelemetry/api (telemetry cut out)": byHandGet,
         "Kit HttpClient (its own telemetry)": kitGet,
       },
-      "by hand with @opentelemetry/api (module before telemetry)",
+      "by hand with @opentelemetry/api (telemetry cut out)",
       100,
       1,
     );
