@@ -58,7 +58,15 @@ export function activeSpanContext(): SpanContext | undefined {
     // (it registers with `slot ?? newGlobals` and reads with `slot == null`).
     if (!slotDefined) {
       slotDefined = true;
-      if (!(API_GLOBALS in GLOBAL)) GLOBAL[API_GLOBALS] = undefined;
+      if (!(API_GLOBALS in GLOBAL)) {
+        try {
+          GLOBAL[API_GLOBALS] = undefined;
+        } catch {
+          // A sealed or frozen global object (SES lockdown): the slot stays
+          // missing, which only makes this read slower. No SDK can register
+          // there either.
+        }
+      }
     }
     // The API's globals object, once made, is never replaced.
     globals = GLOBAL[API_GLOBALS];

@@ -17,7 +17,12 @@ import {
   LoggerManager,
   RemoteLogProvider,
 } from "../../logging/mod.ts";
-import { captureConsole, MemoryLogProvider, tempDir } from "./_helpers.ts";
+import {
+  captureConsole,
+  MemoryLogProvider,
+  runChild,
+  tempDir,
+} from "./_helpers.ts";
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -315,6 +320,29 @@ describe("trace correlation with the OpenTelemetry SDK", () => {
     assert.equal(deliveries[0].status.code, 2);
     assert.equal(deliveries[0].attributes["http.response.status_code"], 400);
     assert.equal(deliveries[0].attributes["error.type"], "400");
+  });
+});
+
+describe("trace correlation on a sealed global object", () => {
+  it("logs as usual when globalThis cannot take new properties (SES lockdown)", async () => {
+    const result = await runChild(`
+      const { LoggerManager, ConsoleLogProvider } = await import(LOGGING);
+      const logs = new LoggerManager().configure({
+        level: "debug",
+        providers: [new ConsoleLogProvider()],
+      });
+      Object.preventExtensions(globalThis);
+      try {
+        logs.getLogger("sealed").info("still logged");
+      } catch (error) {
+        console.log("the log call threw: " + error.message);
+      }
+      await logs.dispose();
+      console.log("disposed");
+    `);
+    assert.doesNotMatch(result.out, /the log call threw/);
+    assert.match(result.out, /INFO \[sealed\] still logged/);
+    assert.match(result.out, /disposed/);
   });
 });
 
