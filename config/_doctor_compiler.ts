@@ -134,17 +134,25 @@ async function checkTsConfig(project: Project): Promise<Check[]> {
     : path;
   const checks: Check[] = [];
   const module = lower(options.module);
+  // Without `module`, TypeScript emits CommonJS for an ES3/ES5 target (the
+  // default target) and ES2015 modules for any later one.
+  const target = lower(options.target);
+  const emitted = module ??
+    (target === undefined || target === "es3" || target === "es5"
+      ? "commonjs"
+      : "es2015");
   let resolution = lower(options.moduleResolution);
   let implied = "";
   if (resolution === undefined) {
-    if (module === "node16" || module === "nodenext") resolution = module;
-    else if (module === "preserve") resolution = "bundler";
-    else if (
-      module !== undefined && module !== "commonjs" && module !== "none"
-    ) resolution = "classic";
-    else resolution = "node10";
-    implied = ` (not set; module ${
-      module ?? "not set"
+    if (emitted === "node16" || emitted === "nodenext") resolution = emitted;
+    else if (emitted === "preserve") resolution = "bundler";
+    else if (emitted === "commonjs") resolution = "node10";
+    // Every other module kind, `none` included.
+    else resolution = "classic";
+    implied = ` (not set; ${
+      module !== undefined
+        ? `module ${module}`
+        : `module not set, target ${target ?? "not set"}`
     } makes TypeScript use ${resolution})`;
   }
   const works = WORKING.includes(resolution);

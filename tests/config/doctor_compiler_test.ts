@@ -50,6 +50,43 @@ if (doctorSkip !== false) {
       ]);
     });
 
+    it("derives the resolver as TypeScript does when neither moduleResolution nor module is set (the target decides)", async () => {
+      await using project = await fixture("healthy");
+      const tsconfig = join(project.dir, "tsconfig.json");
+      const resolutionOf = async (
+        compilerOptions: Record<string, unknown>,
+      ): Promise<{ status: string; message: string }> => {
+        await writeFile(
+          tsconfig,
+          JSON.stringify({
+            compilerOptions: { esModuleInterop: true, ...compilerOptions },
+          }),
+        );
+        const { report } = await runDoctorJson([project.dir], { env });
+        return checksOf(report, "Compiler").find((check) =>
+          check.name === "moduleResolution"
+        )!;
+      };
+      // target ES2015 or later without module: ES2015 modules, classic.
+      const modern = await resolutionOf({ target: "ES2020" });
+      assert.equal(modern.status, "fail");
+      assert.match(
+        modern.message,
+        /^classic \(not set; module not set, target es2020 makes TypeScript use classic\)/,
+      );
+      // module none: classic as well.
+      const none = await resolutionOf({ module: "none" });
+      assert.equal(none.status, "fail");
+      assert.match(none.message, /^classic \(not set; module none makes/);
+      // Neither set: an ES5 target, CommonJS, node10.
+      const bare = await resolutionOf({});
+      assert.equal(bare.status, "pass");
+      assert.match(
+        bare.message,
+        /^node10 \(not set; module not set, target not set/,
+      );
+    });
+
     it("passes the settings of a common Node.js tsconfig.json (comments allowed)", async () => {
       await using project = await fixture("healthy");
       const { code, report } = await runDoctorJson([project.dir], { env });
