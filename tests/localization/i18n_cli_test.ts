@@ -170,15 +170,23 @@ if (BIN === undefined) {
           // Expected lines, quoted with JSON.stringify: test_npm.ts reads
           // quoted Kit names in this file as module specifiers.
           const q = JSON.stringify;
+          // Argument types are declared once each, as `type ArgsN = …;`.
+          const aliasOf = (type: string): string => {
+            const line = text.split("\n").find((line) =>
+              line.startsWith("type Args") && line.endsWith(` = ${type};`)
+            );
+            assert.ok(line, `type ${type} in:\n${text}`);
+            return line.slice("type ".length, line.indexOf(" ="));
+          };
           for (
             const line of [
               `declare module ${q("@vendor/kit-platform-localization")} {`,
               `      plain:\n        | ${q("common.app")}\n        | ${
                 q("home.title")
               };`,
-              `${q("cart.items")}: { count: number };`,
-              `${q("cart.owner")}: { gender: string };`,
-              `${q("home.greeting")}: [arg0: unknown];`,
+              `${q("cart.items")}: ${aliasOf("{ count: number }")};`,
+              `${q("cart.owner")}: ${aliasOf("{ gender: string }")};`,
+              `${q("home.greeting")}: ${aliasOf("[arg0: unknown]")};`,
             ]
           ) assert.ok(text.includes(line), `${line} in:\n${text}`);
           const other = await run([
