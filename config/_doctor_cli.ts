@@ -58,7 +58,7 @@ Options:
   --prefix <PREFIX>    the application's variable prefix (default APP)
   -h, --help           print this help
 
-Exit code: 0 when every check passes, 1 when one fails, 2 for bad usage.
+Exit code: 0 when no check fails, 1 when one fails, 2 for bad usage.
 `;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
