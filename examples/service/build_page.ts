@@ -112,7 +112,13 @@ async function kitSources(repo: string): Promise<KitSources> {
   }
   const temp = await mkdtemp(join(tmpdir(), "kit-page-"));
   const nodeModules = join(temp, "node_modules");
-  await linkNpmCache(repo, nodeModules);
+  try {
+    await linkNpmCache(repo, nodeModules);
+  } catch (error) {
+    // The caller's finally never sees this folder: remove it here.
+    await rm(temp, { recursive: true, force: true });
+    throw error;
+  }
   const plugin: Plugin = {
     name: "kit-browser-sources",
     setup(build) {
