@@ -2,8 +2,8 @@
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "analytics batch delivery" per POST and the counter kit.analytics.events
 // (delivered, dropped, retried). The tracer and the counter are made on
-// first use and again whenever the global provider changes (the API's meter
-// provider is not a proxy).
+// first use and again whenever the global provider changes (memoizeLast keyed
+// by it; the API's meter provider is not a proxy).
 import {
   context,
   type Counter,
@@ -17,37 +17,22 @@ import {
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { maskSecretText } from "../core/mod.ts";
+import { maskSecretText, memoizeLast } from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-analytics";
 
-let tracerProvider: TracerProvider | undefined;
-let tracer: Tracer | undefined;
-let meterProvider: MeterProvider | undefined;
-let events: Counter | undefined;
+const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
+  provider.getTracer(SCOPE)
+);
 
-function tracerOf(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (provider !== tracerProvider || tracer === undefined) {
-    tracerProvider = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
-
-function eventsOf(): Counter {
-  const provider = metrics.getMeterProvider();
-  if (provider !== meterProvider || events === undefined) {
-    meterProvider = provider;
-    events = provider.getMeter(SCOPE).createCounter("kit.analytics.events", {
-      description:
-        "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
-      unit: "{event}",
-    });
-  }
-  return events;
-}
+const eventsOf = memoizeLast((provider: MeterProvider): Counter =>
+  provider.getMeter(SCOPE).createCounter("kit.analytics.events", {
+    description:
+      "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
+    unit: "{event}",
+  })
+);
 
 /** What happened to analytics events. */
 export type EventOutcome = "delivered" | "dropped" | "retried";
@@ -59,7 +44,7 @@ export function countEvents(
   count: number,
 ): void {
   if (count <= 0) return;
-  eventsOf().add(count, {
+  eventsOf(metrics.getMeterProvider()).add(count, {
     "kit.analytics.provider": provider,
     "kit.outcome": outcome,
   });
@@ -94,10 +79,14 @@ export async function inDeliverySpan<R>(
   attempt: number,
   send: () => Promise<R>,
 ): Promise<R> {
-  const span: Span = tracerOf().startSpan("analytics batch delivery", {
-    kind: SpanKind.CLIENT,
-    root: true,
-  }, ROOT_CONTEXT);
+  const span: Span = tracerOf(trace.getTracerProvider()).startSpan(
+    "analytics batch delivery",
+    {
+      kind: SpanKind.CLIENT,
+      root: true,
+    },
+    ROOT_CONTEXT,
+  );
   if (span.isRecording()) {
     span.setAttribute("kit.analytics.provider", provider);
     span.setAttribute("kit.batch.size", size);

@@ -9,13 +9,14 @@
 // stale values served, refreshes and factory errors for stats(), so the same
 // counts are kept per area name for the whole process and read at each
 // collection. With no context manager registered, a hit costs one more
-// increment and a test, and no call into the API.
+// increment and two property reads (isOpenTelemetryRegistered), and no call
+// into the API.
 //
 // The API's global meter provider is NOT a proxy (metrics.getMeter() before
 // an SDK is registered returns a no-op meter for good), and trace.disable()
 // replaces the proxy tracer provider: both are got again whenever the global
 // provider changes (one global look-up when a scope is made, per factory run
-// and at every 1,024th hit of an area).
+// and at every 1,024th hit of an area for the meter provider).
 import {
   type Attributes,
   context,
@@ -29,7 +30,11 @@ import {
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { maskSecretText } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  maskSecretText,
+  memoizeLast,
+} from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-caching";
@@ -59,16 +64,8 @@ export function newCounters(): Counters {
   };
 }
 
-/** An area's counts for the whole process, and the hit path's mask. */
-export interface AreaTotals extends Counters {
-  /**
-   * 0 while a context manager is registered (every hit then looks for a
-   * recording span), else 1023 (every 1,024th hit of the area checks
-   * again). Kept beside the count a hit increments, so that testing it costs
-   * nothing more than an AND.
-   */
-  mask: number;
-}
+/** An area's counts for the whole process. */
+export type AreaTotals = Counters;
 
 /** The attribute sets of one area, made once. */
 export interface AreaTelemetry {
@@ -97,7 +94,7 @@ export function areaTelemetry(area: string): AreaTelemetry {
   let found = areas.get(area);
   if (found === undefined) {
     found = {
-      totals: { ...newCounters(), mask: hooks.mask },
+      totals: newCounters(),
       hit: attributesOf(area, "hit"),
       miss: attributesOf(area, "miss"),
       stale: attributesOf(area, "stale"),
@@ -129,8 +126,7 @@ let meterProvider: MeterProvider | undefined;
 
 /** Registers `kit.cache.requests` with the global meter provider, once each. */
 export function ensureMetrics(): void {
-  lookUpRegistry();
-  if (hooks.registry === undefined) return; // nothing was ever registered
+  if (!isOpenTelemetryRegistered("metrics")) return;
   const provider = metrics.getMeterProvider();
   if (provider === meterProvider) return;
   meterProvider = provider;
@@ -141,61 +137,12 @@ export function ensureMetrics(): void {
   }).addCallback(observe);
 }
 
-let tracerProvider: TracerProvider | undefined;
-let tracer: Tracer | undefined;
-
-function getTracer(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (provider !== tracerProvider || tracer === undefined) {
-    tracerProvider = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
-
-// A hit must cost next to nothing when no SDK is registered, and asking the
-// API for the active span costs more than the rest of a memory hit (its
-// globals live on globalThis, a slow object to read a missing key from). So
-// a hit first looks at the API's global registry (the object every copy of
-// @opentelemetry/api 1.x shares under this key, holding `context`, `trace`,
-// `metrics` once registered) through a reference kept once it exists:
-// without a context manager in it there is no active span. Until one is
-// there, the registry is looked at again at every 1,024th hit of an area
-// (checkTelemetry), and at every scope creation and factory run. (Reading a
-// missing key of globalThis is slow in Deno: looking at every 64th hit cost
-// 3-4 % of a memory hit.)
-const API_KEY = Symbol.for("opentelemetry.js.api.1");
-
-/** The API's global registry, once it exists. */
-export interface Registry {
-  context?: unknown;
-  trace?: unknown;
-}
-
-/** `registry` once it exists; `mask` as every area's {@linkcode AreaTotals}. */
-const hooks: { registry: Registry | undefined; mask: number } = {
-  registry: undefined,
-  mask: 1023,
-};
-
-function lookUpRegistry(): void {
-  let registry = hooks.registry;
-  if (registry === undefined) {
-    registry = (globalThis as Record<symbol, Registry | undefined>)[API_KEY];
-    hooks.registry = registry;
-  }
-  const mask = registry !== undefined && registry.context !== undefined
-    ? 0
-    : 1023;
-  if (mask !== hooks.mask) {
-    hooks.mask = mask;
-    for (const area of areas.values()) area.totals.mask = mask;
-  }
-}
+const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
+  provider.getTracer(SCOPE)
+);
 
 /**
- * Looks for the registry, a context manager and a new meter provider (at
- * every 1,024th hit of an area).
+ * Looks for a new meter provider (at every 1,024th hit of an area).
  */
 export function checkTelemetry(): void {
   ensureMetrics();
@@ -203,10 +150,11 @@ export function checkTelemetry(): void {
 
 /**
  * Adds the event `cache.hit` to the active span when it records; nothing
- * else (no span of its own) on a hit. Called only when a context manager is
- * registered.
+ * else (no span of its own) on a hit. Without a registered context manager
+ * no span is active: two property reads, no call into the API.
  */
 export function noteHit(attributes: Attributes): void {
+  if (!isOpenTelemetryRegistered("context")) return;
   const span = trace.getActiveSpan();
   if (span !== undefined && span.isRecording()) {
     span.addEvent("cache.hit", attributes);
@@ -233,10 +181,11 @@ export function startRun(attributes: Attributes): RunSpan {
   ensureMetrics();
   // Without a tracer provider, the span would be a non-recording copy of
   // the caller's: the factory then simply runs in the caller's context.
-  const registry = hooks.registry;
-  if (registry === undefined || registry.trace === undefined) return UNTRACED;
+  if (!isOpenTelemetryRegistered("trace")) return UNTRACED;
   const parent = context.active();
-  const span = getTracer().startSpan(SPAN_NAME, { attributes }, parent);
+  const span = tracerOf(trace.getTracerProvider()).startSpan(SPAN_NAME, {
+    attributes,
+  }, parent);
   const active = trace.setSpan(parent, span);
   return { span, run: (fn) => context.with(active, fn) };
 }

@@ -2,8 +2,8 @@
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "configuration reload" around each reload, and the counter
 // kit.config.reload.failures per source. The tracer and the counter are made
-// on first use and again whenever the global provider changes (the API's
-// meter provider is not a proxy).
+// on first use and again whenever the global provider changes (memoizeLast
+// keyed by it; the API's meter provider is not a proxy).
 import {
   context,
   type Counter,
@@ -16,39 +16,22 @@ import {
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
+import { memoizeLast } from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-configuration";
 
-let tracerProvider: TracerProvider | undefined;
-let tracer: Tracer | undefined;
-let meterProvider: MeterProvider | undefined;
-let failures: Counter | undefined;
+const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
+  provider.getTracer(SCOPE)
+);
 
-function tracerOf(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (provider !== tracerProvider || tracer === undefined) {
-    tracerProvider = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
-
-function failuresOf(): Counter {
-  const provider = metrics.getMeterProvider();
-  if (provider !== meterProvider || failures === undefined) {
-    meterProvider = provider;
-    failures = provider.getMeter(SCOPE).createCounter(
-      "kit.config.reload.failures",
-      {
-        description:
-          "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
-        unit: "{reload}",
-      },
-    );
-  }
-  return failures;
-}
+const failuresOf = memoizeLast((provider: MeterProvider): Counter =>
+  provider.getMeter(SCOPE).createCounter("kit.config.reload.failures", {
+    description:
+      "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
+    unit: "{reload}",
+  })
+);
 
 /** What started a reload: a `reload()` call or a watched source. */
 export type ReloadTrigger = "call" | "watch";
@@ -62,9 +45,13 @@ export function inReloadSpan<R>(
   run: (span: Span) => Promise<R>,
 ): Promise<R> {
   const parent = trigger === "watch" ? ROOT_CONTEXT : context.active();
-  const span = tracerOf().startSpan("configuration reload", {
-    attributes: { "kit.config.trigger": trigger },
-  }, parent);
+  const span = tracerOf(trace.getTracerProvider()).startSpan(
+    "configuration reload",
+    {
+      attributes: { "kit.config.trigger": trigger },
+    },
+    parent,
+  );
   return context.with(trace.setSpan(parent, span), () => run(span))
     .finally(() => span.end());
 }
@@ -84,7 +71,9 @@ export function reloadFailed(
   errorName: string,
   maskedMessage: string,
 ): void {
-  failuresOf().add(1, { "kit.config.source": source });
+  failuresOf(metrics.getMeterProvider()).add(1, {
+    "kit.config.source": source,
+  });
   if (!span.isRecording()) return;
   span.setAttribute("kit.config.source", source);
   span.setAttribute("error.type", errorName);

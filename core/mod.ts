@@ -26,3 +26,5 @@ export * from "./secrets.ts";
 export * from "./random_id.ts";
 export * from "./network_error.ts";
 export * from "./environment.ts";
+export * from "./open_telemetry.ts";
+export * from "./memoize_last.ts";

@@ -9,7 +9,8 @@
 // global provider changes: the API's meter provider is not a proxy (an
 // instrument made before an SDK registers would stay a no-op), and a test may
 // register and unregister SDKs one after another. With nothing registered a
-// call costs two global look-ups: no span, no context, no clock read.
+// call costs two property reads (isOpenTelemetryRegistered): no span, no
+// context, no clock read.
 import {
   type Attributes,
   type Context,
@@ -26,7 +27,7 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import { maskSecretText } from "../core/mod.ts";
+import { isOpenTelemetryRegistered, maskSecretText } from "../core/mod.ts";
 import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
 
@@ -100,6 +101,12 @@ export function startCall(
   method: string,
   url: string,
 ): CallTelemetry | undefined {
+  // Nothing registered: two property reads, not the API's look-ups.
+  if (
+    !isOpenTelemetryRegistered("trace") && !isOpenTelemetryRegistered("metrics")
+  ) {
+    return undefined;
+  }
   const tracer = tracerOf();
   const histogram = durationOf();
   if (tracer === undefined && histogram === undefined) return undefined;

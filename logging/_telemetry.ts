@@ -3,11 +3,12 @@
 // - the active span's ids for every entry (traceIds);
 // - the counter `kit.log.records` (delivered / dropped / retried);
 // - the CLIENT span "log batch delivery" around each POST of a batch.
-// The tracer and the counter are kept per global provider: the API's global
-// meter provider is NOT a proxy (metrics.getMeter() before an SDK is
-// registered returns a no-op meter for good), and trace.disable() replaces
-// the proxy tracer provider, so both are got again whenever the global
-// provider changes (one global look-up per use; they are used per batch).
+// The tracer and the counter are kept per global provider (memoizeLast): the
+// API's global meter provider is NOT a proxy (metrics.getMeter() before an
+// SDK is registered returns a no-op meter for good), and trace.disable()
+// replaces the proxy tracer provider, so both are got again whenever the
+// global provider changes (one global look-up per use; they are used per
+// batch).
 import {
   type Context,
   context,
@@ -25,7 +26,11 @@ import {
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { maskSecretText } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  maskSecretText,
+  memoizeLast,
+} from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-logging";
@@ -35,44 +40,13 @@ export const SCOPE = "@vendor/kit-platform-logging";
 let lastSpanContext: SpanContext | undefined;
 let lastValid = false;
 
-// Where @opentelemetry/api 1.x keeps its registered globals (the same key
-// for every copy of the API 1.x in the process). Without a registered
-// context manager, context.active() is always the root context, which holds
-// no span: reading this slot first skips the API's look-up chain on every
-// entry of a process that has no OpenTelemetry set up.
-const API_GLOBALS = Symbol.for("opentelemetry.js.api.1");
-type ApiGlobals = { context?: unknown } | undefined;
-const GLOBAL = globalThis as unknown as Record<symbol, ApiGlobals>;
-let globals: ApiGlobals;
-let slotDefined = false;
-
 /**
  * The active span's context when it is valid, else `undefined`. Cheap when
- * nothing is registered: the API's no-op context manager has no span.
+ * nothing is registered: without a context manager no span is active, so
+ * the API is not asked.
  */
 export function activeSpanContext(): SpanContext | undefined {
-  if (globals === undefined) {
-    // Reading a property the global object does not have is slow in V8
-    // (tens of ns, a third of a logging call); one it has, even holding
-    // undefined, is not. The API treats an undefined slot as an absent one
-    // (it registers with `slot ?? newGlobals` and reads with `slot == null`).
-    if (!slotDefined) {
-      slotDefined = true;
-      if (!(API_GLOBALS in GLOBAL)) {
-        try {
-          GLOBAL[API_GLOBALS] = undefined;
-        } catch {
-          // A sealed or frozen global object (SES lockdown): the slot stays
-          // missing, which only makes this read slower. No SDK can register
-          // there either.
-        }
-      }
-    }
-    // The API's globals object, once made, is never replaced.
-    globals = GLOBAL[API_GLOBALS];
-    if (globals === undefined) return undefined;
-  }
-  if (globals.context === undefined) return undefined;
+  if (!isOpenTelemetryRegistered("context")) return undefined;
   const span = trace.getActiveSpan();
   if (span === undefined) return undefined;
   const spanContext = span.spanContext();
@@ -83,32 +57,17 @@ export function activeSpanContext(): SpanContext | undefined {
   return lastValid ? spanContext : undefined;
 }
 
-let tracerProvider: TracerProvider | undefined;
-let tracer: Tracer | undefined;
-let meterProvider: MeterProvider | undefined;
-let records: Counter | undefined;
+const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
+  provider.getTracer(SCOPE)
+);
 
-function getTracer(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (provider !== tracerProvider || tracer === undefined) {
-    tracerProvider = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
-
-function getRecords(): Counter {
-  const provider = metrics.getMeterProvider();
-  if (provider !== meterProvider || records === undefined) {
-    meterProvider = provider;
-    records = provider.getMeter(SCOPE).createCounter("kit.log.records", {
-      description:
-        "Log entries of a provider that buffers and sends them, by outcome",
-      unit: "{record}",
-    });
-  }
-  return records;
-}
+const recordsOf = memoizeLast((provider: MeterProvider): Counter =>
+  provider.getMeter(SCOPE).createCounter("kit.log.records", {
+    description:
+      "Log entries of a provider that buffers and sends them, by outcome",
+    unit: "{record}",
+  })
+);
 
 /** Outcome of entries, for `kit.log.records`. */
 export type RecordOutcome = "delivered" | "dropped" | "retried";
@@ -120,7 +79,7 @@ export function countRecords(
   count: number,
 ): void {
   if (count <= 0) return;
-  getRecords().add(count, {
+  recordsOf(metrics.getMeterProvider()).add(count, {
     "kit.log.provider": provider,
     "kit.outcome": outcome,
   });
@@ -171,10 +130,14 @@ export function startDeliverySpan(
     ...server,
   };
   if (resendCount > 0) attributes["http.request.resend_count"] = resendCount;
-  const span = getTracer().startSpan("log batch delivery", {
-    kind: SpanKind.CLIENT,
-    attributes,
-  }, ROOT_CONTEXT);
+  const span = tracerOf(trace.getTracerProvider()).startSpan(
+    "log batch delivery",
+    {
+      kind: SpanKind.CLIENT,
+      attributes,
+    },
+    ROOT_CONTEXT,
+  );
   return { span, context: ROOT_CONTEXT.setValue(SUPPRESS_TRACING, true) };
 }
 

@@ -10,7 +10,6 @@ import { randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
 import {
   endServerSpan,
-  lookUpTelemetrySoon,
   type ServerSpan,
   startServerSpan,
 } from "./_telemetry.ts";
@@ -75,7 +74,6 @@ export function wrapHandler<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
-  lookUpTelemetrySoon();
   // `outcome`, when given, receives the status and the handler's error for
   // the request's span (only while an OpenTelemetry SDK is registered, so
   // the path without one is exactly the one before telemetry).

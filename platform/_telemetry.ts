@@ -26,7 +26,7 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import { maskSecretText } from "../core/mod.ts";
+import { isOpenTelemetryRegistered, maskSecretText } from "../core/mod.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";
 
 /** The instrumentation scope: the npm package's name. */
@@ -40,36 +40,11 @@ let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 let healthInstrument: ObservableGauge | undefined;
 
-// Where @opentelemetry/api 1.x keeps what is registered (one object per
-// process, shared by every copy of the API 1.x, made at the first
-// registration and never replaced; unregistering deletes its fields).
-// Reading it first makes a request cost two property reads while nothing is
-// registered, instead of the API's look-ups.
-const API_GLOBALS = Symbol.for("opentelemetry.js.api.1");
-type ApiGlobals = { trace?: unknown; metrics?: unknown } | undefined;
-let globals: ApiGlobals;
-// Reading a missing key of globalThis is slow: until the registry exists it
-// is looked for at the first request of each app.handle() wrapper and then
-// at every 32nd, so an SDK registered after requests began is seen within
-// 32 requests.
-let untilLookUp = 0;
-
-/** Makes the next request look for the API's registry (a new wrapper). */
-export function lookUpTelemetrySoon(): void {
-  untilLookUp = 0;
-}
-
+// Nothing registered: a request costs two property reads (see
+// isOpenTelemetryRegistered), not the API's look-ups.
 function nothingRegistered(): boolean {
-  if (globals === undefined) {
-    if (untilLookUp > 0) {
-      untilLookUp--;
-      return true;
-    }
-    untilLookUp = 31;
-    globals = (globalThis as Record<symbol, ApiGlobals>)[API_GLOBALS];
-    if (globals === undefined) return true;
-  }
-  return globals.trace === undefined && globals.metrics === undefined;
+  return !isOpenTelemetryRegistered("trace") &&
+    !isOpenTelemetryRegistered("metrics");
 }
 
 /** The tracer, or undefined while no tracer provider is registered. */
@@ -171,7 +146,7 @@ function schemeOf(url: string): string {
 
 /**
  * Starts the span of a request; undefined when neither a tracer nor a meter
- * provider is registered (then a request costs three property reads). When a
+ * provider is registered (then a request costs two property reads). When a
  * span is already active (the runtime's own server span, as Deno's with
  * `OTEL_DENO=true`, or a Node.js HTTP instrumentation's), Kit's span is its
  * child, of kind INTERNAL (one SERVER span per hop); otherwise it continues

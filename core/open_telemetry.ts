@@ -1,0 +1,92 @@
+/**
+ * A part of OpenTelemetry a process can register globally: the context
+ * manager (`context`, which makes spans active across calls), the tracer
+ * provider (`trace`), the meter provider (`metrics`) or the propagator
+ * (`propagation`).
+ */
+export type OpenTelemetryPart = "context" | "trace" | "metrics" | "propagation";
+
+// Where every copy of @opentelemetry/api 1.x keeps what is registered: one
+// object per process under this key (it names only the major version, so
+// every 1.x copy shares it), made at the first registration; unregistering
+// deletes its fields, not the object.
+const REGISTRY = Symbol.for("opentelemetry.js.api.1");
+
+type Registry =
+  | Partial<Record<OpenTelemetryPart, unknown>>
+  | null
+  | undefined;
+
+const GLOBAL = globalThis as unknown as Record<symbol, Registry>;
+
+let slotDefined = false;
+
+// Reading a property the global object does not have walks its prototype
+// chain and costs about three times a read of one it has, even holding
+// undefined. The API treats an undefined slot as an absent one (it
+// registers with `slot ?? { version }` and reads with `slot?.[part]`), so
+// the slot is defined once, holding undefined, when nothing is there yet.
+function defineSlot(): void {
+  slotDefined = true;
+  try {
+    if (!(REGISTRY in GLOBAL)) GLOBAL[REGISTRY] = undefined;
+  } catch {
+    // A sealed or frozen global object (SES lockdown): the slot stays
+    // missing, which only makes each read slower; nothing can register
+    // there either.
+  }
+}
+
+/**
+ * Tells whether a part of OpenTelemetry is registered in the process: a
+ * cheap test for the hot paths of instrumented libraries, to skip all
+ * tracing work while nothing would record it. Without a registered context
+ * manager no span is ever active (so a library need not ask for the active
+ * span); without a tracer or meter provider, spans and measurements go
+ * nowhere.
+ *
+ * It reads the registry `@opentelemetry/api` 1.x keeps on `globalThis`
+ * under `Symbol.for("opentelemetry.js.api.1")` directly, on every call,
+ * without importing the API (this package has no dependencies), and keeps
+ * nothing: an SDK registered later, unregistered again (`trace.disable()`,
+ * `context.disable()`), or a registry removed by a test harness is seen at
+ * the next call. The key holds only the major version, so every copy of
+ * the API 1.x in the process (any minor version, ESM or CommonJS) shares
+ * it, and so does Deno's built-in OpenTelemetry (`OTEL_DENO=true`), which
+ * registers there before any module runs.
+ *
+ * The first call defines that slot, holding `undefined`, when it is absent
+ * (the API treats that as no registry), because reading a missing property
+ * of the global object is several times slower than reading one it has;
+ * after that a call costs one property read of `globalThis` and one of the
+ * registry, a few nanoseconds. On a sealed or frozen `globalThis` (SES
+ * lockdown) the slot cannot be defined: the answer is still right, each
+ * call is just slower.
+ *
+ * @param part What to look for; `"context"` (a context manager) when
+ * omitted.
+ * @returns `true` when that part is registered with `@opentelemetry/api`
+ * 1.x (or by the runtime), else `false`.
+ *
+ * @example Skipping span work while no context manager is registered
+ * ```ts
+ * import { isOpenTelemetryRegistered } from "@vendor/kit/core";
+ *
+ * function traceIds(): string | undefined {
+ *   if (!isOpenTelemetryRegistered("context")) return undefined;
+ *   // …only now ask @opentelemetry/api for the active span.
+ *   return undefined;
+ * }
+ * traceIds();
+ * ```
+ */
+export function isOpenTelemetryRegistered(
+  part: OpenTelemetryPart = "context",
+): boolean {
+  const registry = GLOBAL[REGISTRY];
+  if (registry === undefined) {
+    if (!slotDefined) defineSlot();
+    return false;
+  }
+  return registry !== null && registry[part] != null;
+}

@@ -1,0 +1,263 @@
+// isOpenTelemetryRegistered() against the real @opentelemetry/api: what is
+// registered, unregistered, or removed by a harness is seen at the next
+// call; on a sealed or frozen globalThis (child processes of the runtime
+// running the tests) it answers without throwing.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
+import {
+  isOpenTelemetryRegistered,
+  memoizeLast,
+  type OpenTelemetryPart,
+} from "../../core/mod.ts";
+import { moduleUrl } from "../_support/module_url.ts";
+
+const KEY = Symbol.for("opentelemetry.js.api.1");
+const PARTS: OpenTelemetryPart[] = [
+  "context",
+  "trace",
+  "metrics",
+  "propagation",
+];
+
+function unregisterAll(): void {
+  context.disable();
+  trace.disable();
+  metrics.disable();
+  propagation.disable();
+}
+
+function registered(): Record<OpenTelemetryPart, boolean> {
+  return Object.fromEntries(
+    PARTS.map((part) => [part, isOpenTelemetryRegistered(part)]),
+  ) as Record<OpenTelemetryPart, boolean>;
+}
+
+const NOTHING = {
+  context: false,
+  trace: false,
+  metrics: false,
+  propagation: false,
+};
+
+describe("isOpenTelemetryRegistered()", () => {
+  before(unregisterAll);
+  after(unregisterAll);
+
+  it("is false for every part while nothing is registered", () => {
+    assert.deepEqual(registered(), NOTHING);
+    assert.equal(isOpenTelemetryRegistered(), false);
+  });
+
+  it("sees each part as soon as it is registered, and again once unregistered", () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    assert.deepEqual(registered(), { ...NOTHING, context: true });
+    assert.equal(isOpenTelemetryRegistered(), true, "context by default");
+
+    trace.setGlobalTracerProvider(new TracerProvider());
+    metrics.setGlobalMeterProvider(new MeterProvider());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    assert.deepEqual(registered(), {
+      context: true,
+      trace: true,
+      metrics: true,
+      propagation: true,
+    });
+
+    trace.disable();
+    assert.equal(isOpenTelemetryRegistered("trace"), false);
+    assert.equal(isOpenTelemetryRegistered("context"), true);
+    unregisterAll();
+    assert.deepEqual(registered(), NOTHING);
+  });
+
+  it("keeps no registry: one a harness removed, then a new one, are both seen", () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager());
+    assert.equal(isOpenTelemetryRegistered("context"), true);
+    const global = globalThis as unknown as Record<symbol, unknown>;
+    delete global[KEY];
+    assert.deepEqual(registered(), NOTHING);
+    // The API makes a new registry object at the next registration.
+    trace.setGlobalTracerProvider(new TracerProvider());
+    assert.notEqual(global[KEY], undefined);
+    assert.deepEqual(registered(), { ...NOTHING, trace: true });
+    unregisterAll();
+    assert.deepEqual(registered(), NOTHING);
+  });
+
+  it("leaves the API working after defining its slot as undefined", () => {
+    const global = globalThis as unknown as Record<symbol, unknown>;
+    delete global[KEY];
+    isOpenTelemetryRegistered();
+    // The first call of this process already defined it; define it again.
+    global[KEY] = undefined;
+    assert.equal(KEY in globalThis, true);
+    assert.equal(isOpenTelemetryRegistered(), false);
+    const manager = new AsyncLocalStorageContextManager().enable();
+    assert.equal(context.setGlobalContextManager(manager), true);
+    assert.equal(isOpenTelemetryRegistered(), true);
+    unregisterAll();
+  });
+});
+
+interface ChildResult {
+  code: number | null;
+  out: string;
+}
+
+// Deno's own exit marks globalThis (Symbol(Deno.isUnloadDispatched)), which
+// fails on a sealed one after the script ran: that, and only that, may end
+// the child with an error.
+function assertExited(result: ChildResult): void {
+  if (result.code === 0) return;
+  const isDeno =
+    (process.versions as Record<string, string | undefined>).deno !==
+      undefined;
+  assert.ok(
+    isDeno && /Cannot add property Symbol\(Deno\.isUnloadDispatched\)/.test(
+      result.out,
+    ) && !/ at .*core/.test(result.out),
+    result.out,
+  );
+}
+
+// The JSON the child printed (its first line).
+function printed(result: ChildResult): unknown {
+  return JSON.parse(result.out.trim().split("\n")[0]);
+}
+
+// Runs `source` (with CORE replaced by core's entry point) in a child of
+// the runtime running the tests (Deno here; Node.js and Bun in the npm
+// passes).
+async function runChild(source: string): Promise<ChildResult> {
+  const dir = await mkdtemp(join(tmpdir(), "kit-otel-probe-"));
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source.replace("CORE", JSON.stringify(moduleUrl("core"))),
+    );
+    const isDeno =
+      (process.versions as Record<string, string | undefined>).deno !==
+        undefined;
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [script];
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1", OTEL_DENO: "false" },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("isOpenTelemetryRegistered() on a sealed or frozen globalThis", () => {
+  it("answers false without throwing when the slot cannot be defined", async () => {
+    const result = await runChild(`
+const key = Symbol.for("opentelemetry.js.api.1");
+delete globalThis[key];
+Object.seal(globalThis);
+const { isOpenTelemetryRegistered } = await import(CORE);
+const answers = [isOpenTelemetryRegistered(), isOpenTelemetryRegistered("trace"), isOpenTelemetryRegistered()];
+console.log(JSON.stringify({ answers, defined: key in globalThis, sealed: Object.isSealed(globalThis) }));
+`);
+    assertExited(result);
+    assert.deepEqual(printed(result), {
+      answers: [false, false, false],
+      defined: false,
+      sealed: true,
+    });
+  });
+
+  it("still sees a registry made before globalThis was frozen", async () => {
+    const result = await runChild(`
+const key = Symbol.for("opentelemetry.js.api.1");
+const registry = { version: "1.9.0", context: {} };
+globalThis[key] = registry;
+Object.freeze(globalThis);
+const { isOpenTelemetryRegistered } = await import(CORE);
+const registered = isOpenTelemetryRegistered();
+delete registry.context;
+console.log(JSON.stringify({ registered, after: isOpenTelemetryRegistered(), frozen: Object.isFrozen(globalThis) }));
+`);
+    assertExited(result);
+    assert.deepEqual(printed(result), {
+      registered: true,
+      after: false,
+      frozen: true,
+    });
+  });
+});
+
+describe("memoizeLast()", () => {
+  it("makes the value once per key, and again when the key changes", () => {
+    const made: object[] = [];
+    const valueOf = memoizeLast((key: object) => {
+      made.push(key);
+      return { of: key };
+    });
+    const a = {};
+    const b = {};
+    const first = valueOf(a);
+    assert.equal(valueOf(a), first);
+    const second = valueOf(b);
+    assert.notEqual(second, first);
+    assert.equal(second.of, b);
+    assert.notEqual(valueOf(a), first, "made again for a key seen before");
+    assert.deepEqual(made, [a, b, a]);
+  });
+
+  it("keeps an undefined result and an undefined key like any other", () => {
+    let calls = 0;
+    const valueOf = memoizeLast((key: string | undefined) => {
+      calls++;
+      return key === undefined ? undefined : key.length;
+    });
+    assert.equal(valueOf(undefined), undefined);
+    assert.equal(valueOf(undefined), undefined);
+    assert.equal(calls, 1);
+    assert.equal(valueOf("abc"), 3);
+    assert.equal(calls, 2);
+  });
+
+  it("makes nothing it keeps when make throws", () => {
+    let fail = true;
+    const valueOf = memoizeLast((key: number) => {
+      if (fail) throw new Error("not yet");
+      return key * 2;
+    });
+    assert.throws(() => valueOf(1), /not yet/);
+    fail = false;
+    assert.equal(valueOf(1), 2);
+  });
+});
