@@ -22,6 +22,10 @@ import type { LogEntry } from "./log_entry.ts";
 import { type Redactor, serializeError } from "./_redactor.ts";
 import { safeStringify } from "./_format.ts";
 import { SCOPE } from "./_telemetry.ts";
+import { readEnvironmentVariable, unrefTimer } from "../core/mod.ts";
+import { LogProviderOptionError } from "./log_provider_option_error.ts";
+import { checkOptions } from "./_options.ts";
+import { REMOTE_RULES } from "./_rules.ts";
 
 // OTLP SeverityNumber of debug, info, warning and error (DEBUG, INFO, WARN,
 // ERROR: the first number of each range).
@@ -168,4 +172,94 @@ export class OtlpFormatter {
   body(records: readonly string[]): string {
     return this.#head + records.join(",") + "]}]}]}";
   }
+}
+
+/** `value` trimmed, or undefined when it is missing or blank. */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/**
+ * The endpoint of an otlp provider given none: the OTLP exporters'
+ * variables (a logs endpoint as is; a base endpoint gets /v1/logs).
+ */
+export function otlpEndpointFromEnvironment(): string {
+  const logs = nonEmpty(
+    readEnvironmentVariable("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"),
+  );
+  const base = nonEmpty(readEnvironmentVariable("OTEL_EXPORTER_OTLP_ENDPOINT"));
+  const endpoint = logs ??
+    (base === undefined ? undefined : base.replace(/\/+$/, "") + "/v1/logs");
+  if (endpoint === undefined) {
+    throw new LogProviderOptionError(
+      "RemoteLogProvider",
+      "endpoint",
+      "is required (or set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)",
+      undefined,
+    );
+  }
+  const checked = checkOptions("RemoteLogProvider", REMOTE_RULES, {
+    endpoint,
+  }, ["endpoint"]);
+  return checked.endpoint as string;
+}
+
+// Largest OTLP answer read for its partialSuccess.
+const MAX_ANSWER_BYTES = 65_536;
+
+// The partialSuccess of an OTLP answer (ExportLogsServiceResponse): how
+// many records the collector rejected and why. Reads at most 64 KiB for at
+// most `ms` ms; an answer that is empty, not JSON or too slow counts as a
+// full success. The body is always consumed or cancelled.
+export async function partialSuccess(
+  response: Response,
+  ms: number,
+): Promise<{ rejected: number; message: string }> {
+  const body = response.body;
+  if (body === null) return { rejected: 0, message: "" };
+  const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = unrefTimer(setTimeout(() => resolve(undefined), ms));
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= MAX_ANSWER_BYTES) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === undefined) break;
+      if (read.done) {
+        const text = new TextDecoder().decode(concat(chunks, size));
+        const parsed = text.trim() === "" ? undefined : JSON.parse(text);
+        const partial = parsed?.partialSuccess;
+        const rejected = Number(partial?.rejectedLogRecords ?? 0);
+        return {
+          rejected: Number.isSafeInteger(rejected) && rejected > 0
+            ? rejected
+            : 0,
+          message: typeof partial?.errorMessage === "string"
+            ? partial.errorMessage
+            : "",
+        };
+      }
+      chunks.push(read.value);
+      size += read.value.length;
+    }
+  } catch {
+    // Not JSON, or the connection broke after the status: delivered.
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  return { rejected: 0, message: "" };
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }

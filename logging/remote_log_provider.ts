@@ -1,9 +1,7 @@
-import type { KyInstance, Options as KyOptions } from "ky";
+import type { Options as KyOptions } from "ky";
 import {
   deadlineSignal,
   type DisposeOptions,
-  maskSecretText,
-  parseRetryAfter,
   readEnvironmentVariable,
   unrefTimer,
 } from "../core/mod.ts";
@@ -12,7 +10,6 @@ import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { LogDeliveryError } from "./log_delivery_error.ts";
-import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { checkOptions } from "./_options.ts";
 import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
@@ -21,15 +18,19 @@ import { RESOLVED } from "./_resolved.ts";
 import { randomId } from "../core/mod.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
-import { OtlpFormatter } from "./_otlp.ts";
 import {
-  countRecords,
-  endDeliverySpan,
-  runIn,
-  type ServerAttributes,
-  serverAttributes,
-  startDeliverySpan,
-} from "./_telemetry.ts";
+  nonEmpty,
+  otlpEndpointFromEnvironment,
+  OtlpFormatter,
+} from "./_otlp.ts";
+import { countRecords } from "./_telemetry.ts";
+import {
+  entries,
+  KEEP_ALIVE_MS,
+  type Outcome,
+  PROVIDER,
+  RemoteDelivery,
+} from "./_remote_delivery.ts";
 
 /** The wire formats of {@linkcode RemoteLogProvider}. */
 export type RemoteLogFormat = "json" | "otlp";
@@ -37,8 +38,12 @@ export type RemoteLogFormat = "json" | "otlp";
 /** `service.name` when neither `serviceName` nor `OTEL_SERVICE_NAME` is set. */
 const DEFAULT_SERVICE_NAME = "unknown_service";
 
-// The `kit.log.provider` attribute of kit.log.records.
-const PROVIDER = "remote";
+// How long the flush started when a script ends without dispose() may take.
+const EXIT_FLUSH_TIMEOUT = 2_000;
+
+function reasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
 
 /** Options of {@linkcode RemoteLogProvider}. */
 export interface RemoteLogProviderOptions {
@@ -96,66 +101,6 @@ export interface RemoteLogProviderOptions {
    */
   onError?: (error: Error) => void;
 }
-
-// ky loads when the first batch goes out, so importing the logging package
-// (whose remote provider most processes never start) does not load it.
-let kyModule: Promise<typeof import("ky")> | undefined;
-function loadKy(): Promise<typeof import("ky")> {
-  return kyModule ??= import("ky");
-}
-
-function entries(count: number): string {
-  return count === 1 ? "1 entry" : `${count} entries`;
-}
-
-// ky's HTTPError and TimeoutError carry the request and the options, whose
-// headers hold the API key; printing such an error (the default onError is
-// console.error) would show it. A LogDeliveryError's cause is therefore a
-// plain copy: name, message, stack and (copied the same way, a few levels
-// deep) the cause, such as the socket error under a network failure.
-function detach(error: unknown, depth = 0): Error {
-  if (!(error instanceof Error)) return new Error(String(error));
-  const cause = error.cause;
-  const copy = cause !== undefined && depth < 3
-    ? new Error(error.message, { cause: detach(cause, depth + 1) })
-    : new Error(error.message);
-  copy.name = error.name;
-  if (error.stack !== undefined) copy.stack = error.stack;
-  return copy;
-}
-
-const RETRY_STATUSES: number[] = [408, 429];
-for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
-
-// Longest delay setTimeout accepts: a ref'd keep-alive while someone awaits
-// flush() or dispose() (the flush timer and the retry waits are unref'd).
-const KEEP_ALIVE_MS = 2_147_483_647;
-
-// How long the flush started when a script ends without dispose() may take.
-const EXIT_FLUSH_TIMEOUT = 2_000;
-
-// A retry wait that never keeps the process alive on its own and ends early
-// when the signal aborts. Clamped to what setTimeout accepts (a longer delay
-// would fire at once in Node.js).
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = unrefTimer(setTimeout(done, Math.min(ms, KEEP_ALIVE_MS)));
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-function reasonText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
-}
-
-// How one batch ended.
-type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
 
 /**
  * Buffers entries and POSTs them as JSON batches:
@@ -257,18 +202,12 @@ export class RemoteLogProvider implements ILogProvider {
   readonly #batchSize: number;
   readonly #flushInterval: number;
   readonly #maxBufferSize: number;
-  readonly #maxRetries: number;
-  readonly #retryDelay: number;
-  readonly #maxRetryDelay: number;
   readonly #level: LogLevel;
   readonly #json: JsonFormatter;
   readonly #otlp: OtlpFormatter | undefined;
-  readonly #server: ServerAttributes;
-  readonly #timeout: number;
   readonly #onError: (error: Error) => void;
-  readonly #clientOptions: KyOptions;
-  #client: KyInstance | undefined;
   readonly #exitHooks: ExitHooks;
+  readonly #delivery: RemoteDelivery;
 
   // Serialized entries waiting; #head is the first one not yet taken.
   #buffer: string[] = [];
@@ -288,13 +227,8 @@ export class RemoteLogProvider implements ILogProvider {
   #inFlight = 0;
   // Entries of a batch whose posting was aborted, not yet counted.
   #abandoned = 0;
-  // A batch used up its retries and none has gone through since.
-  #unreachable = false;
-  // The last attempt failed (for checkHealth).
-  #failing = false;
-  // For checkHealth: `dropped` at the last check, failed attempts since.
+  // For checkHealth: `dropped` at the last check.
   #droppedAtCheck = 0;
-  #failedAttempts = 0;
   #exitFlushing = false;
 
   /**
@@ -319,14 +253,9 @@ export class RemoteLogProvider implements ILogProvider {
       (checked[name] as number | undefined) ?? fallback;
     this.#endpoint = (checked.endpoint as string | undefined) ??
       otlpEndpointFromEnvironment();
-    this.#server = serverAttributes(this.#endpoint);
-    this.#timeout = number("timeout", 10_000);
     this.#batchSize = number("batchSize", 100);
     this.#flushInterval = number("flushInterval", 5000);
     this.#maxBufferSize = number("maxBufferSize", 10_000);
-    this.#maxRetries = number("maxRetries", 5);
-    this.#retryDelay = number("retryDelay", 1000);
-    this.#maxRetryDelay = number("maxRetryDelay", 30_000);
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
       ((error) => globalThis.console.error(error));
@@ -348,14 +277,25 @@ export class RemoteLogProvider implements ILogProvider {
     if (checked.apiKey !== undefined) {
       headers["x-api-key"] = checked.apiKey as string;
     }
-    this.#clientOptions = {
+    const clientOptions: KyOptions = {
       headers,
       timeout: number("timeout", 10_000),
       throwHttpErrors: true,
-      // Retries are Kit's own (see #post): ky's waits are ref'd timers that
-      // would keep a process alive after its script ended.
+      // Retries are Kit's own (see RemoteDelivery): ky's waits are ref'd
+      // timers that would keep a process alive after its script ended.
       retry: 0,
     };
+    this.#delivery = new RemoteDelivery({
+      endpoint: this.#endpoint,
+      timeout: number("timeout", 10_000),
+      maxRetries: number("maxRetries", 5),
+      retryDelay: number("retryDelay", 1000),
+      maxRetryDelay: number("maxRetryDelay", 30_000),
+      clientOptions,
+      otlp,
+      drop: (count, message, status, cause) =>
+        this.#drop(count, message, status, cause),
+    });
     this.#exitHooks = {
       beforeExit: () => this.#beforeExit(),
       exit: () => this.#exit(),
@@ -518,11 +458,11 @@ export class RemoteLogProvider implements ILogProvider {
    */
   checkHealth(): HealthCheckResult {
     const dropped = this.#dropped - this.#droppedAtCheck;
-    const failed = this.#failedAttempts;
+    const failed = this.#delivery.failedAttempts;
     this.#droppedAtCheck = this.#dropped;
-    this.#failedAttempts = 0;
+    this.#delivery.failedAttempts = 0;
     return {
-      status: this.#failing || dropped > 0 ? "degraded" : "healthy",
+      status: this.#delivery.failing || dropped > 0 ? "degraded" : "healthy",
       detail: { dropped, failed, buffered: this.buffered },
     };
   }
@@ -661,7 +601,6 @@ export class RemoteLogProvider implements ILogProvider {
   }
 
   async #post(batch: string[], signal: AbortSignal): Promise<Outcome> {
-    const probe = this.#unreachable;
     const announced = this.#unreported;
     const items = announced > 0
       ? [this.#dropEntry(announced), ...batch]
@@ -669,110 +608,18 @@ export class RemoteLogProvider implements ILogProvider {
     const body = this.#otlp !== undefined
       ? this.#otlp.body(items)
       : '{"entries":[' + items.join(",") + "]}";
-    // One key per batch, the same on every retry of it.
-    const key = randomId();
-    const ky = await loadKy();
-    const client = this.#client ??= ky.default.create(this.#clientOptions);
-    for (let attempt = 1;; attempt++) {
-      let status: number | undefined;
-      let retryAfter: number | undefined;
-      // One CLIENT span per POST; the POST itself runs where tracing is
-      // suppressed (see startDeliverySpan).
-      const delivery = startDeliverySpan(
-        items.length,
-        attempt - 1,
-        this.#server,
-      );
-      try {
-        const response = await runIn(
-          delivery.context,
-          () =>
-            client.post(this.#endpoint, {
-              body,
-              signal,
-              headers: { "idempotency-key": key },
-            }),
-        );
-        // An OTLP collector may accept a batch in part: its answer's
-        // partialSuccess counts the records it rejected.
-        const partial = this.#otlp !== undefined
-          ? await partialSuccess(response, this.#timeout)
-          : undefined;
-        if (partial === undefined) {
-          await response.body?.cancel().catch(() => {});
-        }
-        const rejected = Math.min(partial?.rejected ?? 0, batch.length);
-        endDeliverySpan(delivery.span, response.status, undefined);
-        countRecords(PROVIDER, "delivered", batch.length - rejected);
-        this.#unreported -= announced;
-        this.#overflowing = false;
-        this.#unreachable = false;
-        this.#failing = false;
-        if (rejected > 0) {
-          this.#drop(
-            rejected,
-            `RemoteLogProvider: ${this.#endpoint} rejected ${
-              entries(rejected)
-            } of ${batch.length}${
-              partial?.message ? `: ${maskSecretText(partial.message)}` : ""
-            }`,
-            response.status,
-          );
-        }
-        return "sent";
-      } catch (error) {
-        if (error instanceof ky.HTTPError) status = error.response.status;
-        endDeliverySpan(delivery.span, status, error);
-        if (signal.aborted) return "aborted";
-        this.#failing = true;
-        this.#failedAttempts++;
-        if (error instanceof ky.HTTPError) {
-          retryAfter = parseRetryAfter(
-            error.response.headers.get("retry-after"),
-          );
-          await error.response.body?.cancel().catch(() => {});
-        }
-        if (status !== undefined && !RETRY_STATUSES.includes(status)) {
-          // The endpoint answered: it is reachable.
-          this.#unreachable = false;
-          this.#drop(
-            batch.length,
-            `RemoteLogProvider: ${this.#endpoint} answered ${status}; ${
-              entries(batch.length)
-            } dropped (not retried)`,
-            status,
-            detach(error),
-          );
-          return "dropped";
-        }
-        if (probe) return "unreachable";
-        if (attempt > this.#maxRetries) {
-          this.#unreachable = true;
-          const reason = error instanceof Error ? error.message : String(error);
-          this.#drop(
-            batch.length,
-            `RemoteLogProvider: ${entries(batch.length)} dropped after ${
-              attempt === 1 ? "1 attempt" : `${attempt} attempts`
-            }: ${reason}`,
-            status,
-            detach(error),
-          );
-          return "dropped";
-        }
-      }
-      // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
-      // batch again. Retry-After (capped by maxRetryDelay) replaces the
-      // backoff.
-      countRecords(PROVIDER, "retried", batch.length);
-      await sleep(
-        Math.min(
-          this.#maxRetryDelay,
-          retryAfter ?? this.#retryDelay * 2 ** (attempt - 1),
-        ),
-        signal,
-      );
-      if (signal.aborted) return "aborted";
+    const outcome = await this.#delivery.post(
+      body,
+      items.length,
+      batch.length,
+      signal,
+    );
+    if (outcome === "sent") {
+      // The drop entry went through with the batch.
+      this.#unreported -= announced;
+      this.#overflowing = false;
     }
+    return outcome;
   }
 
   // The event loop ran empty with entries undelivered (no dispose() was
@@ -856,91 +703,4 @@ export class RemoteLogProvider implements ILogProvider {
       this.#head = 0;
     }
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-// The endpoint of an otlp provider given none: the OTLP exporters'
-// variables (a logs endpoint as is; a base endpoint gets /v1/logs).
-function otlpEndpointFromEnvironment(): string {
-  const logs = nonEmpty(
-    readEnvironmentVariable("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"),
-  );
-  const base = nonEmpty(readEnvironmentVariable("OTEL_EXPORTER_OTLP_ENDPOINT"));
-  const endpoint = logs ??
-    (base === undefined ? undefined : base.replace(/\/+$/, "") + "/v1/logs");
-  if (endpoint === undefined) {
-    throw new LogProviderOptionError(
-      "RemoteLogProvider",
-      "endpoint",
-      "is required (or set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)",
-      undefined,
-    );
-  }
-  const checked = checkOptions("RemoteLogProvider", REMOTE_RULES, {
-    endpoint,
-  }, ["endpoint"]);
-  return checked.endpoint as string;
-}
-
-// Largest OTLP answer read for its partialSuccess.
-const MAX_ANSWER_BYTES = 65_536;
-
-// The partialSuccess of an OTLP answer (ExportLogsServiceResponse): how
-// many records the collector rejected and why. Reads at most 64 KiB for at
-// most `ms` ms; an answer that is empty, not JSON or too slow counts as a
-// full success. The body is always consumed or cancelled.
-async function partialSuccess(
-  response: Response,
-  ms: number,
-): Promise<{ rejected: number; message: string }> {
-  const body = response.body;
-  if (body === null) return { rejected: 0, message: "" };
-  const reader = body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = unrefTimer(setTimeout(() => resolve(undefined), ms));
-  });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size <= MAX_ANSWER_BYTES) {
-      const read = await Promise.race([reader.read(), late]);
-      if (read === undefined) break;
-      if (read.done) {
-        const text = new TextDecoder().decode(concat(chunks, size));
-        const parsed = text.trim() === "" ? undefined : JSON.parse(text);
-        const partial = parsed?.partialSuccess;
-        const rejected = Number(partial?.rejectedLogRecords ?? 0);
-        return {
-          rejected: Number.isSafeInteger(rejected) && rejected > 0
-            ? rejected
-            : 0,
-          message: typeof partial?.errorMessage === "string"
-            ? partial.errorMessage
-            : "",
-        };
-      }
-      chunks.push(read.value);
-      size += read.value.length;
-    }
-  } catch {
-    // Not JSON, or the connection broke after the status: delivered.
-  } finally {
-    clearTimeout(timer);
-    reader.cancel().catch(() => {});
-  }
-  return { rejected: 0, message: "" };
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

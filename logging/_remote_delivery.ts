@@ -1,0 +1,244 @@
+// How RemoteLogProvider sends one batch: the POST with ky, Kit's own retries
+// (exponential backoff, Retry-After, the unreachable-endpoint probe), a
+// "log batch delivery" span per attempt and the kit.log.records counts. The
+// provider keeps the buffer and decides what goes in a batch.
+import type { KyInstance, Options as KyOptions } from "ky";
+import {
+  maskSecretText,
+  parseRetryAfter,
+  randomId,
+  unrefTimer,
+} from "../core/mod.ts";
+import { partialSuccess } from "./_otlp.ts";
+import {
+  countRecords,
+  endDeliverySpan,
+  runIn,
+  type ServerAttributes,
+  serverAttributes,
+  startDeliverySpan,
+} from "./_telemetry.ts";
+
+/** `kit.log.provider` of the remote provider. */
+export const PROVIDER = "remote";
+
+// ky loads when the first batch goes out, so importing the logging package
+// (whose remote provider most processes never start) does not load it. A
+// failed import is tried again at the next attempt.
+let kyModule: Promise<typeof import("ky")> | undefined;
+function loadKy(): Promise<typeof import("ky")> {
+  return kyModule ??= import("ky").catch((error: unknown) => {
+    kyModule = undefined;
+    throw error;
+  });
+}
+
+/** "1 entry", "2 entries". */
+export function entries(count: number): string {
+  return count === 1 ? "1 entry" : `${count} entries`;
+}
+
+// ky's HTTPError and TimeoutError carry the request and the options, whose
+// headers hold the API key; printing such an error (the default onError is
+// console.error) would show it. A LogDeliveryError's cause is therefore a
+// plain copy: name, message, stack and (copied the same way, a few levels
+// deep) the cause, such as the socket error under a network failure.
+function detach(error: unknown, depth = 0): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const cause = error.cause;
+  const copy = cause !== undefined && depth < 3
+    ? new Error(error.message, { cause: detach(cause, depth + 1) })
+    : new Error(error.message);
+  copy.name = error.name;
+  if (error.stack !== undefined) copy.stack = error.stack;
+  return copy;
+}
+
+const RETRY_STATUSES: number[] = [408, 429];
+for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
+
+/**
+ * Longest delay setTimeout accepts: a ref'd keep-alive while someone awaits
+ * flush() or dispose() (the flush timer and the retry waits are unref'd).
+ */
+export const KEEP_ALIVE_MS = 2_147_483_647;
+
+// A retry wait that never keeps the process alive on its own and ends early
+// when the signal aborts. Clamped to what setTimeout accepts (a longer delay
+// would fire at once in Node.js).
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = unrefTimer(setTimeout(done, Math.min(ms, KEEP_ALIVE_MS)));
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** How one batch ended. */
+export type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
+
+/** What a {@linkcode RemoteDelivery} is given by its provider. */
+export interface DeliverySettings {
+  readonly endpoint: string;
+  /** The request timeout (ms); also bounds reading an OTLP answer. */
+  readonly timeout: number;
+  readonly maxRetries: number;
+  readonly retryDelay: number;
+  readonly maxRetryDelay: number;
+  readonly clientOptions: KyOptions;
+  /** Whether answers are OTLP (their partialSuccess is read). */
+  readonly otlp: boolean;
+  /** Drops entries: counts and reports them. */
+  readonly drop: (
+    count: number,
+    message: string,
+    status?: number,
+    cause?: unknown,
+  ) => void;
+}
+
+/** Sends batches, one at a time, with retries. */
+export class RemoteDelivery {
+  readonly #settings: DeliverySettings;
+  readonly #server: ServerAttributes;
+  #client: KyInstance | undefined;
+  /** A batch used up its retries and none has gone through since. */
+  unreachable = false;
+  /** The last attempt failed. */
+  failing = false;
+  /** Failed attempts (checkHealth resets it). */
+  failedAttempts = 0;
+
+  constructor(settings: DeliverySettings) {
+    this.#settings = settings;
+    this.#server = serverAttributes(settings.endpoint);
+  }
+
+  /**
+   * POSTs `body` (`size` items, of which `batchLength` are the batch's
+   * entries, the rest a drop announcement) until it is delivered, refused,
+   * out of retries or aborted. Entries it gives up on are dropped through
+   * the settings' `drop`; it never throws.
+   */
+  async post(
+    body: string,
+    size: number,
+    batchLength: number,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
+    const settings = this.#settings;
+    const endpoint = settings.endpoint;
+    const probe = this.unreachable;
+    // One key per batch, the same on every retry of it.
+    const key = randomId();
+    for (let attempt = 1;; attempt++) {
+      let status: number | undefined;
+      let retryAfter: number | undefined;
+      let ky: typeof import("ky") | undefined;
+      // One CLIENT span per POST; the POST itself runs where tracing is
+      // suppressed (see startDeliverySpan).
+      const delivery = startDeliverySpan(size, attempt - 1, this.#server);
+      try {
+        // Inside the try: a failed import of ky is a failed attempt,
+        // retried and then counted as dropped like a network error.
+        ky = await loadKy();
+        const client = this.#client ??= ky.default.create(
+          settings.clientOptions,
+        );
+        const response = await runIn(
+          delivery.context,
+          () =>
+            client.post(endpoint, {
+              body,
+              signal,
+              headers: { "idempotency-key": key },
+            }),
+        );
+        // An OTLP collector may accept a batch in part: its answer's
+        // partialSuccess counts the records it rejected.
+        const partial = settings.otlp
+          ? await partialSuccess(response, settings.timeout)
+          : undefined;
+        if (partial === undefined) {
+          await response.body?.cancel().catch(() => {});
+        }
+        const rejected = Math.min(partial?.rejected ?? 0, batchLength);
+        endDeliverySpan(delivery.span, response.status, undefined);
+        countRecords(PROVIDER, "delivered", batchLength - rejected);
+        this.unreachable = false;
+        this.failing = false;
+        if (rejected > 0) {
+          settings.drop(
+            rejected,
+            `RemoteLogProvider: ${endpoint} rejected ${
+              entries(rejected)
+            } of ${batchLength}${
+              partial?.message ? `: ${maskSecretText(partial.message)}` : ""
+            }`,
+            response.status,
+          );
+        }
+        return "sent";
+      } catch (error) {
+        const httpError = ky !== undefined && error instanceof ky.HTTPError
+          ? error
+          : undefined;
+        if (httpError !== undefined) status = httpError.response.status;
+        endDeliverySpan(delivery.span, status, error);
+        if (signal.aborted) return "aborted";
+        this.failing = true;
+        this.failedAttempts++;
+        if (httpError !== undefined) {
+          retryAfter = parseRetryAfter(
+            httpError.response.headers.get("retry-after"),
+          );
+          await httpError.response.body?.cancel().catch(() => {});
+        }
+        if (status !== undefined && !RETRY_STATUSES.includes(status)) {
+          // The endpoint answered: it is reachable.
+          this.unreachable = false;
+          settings.drop(
+            batchLength,
+            `RemoteLogProvider: ${endpoint} answered ${status}; ${
+              entries(batchLength)
+            } dropped (not retried)`,
+            status,
+            detach(error),
+          );
+          return "dropped";
+        }
+        if (probe) return "unreachable";
+        if (attempt > settings.maxRetries) {
+          this.unreachable = true;
+          const reason = error instanceof Error ? error.message : String(error);
+          settings.drop(
+            batchLength,
+            `RemoteLogProvider: ${entries(batchLength)} dropped after ${
+              attempt === 1 ? "1 attempt" : `${attempt} attempts`
+            }: ${reason}`,
+            status,
+            detach(error),
+          );
+          return "dropped";
+        }
+      }
+      // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
+      // batch again. Retry-After (capped by maxRetryDelay) replaces the
+      // backoff.
+      countRecords(PROVIDER, "retried", batchLength);
+      await sleep(
+        Math.min(
+          settings.maxRetryDelay,
+          retryAfter ?? settings.retryDelay * 2 ** (attempt - 1),
+        ),
+        signal,
+      );
+      if (signal.aborted) return "aborted";
+    }
+  }
+}
