@@ -1,8 +1,9 @@
 /**
  * Core utilities of Kit (`@vendor/kit-core`): string helpers, case
  * conversion, type guards, a runtime-neutral timer helper, a Retry-After
- * reader and the options every bounded `flush()`/`dispose()` takes. Nothing
- * here patches a global prototype.
+ * reader, the options every bounded `flush()`/`dispose()` takes, and a cheap
+ * probe of what OpenTelemetry has registered. Nothing here patches a global
+ * prototype.
  *
  * @example Usage
  * ```ts
