@@ -5,6 +5,7 @@ import type {
   CacheSetOptions,
   ICacheArea,
 } from "./cache.ts";
+import { isOpenTelemetryRegistered } from "../core/mod.ts";
 import type { CacheError } from "./cache_error.ts";
 import { CacheFactoryError } from "./cache_factory_error.ts";
 import { CachePolicy, type CachePolicyOptions } from "./cache_policy.ts";
@@ -396,7 +397,7 @@ export class CacheScope implements ICacheArea {
   #hit(): void {
     this.#counters.hits++;
     if ((++this.#totals.hits & 1023) === 0) checkTelemetry();
-    noteHit(this.#telemetry.hit);
+    if (isOpenTelemetryRegistered("context")) noteHit(this.#telemetry.hit);
   }
 
   /** Joins the key's factory run, or starts one. */

@@ -19,22 +19,19 @@ type Registry =
 
 const GLOBAL = globalThis as unknown as Record<symbol, Registry>;
 
-let slotDefined = false;
-
 // Reading a property the global object does not have walks its prototype
 // chain and costs about three times a read of one it has, even holding
 // undefined. The API treats an undefined slot as an absent one (it
 // registers with `slot ?? { version }` and reads with `slot?.[part]`), so
-// the slot is defined once, holding undefined, when nothing is there yet.
-function defineSlot(): void {
-  slotDefined = true;
-  try {
-    if (!(REGISTRY in GLOBAL)) GLOBAL[REGISTRY] = undefined;
-  } catch {
-    // A sealed or frozen global object (SES lockdown): the slot stays
-    // missing, which only makes each read slower; nothing can register
-    // there either.
-  }
+// the slot is defined when this module loads, holding undefined, if nothing
+// is there yet (at load rather than at the first call, so that the function
+// holds no extra branch and stays small enough to be inlined).
+try {
+  if (!(REGISTRY in GLOBAL)) GLOBAL[REGISTRY] = undefined;
+} catch {
+  // A sealed or frozen global object (SES lockdown): the slot stays
+  // missing, which only makes each read slower; nothing can register
+  // there either.
 }
 
 /**
@@ -55,13 +52,14 @@ function defineSlot(): void {
  * it, and so does Deno's built-in OpenTelemetry (`OTEL_DENO=true`), which
  * registers there before any module runs.
  *
- * The first call defines that slot, holding `undefined`, when it is absent
- * (the API treats that as no registry), because reading a missing property
- * of the global object is several times slower than reading one it has;
- * after that a call costs one property read of `globalThis` and one of the
- * registry, a few nanoseconds. On a sealed or frozen `globalThis` (SES
- * lockdown) the slot cannot be defined: the answer is still right, each
- * call is just slower.
+ * Loading this module defines that slot, holding `undefined`, when it is
+ * absent (the API treats that as no registry), because reading a missing
+ * property of the global object is several times slower than reading one it
+ * has: a call then costs one property read of `globalThis` (and one of the
+ * registry once something is registered), a nanosecond or two, and is small
+ * enough to be inlined. On a sealed or frozen `globalThis` (SES lockdown)
+ * the slot cannot be defined: the answer is still right, each call is just
+ * slower; the same holds after a test harness deletes the slot.
  *
  * @param part What to look for; `"context"` (a context manager) when
  * omitted.
@@ -84,9 +82,5 @@ export function isOpenTelemetryRegistered(
   part: OpenTelemetryPart = "context",
 ): boolean {
   const registry = GLOBAL[REGISTRY];
-  if (registry === undefined) {
-    if (!slotDefined) defineSlot();
-    return false;
-  }
-  return registry !== null && registry[part] != null;
+  return registry != null && registry[part] != null;
 }

@@ -95,13 +95,11 @@ describe("isOpenTelemetryRegistered()", () => {
     assert.deepEqual(registered(), NOTHING);
   });
 
-  it("leaves the API working after defining its slot as undefined", () => {
+  it("leaves the API working with its slot defined as undefined", () => {
     const global = globalThis as unknown as Record<symbol, unknown>;
     delete global[KEY];
-    isOpenTelemetryRegistered();
-    // The first call of this process already defined it; define it again.
+    // What loading core does when nothing is there.
     global[KEY] = undefined;
-    assert.equal(KEY in globalThis, true);
     assert.equal(isOpenTelemetryRegistered(), false);
     const manager = new AsyncLocalStorageContextManager().enable();
     assert.equal(context.setGlobalContextManager(manager), true);
@@ -180,6 +178,25 @@ async function runChild(source: string): Promise<ChildResult> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+describe("isOpenTelemetryRegistered() in a new process", () => {
+  it("finds the slot defined as undefined once core is loaded, and a registry made before kept", async () => {
+    const result = await runChild(`
+const key = Symbol.for("opentelemetry.js.api.1");
+delete globalThis[key];
+const { isOpenTelemetryRegistered } = await import(CORE);
+const fresh = { defined: key in globalThis, value: globalThis[key] ?? null, registered: isOpenTelemetryRegistered() };
+globalThis[key] = { version: "1.9.0", trace: {} };
+console.log(JSON.stringify({ fresh, trace: isOpenTelemetryRegistered("trace"), context: isOpenTelemetryRegistered("context") }));
+`);
+    assert.equal(result.code, 0, result.out);
+    assert.deepEqual(printed(result), {
+      fresh: { defined: true, value: null, registered: false },
+      trace: true,
+      context: false,
+    });
+  });
+});
 
 describe("isOpenTelemetryRegistered() on a sealed or frozen globalThis", () => {
   it("answers false without throwing when the slot cannot be defined", async () => {
