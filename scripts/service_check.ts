@@ -195,6 +195,25 @@ function checkStatus(answer: Answer | undefined, name: string): unknown {
   return (checks?.[name] as { status?: string } | undefined)?.status;
 }
 
+// The browser page: its HTML names the bundle, and the bundle is served (built
+// by `npm run build` for Node.js and the image, in memory on Deno).
+async function checkPage(url: string, prefix: string): Promise<void> {
+  const page = await request(`${url}/`);
+  const script = await request(`${url}/app.js`);
+  check(
+    page?.status === 200 && typeof page.body === "string" &&
+      page.body.includes("app.js") && script?.status === 200 &&
+      typeof script.body === "string" && script.body.length > 10_000,
+    `${prefix}GET / serves the browser page and /app.js its bundle (${
+      Math.round(
+        (typeof script?.body === "string" ? script.body.length : 0) /
+          1024,
+      )
+    } KiB)`,
+    `/ ${page?.status}, /app.js ${script?.status}`,
+  );
+}
+
 // --- 1. Runtimes -------------------------------------------------------------
 
 interface Started {
@@ -288,6 +307,7 @@ async function runtimeCheck(
       `${name}: GET /api/hello negotiates de-DE`,
       JSON.stringify(hello),
     );
+    await checkPage(url, `${name}: `);
     // A POST whose body arrives in two parts with SIGTERM in between: the
     // request in flight must still be answered. process.kill, not
     // child.kill: Deno's child_process reports a signal sent through
@@ -842,6 +862,7 @@ async function container(): Promise<void> {
       "GET /api/localization/en-US.json: the translation resource",
       JSON.stringify(resource),
     );
+    await checkPage(url, "");
     const created = await request(`${url}/api/users`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
