@@ -1,3 +1,5 @@
+import { loadApi } from "./_open_telemetry_api_deno.ts";
+
 /**
  * A part of OpenTelemetry a process can register globally: the context
  * manager (`context`, which makes spans active across calls), the tracer
@@ -5,6 +7,12 @@
  * (`propagation`).
  */
 export type OpenTelemetryPart = "context" | "trace" | "metrics" | "propagation";
+
+/**
+ * The `@opentelemetry/api` module, as `import * as api from
+ * "@opentelemetry/api"` gives it.
+ */
+export type OpenTelemetryApi = typeof import("@opentelemetry/api");
 
 // Where every copy of @opentelemetry/api 1.x keeps what is registered: one
 // object per process under this key (it names only the major version, so
@@ -44,7 +52,7 @@ try {
  *
  * It reads the registry `@opentelemetry/api` 1.x keeps on `globalThis`
  * under `Symbol.for("opentelemetry.js.api.1")` directly, on every call,
- * without importing the API (this package has no dependencies), and keeps
+ * without loading the API (see {@linkcode loadOpenTelemetryApi}), and keeps
  * nothing: an SDK registered later, unregistered again (`trace.disable()`,
  * `context.disable()`), or a registry removed by a test harness is seen at
  * the next call. The key holds only the major version, so every copy of
@@ -83,4 +91,44 @@ export function isOpenTelemetryRegistered(
 ): boolean {
   const registry = GLOBAL[REGISTRY];
   return registry != null && registry[part] != null;
+}
+
+/**
+ * Returns the OpenTelemetry API (`@opentelemetry/api` 1.x), loading it on the
+ * first call. With {@linkcode isOpenTelemetryRegistered} it lets a library
+ * instrument itself without paying for the API in a process that never
+ * registers an SDK: test first, load only when something would record.
+ *
+ * In Node.js and Bun the npm packages load the API synchronously on that
+ * first call (about 20 ms in Node.js 20, paid once), and from an ES module
+ * they get the same instance as the application's own
+ * `import "@opentelemetry/api"`. In Deno and in browser bundles the API is
+ * imported with this module and the call only returns it.
+ *
+ * @returns The `@opentelemetry/api` module.
+ * @throws {Error} When `@opentelemetry/api` cannot be loaded (not installed
+ * beside this package); Node.js's or Bun's loader error says which.
+ *
+ * @example Starting a span only while a tracer provider is registered
+ * ```ts
+ * import {
+ *   isOpenTelemetryRegistered,
+ *   loadOpenTelemetryApi,
+ * } from "@vendor/kit/core";
+ *
+ * function traced<T>(name: string, fn: () => T): T {
+ *   if (!isOpenTelemetryRegistered("trace")) return fn();
+ *   const span = loadOpenTelemetryApi().trace.getTracer("my-library")
+ *     .startSpan(name);
+ *   try {
+ *     return fn();
+ *   } finally {
+ *     span.end();
+ *   }
+ * }
+ * traced("work", () => 42);
+ * ```
+ */
+export function loadOpenTelemetryApi(): OpenTelemetryApi {
+  return loadApi();
 }

@@ -526,6 +526,10 @@ async function buildPackage(
     outfile: join(dir, "script", "mod.js"),
     format: "cjs",
     platform: "node",
+    // `import.meta` is empty in CommonJS: the Node.js adapters that load a
+    // dependency on first use test `import.meta.resolve` and use
+    // `__filename` when it is absent (core/_open_telemetry_api_node.ts).
+    logOverride: { "empty-import-meta": "silent" },
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
   const web = { twins: 0 };
