@@ -15,6 +15,13 @@
  *   of each package (`npm pack`, dependencies excluded) is reported against
  *   the 50 kB goal, a performance goal like the others tracked in
  *   BENCHMARKS.md, with the share of the source maps beside it;
+ * - the server bundles (`esm/mod.js`, `script/mod.js`) load none of the
+ *   dependencies Kit loads on first use (`DEFERRED`: the OpenTelemetry API,
+ *   ky, LogTape, valibot, the FormatJS parser and matcher) when they are
+ *   imported: no static `import` or `require` of them, and, once the
+ *   workspace of `scripts/test_npm.ts` is installed, none of them in
+ *   `require.cache` after a fresh `node` requires the package (a cold start
+ *   in Node.js pays for each: the cold-import section of BENCHMARKS.md);
  * - every program of the package.json `bin` field is a `#!/usr/bin/env node`
  *   script that starts: `--help` and no argument at all each exit with 0
  *   (help) or 2 (usage), when the workspace of `scripts/test_npm.ts` is
@@ -95,6 +102,47 @@ function nodeOnlyImports(code: string): string[] {
     );
 }
 
+// Dependencies the server bundles load on their first use, never at import:
+// each costs a Node.js cold start 5 to 40 ms (see BENCHMARKS.md).
+const DEFERRED = [
+  "@opentelemetry/api",
+  "ky",
+  "@logtape/logtape",
+  "valibot",
+  "@formatjs/intl-localematcher",
+  "@formatjs/icu-messageformat-parser",
+];
+
+/** The deferred dependencies a server bundle imports or requires at load. */
+function deferredImports(code: string): string[] {
+  return ts.preProcessFile(code, true, true).importedFiles
+    .map((ref) => ref.fileName)
+    .filter((specifier) =>
+      DEFERRED.some((name) =>
+        specifier === name || specifier.startsWith(name + "/")
+      )
+    );
+}
+
+/**
+ * The deferred dependencies in `require.cache` after a fresh `node` requires
+ * the package from the installed workspace, or undefined when the workspace
+ * is not installed.
+ */
+function deferredLoaded(name: string): string[] | undefined {
+  if (!existsSync(join(NPM, "node_modules", "@vendor"))) return undefined;
+  const run = spawnSync("node", [
+    "-e",
+    `require(${JSON.stringify(name)});` +
+    "console.log(JSON.stringify(Object.keys(require.cache)))",
+  ], { cwd: NPM, encoding: "utf8", timeout: 60_000 });
+  if (run.status !== 0) return [`(node failed: ${run.stderr.trim()})`];
+  const files = JSON.parse(run.stdout) as string[];
+  return DEFERRED.filter((dependency) =>
+    files.some((file) => file.includes(`/node_modules/${dependency}/`))
+  );
+}
+
 const problems: string[] = [];
 const denoJson = JSON.parse(
   await readFile(join(ROOT, "deno.json"), "utf8"),
@@ -165,6 +213,27 @@ for (const info of PACKAGES) {
         pending.push(resolve(dirname(file), ref.fileName));
       }
     }
+  }
+  // What a server bundle loads at import.
+  for (const bundle of ["esm/mod.js", "script/mod.js"]) {
+    const code = await readFile(join(dir, bundle), "utf8");
+    for (const specifier of deferredImports(code)) {
+      problems.push(
+        `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as core/_open_telemetry_api_deno.ts / _node.ts)`,
+      );
+    }
+  }
+  const loaded = deferredLoaded(info.name);
+  if (loaded === undefined) {
+    console.log(
+      `SKIPPED: what ${info.name} loads at require: npm/node_modules is not installed (run scripts/test_npm.ts first)`,
+    );
+  } else if (loaded.length > 0) {
+    problems.push(
+      `${info.name}: requiring it loads ${loaded.join(", ")}`,
+    );
+  } else {
+    console.log(`load: requiring ${info.name} loads no deferred dependency`);
   }
   // Bundle sizes: past the ceiling, something went wrong.
   for (const file of await walk(dir)) {

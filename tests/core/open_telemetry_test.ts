@@ -16,10 +16,11 @@ import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
 import {
   isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
   memoizeLast,
   type OpenTelemetryPart,
 } from "../../core/mod.ts";
-import { moduleUrl } from "../_support/module_url.ts";
+import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 
 const KEY = Symbol.for("opentelemetry.js.api.1");
 const PARTS: OpenTelemetryPart[] = [
@@ -232,6 +233,58 @@ console.log(JSON.stringify({ registered, after: isOpenTelemetryRegistered(), fro
       registered: true,
       after: false,
       frozen: true,
+    });
+  });
+});
+
+describe("loadOpenTelemetryApi()", () => {
+  after(unregisterAll);
+
+  it("returns the API this process imports, the same object on every call", () => {
+    const api = loadOpenTelemetryApi();
+    assert.equal(loadOpenTelemetryApi(), api);
+    // One instance with the test's own import (ES module or CommonJS alike),
+    // so what the application registers is what Kit reads.
+    assert.equal(api.trace, trace);
+    assert.equal(api.context, context);
+    assert.equal(api.metrics, metrics);
+    assert.equal(api.propagation, propagation);
+  });
+
+  it("reaches the SDK the application registered", () => {
+    trace.setGlobalTracerProvider(new TracerProvider());
+    const span = loadOpenTelemetryApi().trace.getTracer("test").startSpan("s");
+    const api = loadOpenTelemetryApi();
+    assert.equal(api.isSpanContextValid(span.spanContext()), true);
+    span.end();
+  });
+});
+
+// In the npm packages for Node.js the API is loaded on the first call (in
+// Deno and in browsers it is imported with core). Node.js lists what
+// require() and require(esm) loaded in require.cache: the API is absent
+// after core is imported and present once loadOpenTelemetryApi() ran.
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+describe("loadOpenTelemetryApi() in the npm package for Node.js", () => {
+  it("loads @opentelemetry/api on the first call, not when core is imported", {
+    skip: isNpmPass() && isNode
+      ? false
+      : "only the npm package for Node.js defers the API (Deno imports it with core)",
+  }, async () => {
+    const result = await runChild(`
+import { createRequire } from "node:module";
+const cache = createRequire(process.argv[1]).cache;
+const loaded = () => Object.keys(cache).filter((file) => file.includes("/@opentelemetry/api/")).length > 0;
+const core = await import(CORE);
+const atImport = loaded();
+const api = core.loadOpenTelemetryApi();
+console.log(JSON.stringify({ atImport, afterCall: loaded(), hasTrace: typeof api.trace.getTracer }));
+`);
+    assert.equal(result.code, 0, result.out);
+    assert.deepEqual(printed(result), {
+      atImport: false,
+      afterCall: true,
+      hasTrace: "function",
     });
   });
 });
