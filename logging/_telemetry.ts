@@ -9,25 +9,24 @@
 // replaces the proxy tracer provider, so both are got again whenever the
 // global provider changes (one global look-up per use; they are used per
 // batch).
-import {
-  type Context,
-  context,
-  type Counter,
-  createContextKey,
-  isSpanContextValid,
-  type MeterProvider,
-  metrics,
-  ROOT_CONTEXT,
-  type Span,
-  type SpanContext,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-  type TracerProvider,
+//
+// The API itself is got from core (loadOpenTelemetryApi) only on a path that
+// already knows the part it needs is registered: in Node.js the npm package
+// then never loads it in a process without an SDK (about 25 ms of a cold
+// start). What the API would do with nothing registered is done here
+// without it: no active span, no counting, no span, `fn()` run as it is.
+import type {
+  Context,
+  Counter,
+  MeterProvider,
+  Span,
+  SpanContext,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
   maskSecretText,
   memoizeLast,
 } from "../core/mod.ts";
@@ -47,12 +46,13 @@ let lastValid = false;
  */
 export function activeSpanContext(): SpanContext | undefined {
   if (!isOpenTelemetryRegistered("context")) return undefined;
-  const span = trace.getActiveSpan();
+  const api = loadOpenTelemetryApi();
+  const span = api.trace.getActiveSpan();
   if (span === undefined) return undefined;
   const spanContext = span.spanContext();
   if (spanContext !== lastSpanContext) {
     lastSpanContext = spanContext;
-    lastValid = isSpanContextValid(spanContext);
+    lastValid = api.isSpanContextValid(spanContext);
   }
   return lastValid ? spanContext : undefined;
 }
@@ -78,19 +78,31 @@ export function countRecords(
   outcome: RecordOutcome,
   count: number,
 ): void {
-  if (count <= 0) return;
-  recordsOf(metrics.getMeterProvider()).add(count, {
+  // Without a meter provider the API's would be its no-op one.
+  if (count <= 0 || !isOpenTelemetryRegistered("metrics")) return;
+  recordsOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(count, {
     "kit.log.provider": provider,
     "kit.outcome": outcome,
   });
 }
 
-// The key @opentelemetry/core's suppressTracing() sets (context keys are
-// Symbol.for(description), so this is the same key): SDK exporters and
-// auto-instrumentations (fetch, undici, http) record nothing under it.
-const SUPPRESS_TRACING = createContextKey(
+// The key @opentelemetry/core's suppressTracing() sets: SDK exporters and
+// auto-instrumentations (fetch, undici, http) record nothing under it. The
+// API 1.x's createContextKey(description) is Symbol.for(description), so
+// this is the same key, made without loading the API.
+const SUPPRESS_TRACING = Symbol.for(
   "OpenTelemetry SDK Context Key SUPPRESS_TRACING",
 );
+
+// The root context with tracing suppressed, from the loaded API's
+// ROOT_CONTEXT (made once, when first needed).
+let suppressed: Context | undefined;
+function suppressedContext(): Context {
+  return suppressed ??= loadOpenTelemetryApi().ROOT_CONTEXT.setValue(
+    SUPPRESS_TRACING,
+    true,
+  );
+}
 
 /** `server.address` and `server.port` of an endpoint. */
 export type ServerAttributes = Readonly<Record<string, string | number>>;
@@ -118,35 +130,46 @@ export function serverAttributes(endpoint: string): ServerAttributes {
  * runs in `context`: a context without it where tracing is suppressed, so
  * that instrumented `fetch` records no span for it and entries logged while
  * it runs carry no ids and start no further delivery spans of their own.
+ * `span` is `undefined` while no tracer provider is registered (the API's
+ * span would record nothing), and `context` while no context manager is
+ * (runIn then makes it if one has been registered since).
  */
 export function startDeliverySpan(
   size: number,
   resendCount: number,
   server: ServerAttributes,
-): { span: Span; context: Context } {
+): { span: Span | undefined; context: Context | undefined } {
+  const ctx = isOpenTelemetryRegistered("context")
+    ? suppressedContext()
+    : undefined;
+  if (!isOpenTelemetryRegistered("trace")) {
+    return { span: undefined, context: ctx };
+  }
   const attributes: Record<string, string | number> = {
     "kit.batch.size": size,
     "http.request.method": "POST",
     ...server,
   };
   if (resendCount > 0) attributes["http.request.resend_count"] = resendCount;
-  const span = tracerOf(trace.getTracerProvider()).startSpan(
+  const api = loadOpenTelemetryApi();
+  const span = tracerOf(api.trace.getTracerProvider()).startSpan(
     "log batch delivery",
     {
-      kind: SpanKind.CLIENT,
+      kind: api.SpanKind.CLIENT,
       attributes,
     },
-    ROOT_CONTEXT,
+    api.ROOT_CONTEXT,
   );
-  return { span, context: ROOT_CONTEXT.setValue(SUPPRESS_TRACING, true) };
+  return { span, context: ctx };
 }
 
 /** Ends a delivery span, with an error status when the POST failed. */
 export function endDeliverySpan(
-  span: Span,
+  span: Span | undefined,
   status: number | undefined,
   error: unknown,
 ): void {
+  if (span === undefined) return;
   try {
     if (status !== undefined) {
       span.setAttribute("http.response.status_code", status);
@@ -167,14 +190,21 @@ export function endDeliverySpan(
         name: error instanceof Error ? error.name : "Error",
         message,
       });
-      span.setStatus({ code: SpanStatusCode.ERROR, message });
+      span.setStatus({
+        code: loadOpenTelemetryApi().SpanStatusCode.ERROR,
+        message,
+      });
     }
   } finally {
     span.end();
   }
 }
 
-/** Runs `fn` in `ctx` (the API's context.with). */
-export function runIn<T>(ctx: Context, fn: () => T): T {
-  return context.with(ctx, fn);
+/**
+ * Runs `fn` in `ctx` (the API's context.with); without a context manager,
+ * as the API would, just runs it.
+ */
+export function runIn<T>(ctx: Context | undefined, fn: () => T): T {
+  if (!isOpenTelemetryRegistered("context")) return fn();
+  return loadOpenTelemetryApi().context.with(ctx ?? suppressedContext(), fn);
 }
