@@ -9,14 +9,10 @@
 //   2025-01-02T03:04:05.678Z INFO [orders] Paid requestId="r-1" trace=4bf9… span=00f0…
 //
 // Nothing of LogTape leaves this file: providers get a (entry) => string.
-import {
-  getAnsiColorFormatter,
-  getTextFormatter,
-  type LogRecord,
-  type TextFormatter,
-} from "@logtape/logtape";
+import type { LogRecord, TextFormatter } from "@logtape/logtape";
 import type { LogEntry } from "./log_entry.ts";
 import { isoTimestamp, LEVEL_NAMES, safeStringify } from "./_format.ts";
+import { loadLogTape } from "./_logtape_deno.ts";
 import {
   type Redactor,
   type SerializedError,
@@ -82,6 +78,9 @@ export function textFormatter(
         colouredSuffix + colouredStack;
     },
   };
+  // LogTape is loaded here, when a provider first builds its formatter (see
+  // _logtape_deno.ts), not when the logging module is imported.
+  const { getAnsiColorFormatter, getTextFormatter } = loadLogTape();
   const formatter: TextFormatter = colorize
     ? getAnsiColorFormatter({ ...common, categoryStyle: null })
     : getTextFormatter(common);

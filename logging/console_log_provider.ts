@@ -1,4 +1,4 @@
-import { getConsoleSink, type Sink } from "@logtape/logtape";
+import type { ConsoleSinkOptions, Sink } from "@logtape/logtape";
 import type { LogEntry } from "./log_entry.ts";
 import { LogLevel, type LogLevelName } from "./log_level.ts";
 import type { ILogProvider } from "./log_provider.ts";
@@ -8,6 +8,7 @@ import { Redactor } from "./_redactor.ts";
 import { JsonFormatter, LEVEL_NAMES } from "./_format.ts";
 import { textFormatter } from "./_text_format.ts";
 import { stdoutIsTerminal } from "./_terminal_deno.ts";
+import { loadLogTape } from "./_logtape_deno.ts";
 import { RESOLVED } from "./_resolved.ts";
 
 /**
@@ -107,7 +108,9 @@ export class ConsoleLogProvider implements ILogProvider {
         redactor,
       });
     }
-    this.#sink = getConsoleSink({
+    // LogTape is loaded here, by the first console provider (see
+    // _logtape_deno.ts), not when the logging module is imported.
+    this.#sink = loadLogTape().getConsoleSink({
       console: ((checked.console as LogConsole | undefined) ??
         globalThis.console) as unknown as SinkConsole,
       // The record handed to the sink carries the Kit entry; see log().
@@ -170,9 +173,7 @@ export class ConsoleLogProvider implements ILogProvider {
   }
 }
 
-type SinkConsole = NonNullable<
-  NonNullable<Parameters<typeof getConsoleSink>[0]>["console"]
->;
+type SinkConsole = NonNullable<ConsoleSinkOptions["console"]>;
 
 // What the LogTape console sink needs from a record (category, level) plus
 // the Kit entry the formatter reads.
