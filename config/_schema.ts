@@ -1,13 +1,15 @@
 // Schema support: coercion of string values by the schema's types, valibot
 // issues turned into failure lines naming key and source, and the set of
 // keys a schema knows (for diagnose). Works on valibot's runtime schema
-// objects (type, entries, item, wrapped, options, pipe).
-import * as v from "valibot";
+// objects (type, entries, item, wrapped, options, pipe). valibot itself is
+// loaded only when a valibot schema is validated (_valibot_deno.ts).
+import type * as v from "valibot";
 import { isPlainObject } from "../core/mod.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { isUnsafeSegment } from "./_tree.ts";
 import { invalidLogLevelMessage } from "./log_level_rule.ts";
+import { loadValibot } from "./_valibot_deno.ts";
 
 interface SchemaLike {
   readonly kind?: string;
@@ -166,9 +168,10 @@ export function coerce(input: unknown, schema: unknown): unknown {
     case "union":
     case "variant": {
       const options = (s.options ?? []) as SchemaLike[];
+      const { is } = loadValibot();
       for (const option of options) {
         const candidate = coerce(input, option);
-        if (v.is(option as v.GenericSchema, candidate)) return candidate;
+        if (is(option as v.GenericSchema, candidate)) return candidate;
       }
       return input;
     }
@@ -400,7 +403,7 @@ export function validateAgainst(
 ): { coerced: unknown; output: unknown } {
   if (isValibotSchema(schema)) {
     const coerced = coerce(input, schema);
-    const result = v.safeParse(schema, coerced);
+    const result = loadValibot().safeParse(schema, coerced);
     if (!result.success) {
       throw new ConfigurationValidationError(
         formatIssues(result.issues, context, section),

@@ -1,6 +1,7 @@
-import * as v from "valibot";
+import type * as v from "valibot";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
+import { loadValibot } from "./_valibot_deno.ts";
 
 /** One entry of `logging.providers` in {@linkcode AppConfig}. */
 export interface AppConfigLogProvider {
@@ -65,77 +66,125 @@ export interface AppConfig {
   } | undefined;
 }
 
-const schema = v.object({
-  database: v.object({
-    connectionString: v.string(),
-    timeout: v.optional(
-      v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-      30000,
-    ),
-    poolSize: v.optional(
-      v.pipe(v.number(), v.minValue(1), v.maxValue(100)),
-      10,
-    ),
-    enableLogging: v.optional(v.boolean()),
-  }),
-  api: v.object({
-    baseUrl: v.pipe(v.string(), v.url()),
-    timeout: v.optional(
-      v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-      5000,
-    ),
-    retryAttempts: v.optional(
-      v.pipe(v.number(), v.minValue(0), v.maxValue(10)),
-      3,
-    ),
-    enableCaching: v.optional(v.boolean()),
-  }),
-  logging: v.object({
-    level: v.optional(
-      v.pipe(
-        v.unknown(),
-        v.rawTransform(({ dataset, addIssue, NEVER }) => {
-          const level = normalizeLogLevel(dataset.value);
-          if (level !== undefined) return level;
-          addIssue({ message: invalidLogLevelMessage(dataset.value) });
-          return NEVER;
-        }),
+// The schema is built on first use (see lazyObject below), so importing the
+// package does not load valibot in Node.js and Bun.
+// deno-lint-ignore explicit-function-return-type -- the inferred valibot type is the point
+function buildSchema() {
+  const v = loadValibot();
+  return v.object({
+    database: v.object({
+      connectionString: v.string(),
+      timeout: v.optional(
+        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
+        30000,
       ),
-      "info",
-    ),
-    providers: v.pipe(
-      v.array(
-        v.object({
-          type: v.picklist(["console", "file", "remote"] as const),
-          options: v.optional(
-            v.record(v.string(), v.unknown()),
-            (): Record<string, unknown> => ({}),
-          ),
-        }),
+      poolSize: v.optional(
+        v.pipe(v.number(), v.minValue(1), v.maxValue(100)),
+        10,
       ),
-      v.minLength(1),
+      enableLogging: v.optional(v.boolean()),
+    }),
+    api: v.object({
+      baseUrl: v.pipe(v.string(), v.url()),
+      timeout: v.optional(
+        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
+        5000,
+      ),
+      retryAttempts: v.optional(
+        v.pipe(v.number(), v.minValue(0), v.maxValue(10)),
+        3,
+      ),
+      enableCaching: v.optional(v.boolean()),
+    }),
+    logging: v.object({
+      level: v.optional(
+        v.pipe(
+          v.unknown(),
+          v.rawTransform(({ dataset, addIssue, NEVER }) => {
+            const level = normalizeLogLevel(dataset.value);
+            if (level !== undefined) return level;
+            addIssue({ message: invalidLogLevelMessage(dataset.value) });
+            return NEVER;
+          }),
+        ),
+        "info",
+      ),
+      providers: v.pipe(
+        v.array(
+          v.object({
+            type: v.picklist(["console", "file", "remote"] as const),
+            options: v.optional(
+              v.record(v.string(), v.unknown()),
+              (): Record<string, unknown> => ({}),
+            ),
+          }),
+        ),
+        v.minLength(1),
+      ),
+    }),
+    features: v.optional(
+      v.object({
+        enableAnalytics: v.optional(v.boolean()),
+        enableInternationalization: v.optional(v.boolean()),
+        maxFileUploadSize: v.optional(v.number()),
+      }),
     ),
-  }),
-  features: v.optional(
-    v.object({
-      enableAnalytics: v.optional(v.boolean()),
-      enableInternationalization: v.optional(v.boolean()),
-      maxFileUploadSize: v.optional(v.number()),
-    }),
-  ),
-  telemetry: v.optional(
-    v.object({
-      serviceName: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
-    }),
-  ),
-});
+    telemetry: v.optional(
+      v.object({
+        serviceName: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+      }),
+    ),
+  });
+}
 
 // Compile-time proof that AppConfig is exactly what the schema infers.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
 type _AppConfigMatchesSchema = Assert<
-  Same<v.InferOutput<typeof schema>, AppConfig>
+  Same<v.InferOutput<ReturnType<typeof buildSchema>>, AppConfig>
 >;
+
+/**
+ * An object that stands for what `build` returns and calls it on first use:
+ * every operation on it (reading, `in`, listing and describing its
+ * properties, writing, its prototype) first copies the built object's own
+ * properties and prototype onto the proxy's target, then acts on that
+ * target. So the proxy behaves as a plain copy of the built object, which
+ * for a valibot schema is all valibot looks at (`v.parse` calls its
+ * `~run`, `.entries` can be read and spread), and the proxy's invariants
+ * hold because the target really has the properties it reports.
+ */
+function lazyObject<T extends object>(build: () => T): T {
+  const target = {} as T;
+  let built = false;
+  const ready = (): T => {
+    if (!built) {
+      const value = build();
+      Object.defineProperties(target, Object.getOwnPropertyDescriptors(value));
+      Object.setPrototypeOf(target, Object.getPrototypeOf(value));
+      // Only now: when valibot cannot be loaded, the next use tries again.
+      built = true;
+    }
+    return target;
+  };
+  return new Proxy(target, {
+    get: (_, key, receiver) => Reflect.get(ready(), key, receiver),
+    set: (_, key, value, receiver) =>
+      Reflect.set(ready(), key, value, receiver),
+    has: (_, key) => Reflect.has(ready(), key),
+    deleteProperty: (_, key) => Reflect.deleteProperty(ready(), key),
+    defineProperty: (_, key, descriptor) =>
+      Reflect.defineProperty(ready(), key, descriptor),
+    getOwnPropertyDescriptor: (_, key) =>
+      Reflect.getOwnPropertyDescriptor(ready(), key),
+    ownKeys: () => Reflect.ownKeys(ready()),
+    getPrototypeOf: () => Reflect.getPrototypeOf(ready()),
+    setPrototypeOf: (_, prototype) =>
+      Reflect.setPrototypeOf(ready(), prototype),
+    isExtensible: () => Reflect.isExtensible(ready()),
+    preventExtensions: () => Reflect.preventExtensions(ready()),
+  });
+}
 
 /**
  * The application configuration as a valibot schema, with its
@@ -159,7 +208,8 @@ type _AppConfigMatchesSchema = Assert<
  * values from the environment are coerced by the types above. It is a
  * valibot object schema at run time (its public type is the library-neutral
  * {@linkcode ConfigurationSchema}); to extend it, build a new valibot schema
- * and pass that instead.
+ * and pass that instead. It is built on first use, so importing the package
+ * does not load valibot before a schema is needed.
  *
  * @example Usage
  * ```ts
@@ -181,4 +231,5 @@ type _AppConfigMatchesSchema = Assert<
  * app.api.timeout; // 5000
  * ```
  */
-export const appConfigSchema: ConfigurationSchema<unknown, AppConfig> = schema;
+export const appConfigSchema: ConfigurationSchema<unknown, AppConfig> =
+  lazyObject(buildSchema);
