@@ -4,9 +4,8 @@
 // about the error. Each request also gets a span (platform/_telemetry.ts),
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
-import { context } from "@opentelemetry/api";
 import { messageOf } from "./_application_support.ts";
-import { randomId } from "../core/mod.ts";
+import { loadOpenTelemetryApi, randomId } from "../core/mod.ts";
 import { contextStore } from "./_async_context.ts";
 import {
   endServerSpan,
@@ -149,10 +148,11 @@ export function wrapHandler<A extends unknown[]>(
       const server = startServerSpan(request, requestId, pathOf);
       if (server === undefined) return handle(request, requestId, args);
       // The span is active while the handler runs: Kit's HTTP calls, cache
-      // reads and log entries inside it are its children.
+      // reads and log entries inside it are its children. (A span exists
+      // only while a provider is registered, so the API is loaded then.)
       return server.context === undefined
         ? traced(request, requestId, args, server)
-        : context.with(
+        : loadOpenTelemetryApi().context.with(
           server.context,
           () => traced(request, requestId, args, server),
         );

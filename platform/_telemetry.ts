@@ -6,27 +6,30 @@
 // provider changes: the API's meter provider is not a proxy (an instrument
 // made before an SDK registers would stay a no-op), and a test may register
 // and unregister SDKs one after another.
-import {
-  type Attributes,
-  type Context,
-  context,
-  createNoopMeter,
-  type Histogram,
-  isSpanContextValid,
-  type MeterProvider,
-  metrics,
-  type ObservableGauge,
-  type ObservableResult,
-  propagation,
+//
+// The API itself is loaded (loadOpenTelemetryApi) only on paths that know a
+// provider is registered, so a process without an SDK never loads it. The
+// registered providers may come from another copy of the API than the one
+// loaded here (the CommonJS bundle, or an application with its own copy):
+// they are told apart by shape, not by the loaded copy's classes.
+import type {
+  Attributes,
+  Context,
+  Histogram,
+  MeterProvider,
+  ObservableGauge,
+  ObservableResult,
   ProxyTracerProvider,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type TextMapGetter,
-  trace,
-  type Tracer,
+  Span,
+  TextMapGetter,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
-import { isOpenTelemetryRegistered, maskSecretText } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
+  maskSecretText,
+} from "../core/mod.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";
 
 /** The instrumentation scope: the npm package's name. */
@@ -47,10 +50,21 @@ function nothingRegistered(): boolean {
     !isOpenTelemetryRegistered("metrics");
 }
 
+// The API's proxy provider, from any copy of the API (which registers its
+// own proxy, holding the SDK's provider as its delegate).
+function isProxy(
+  provider: TracerProvider,
+): provider is ProxyTracerProvider {
+  return typeof (provider as { getDelegate?: unknown }).getDelegate ===
+      "function" &&
+    typeof (provider as { getDelegateTracer?: unknown }).getDelegateTracer ===
+      "function";
+}
+
 /** The tracer, or undefined while no tracer provider is registered. */
 function tracerOf(): Tracer | undefined {
-  const provider = trace.getTracerProvider();
-  if (provider instanceof ProxyTracerProvider) {
+  const provider = loadOpenTelemetryApi().trace.getTracerProvider();
+  if (isProxy(provider)) {
     // Nothing registered: no tracer, so a request costs no span at all.
     const delegate = provider.getDelegate();
     if (delegate !== tracerSource) {
@@ -70,7 +84,10 @@ function tracerOf(): Tracer | undefined {
 let meterIsNoop = true;
 
 // The meter provider in use; the instruments are dropped when it changes.
+// (A no-op meter of another copy of the API counts as a real one: its
+// instruments record nothing, which is harmless.)
 function meterProviderOf(): MeterProvider {
+  const { metrics, createNoopMeter } = loadOpenTelemetryApi();
   const provider = metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
@@ -167,6 +184,8 @@ export function startServerSpan(
       ? { span: undefined, context: undefined, measured }
       : undefined;
   }
+  const { context, isSpanContextValid, propagation, SpanKind, trace } =
+    loadOpenTelemetryApi();
   const active = context.active();
   const activeSpan = trace.getSpanContext(active);
   const nested = activeSpan !== undefined && isSpanContextValid(activeSpan);
@@ -227,6 +246,7 @@ export function endServerSpan(
     errorType = String(status);
   }
   if (span !== undefined && span.isRecording()) {
+    const { SpanStatusCode } = loadOpenTelemetryApi();
     span.setAttribute("http.response.status_code", status);
     if (errorType !== undefined) {
       span.setAttribute("error.type", errorType);
@@ -290,10 +310,14 @@ export function healthGauge(): HealthGauge {
   return {
     update(report) {
       last = report;
-      const gauge = healthInstrumentOf();
+      // No meter provider registered: nothing could read the gauge (the
+      // API's no-op one keeps no callback), and the API is not loaded.
+      const gauge = isOpenTelemetryRegistered("metrics")
+        ? healthInstrumentOf()
+        : undefined;
       if (registeredOn !== gauge) {
         registeredOn?.removeCallback(observe);
-        gauge.addCallback(observe);
+        gauge?.addCallback(observe);
         registeredOn = gauge;
       }
     },
