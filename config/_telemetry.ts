@@ -3,20 +3,22 @@
 // "configuration reload" around each reload, and the counter
 // kit.config.reload.failures per source. The tracer and the counter are made
 // on first use and again whenever the global provider changes (memoizeLast
-// keyed by it; the API's meter provider is not a proxy).
-import {
-  context,
-  type Counter,
-  type MeterProvider,
-  metrics,
-  ROOT_CONTEXT,
-  type Span,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-  type TracerProvider,
+// keyed by it; the API's meter provider is not a proxy). The API itself is
+// loaded (loadOpenTelemetryApi) only once something is registered, so a
+// process without an SDK never loads it.
+import type {
+  Counter,
+  MeterProvider,
+  Span,
+  SpanContext,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
-import { memoizeLast } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
+  memoizeLast,
+} from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-configuration";
@@ -33,6 +35,30 @@ const failuresOf = memoizeLast((provider: MeterProvider): Counter =>
   })
 );
 
+// The API's invalid span context (all-zero ids, no flags).
+const NO_SPAN_CONTEXT: SpanContext = {
+  traceId: "00000000000000000000000000000000",
+  spanId: "0000000000000000",
+  traceFlags: 0,
+};
+
+// A reload's span while neither a tracer provider nor a context manager is
+// registered: records nothing and is seen by nothing, as the API's own
+// non-recording span would be, without loading the API.
+const NOT_RECORDING: Span = {
+  spanContext: () => NO_SPAN_CONTEXT,
+  setAttribute: () => NOT_RECORDING,
+  setAttributes: () => NOT_RECORDING,
+  addEvent: () => NOT_RECORDING,
+  addLink: () => NOT_RECORDING,
+  addLinks: () => NOT_RECORDING,
+  setStatus: () => NOT_RECORDING,
+  updateName: () => NOT_RECORDING,
+  end: () => {},
+  isRecording: () => false,
+  recordException: () => {},
+};
+
 /** What started a reload: a `reload()` call or a watched source. */
 export type ReloadTrigger = "call" | "watch";
 
@@ -44,6 +70,12 @@ export function inReloadSpan<R>(
   trigger: ReloadTrigger,
   run: (span: Span) => Promise<R>,
 ): Promise<R> {
+  if (
+    !isOpenTelemetryRegistered("trace") && !isOpenTelemetryRegistered("context")
+  ) {
+    return run(NOT_RECORDING);
+  }
+  const { context, ROOT_CONTEXT, trace } = loadOpenTelemetryApi();
   const parent = trigger === "watch" ? ROOT_CONTEXT : context.active();
   const span = tracerOf(trace.getTracerProvider()).startSpan(
     "configuration reload",
@@ -71,10 +103,14 @@ export function reloadFailed(
   errorName: string,
   maskedMessage: string,
 ): void {
-  failuresOf(metrics.getMeterProvider()).add(1, {
-    "kit.config.source": source,
-  });
+  if (isOpenTelemetryRegistered("metrics")) {
+    failuresOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(1, {
+      "kit.config.source": source,
+    });
+  }
   if (!span.isRecording()) return;
+  // A recording span: a tracer provider is registered, the API is loaded.
+  const { SpanStatusCode } = loadOpenTelemetryApi();
   span.setAttribute("kit.config.source", source);
   span.setAttribute("error.type", errorName);
   span.recordException({ name: errorName, message: maskedMessage });
