@@ -11,23 +11,29 @@
 // register and unregister SDKs one after another. With nothing registered a
 // call costs two property reads (isOpenTelemetryRegistered): no span, no
 // context, no clock read.
-import {
-  type Attributes,
-  type Context,
-  context,
-  createNoopMeter,
-  type Histogram,
-  type MeterProvider,
-  metrics,
-  propagation,
-  ProxyTracerProvider,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
+//
+// The API itself comes from core (loadOpenTelemetryApi) only once something
+// is registered, so that a process without an SDK never loads it (in
+// Node.js it is about 25 ms of a cold start). What is registered may come
+// from another copy of the API than the one loaded (the CommonJS bundle, or
+// an application with its own copy): the providers are therefore
+// recognised by their methods, never by the loaded copy's classes or
+// singletons.
+import type {
+  Attributes,
+  Context,
+  Histogram,
+  MeterProvider,
+  Span,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
-import { isOpenTelemetryRegistered, maskSecretText } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
+  maskSecretText,
+  type OpenTelemetryApi,
+} from "../core/mod.ts";
 import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
 
@@ -41,10 +47,29 @@ let tracer: Tracer | undefined;
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 
+/**
+ * The API's ProxyTracerProvider, of whichever copy registered it: the API
+ * registers its proxy and hands it the SDK's provider as its delegate.
+ */
+interface ProxyLike extends TracerProvider {
+  getDelegate(): TracerProvider;
+  getDelegateTracer(name: string): Tracer | undefined;
+}
+
+function isProxy(provider: TracerProvider): provider is ProxyLike {
+  return typeof (provider as Partial<ProxyLike>).getDelegate === "function" &&
+    typeof (provider as Partial<ProxyLike>).getDelegateTracer === "function";
+}
+
 /** The tracer, or undefined while no tracer provider is registered. */
-function tracerOf(): Tracer | undefined {
-  const provider = trace.getTracerProvider();
-  if (provider instanceof ProxyTracerProvider) {
+function tracerOf(api: OpenTelemetryApi): Tracer | undefined {
+  if (!isOpenTelemetryRegistered("trace")) {
+    // Forgotten, as a change of provider would be.
+    tracerSource = undefined;
+    return tracer = undefined;
+  }
+  const provider = api.trace.getTracerProvider();
+  if (isProxy(provider)) {
     const delegate = provider.getDelegate();
     if (delegate !== tracerSource) {
       tracerSource = delegate;
@@ -59,15 +84,24 @@ function tracerOf(): Tracer | undefined {
   return tracer;
 }
 
-/** The histogram, or undefined while no meter provider is registered. */
-function durationOf(): Histogram | undefined {
-  const provider = metrics.getMeterProvider();
+/**
+ * The histogram, or undefined while no meter provider is registered. (A
+ * no-op provider registered on purpose, or by another copy of the API,
+ * gets a no-op histogram: harmless.)
+ */
+function durationOf(api: OpenTelemetryApi): Histogram | undefined {
+  if (!isOpenTelemetryRegistered("metrics")) {
+    // Forgotten, as a change of provider would be: a provider registered
+    // again gets a new histogram.
+    meterProvider = undefined;
+    return duration = undefined;
+  }
+  const provider = api.metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
-    const meter = provider.getMeter(SCOPE);
-    duration = meter === createNoopMeter()
-      ? undefined
-      : meter.createHistogram("http.client.request.duration", {
+    duration = provider.getMeter(SCOPE).createHistogram(
+      "http.client.request.duration",
+      {
         description: "Duration of HTTP client requests (one per attempt).",
         unit: "s",
         advice: {
@@ -88,7 +122,8 @@ function durationOf(): Histogram | undefined {
             10,
           ],
         },
-      });
+      },
+    );
   }
   return duration;
 }
@@ -107,10 +142,11 @@ export function startCall(
   ) {
     return undefined;
   }
-  const tracer = tracerOf();
-  const histogram = durationOf();
+  const api = loadOpenTelemetryApi();
+  const tracer = tracerOf(api);
+  const histogram = durationOf(api);
   if (tracer === undefined && histogram === undefined) return undefined;
-  return new CallTelemetry(tracer, histogram, method, url);
+  return new CallTelemetry(api, tracer, histogram, method, url);
 }
 
 const ADDRESS =
@@ -121,6 +157,7 @@ const ADDRESS =
  * order: `startAttempt`, then exactly one `endAttempt`.
  */
 export class CallTelemetry {
+  readonly #api: OpenTelemetryApi;
   readonly #tracer: Tracer | undefined;
   readonly #histogram: Histogram | undefined;
   readonly #method: string;
@@ -137,11 +174,13 @@ export class CallTelemetry {
   #started = 0;
 
   constructor(
+    api: OpenTelemetryApi,
     tracer: Tracer | undefined,
     histogram: Histogram | undefined,
     method: string,
     url: string,
   ) {
+    this.#api = api;
     this.#tracer = tracer;
     this.#histogram = histogram;
     this.#method = method;
@@ -156,15 +195,19 @@ export class CallTelemetry {
       : scheme === "http"
       ? 80
       : undefined;
-    const active = context.active();
+    const active = api.context.active();
     if (tracer === undefined) {
       this.#context = active;
       return;
     }
-    const span = tracer.startSpan(method, { kind: SpanKind.INTERNAL }, active);
+    const span = tracer.startSpan(
+      method,
+      { kind: api.SpanKind.INTERNAL },
+      active,
+    );
     if (span.isRecording()) span.setAttribute("url.full", this.#urlFull());
     this.#span = span;
-    this.#context = trace.setSpan(active, span);
+    this.#context = api.trace.setSpan(active, span);
   }
 
   /** The context of the current attempt (its span active), for its work. */
@@ -178,7 +221,7 @@ export class CallTelemetry {
 
   /** Runs `fn` with the current attempt's span active. */
   run<A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R {
-    return context.with(this.context, fn, undefined, ...args);
+    return this.#api.context.with(this.context, fn, undefined, ...args);
   }
 
   /**
@@ -192,7 +235,7 @@ export class CallTelemetry {
     if (tracer !== undefined) {
       const span = tracer.startSpan(
         this.#method,
-        { kind: SpanKind.CLIENT },
+        { kind: this.#api.SpanKind.CLIENT },
         this.#context,
       );
       if (span.isRecording()) {
@@ -208,11 +251,11 @@ export class CallTelemetry {
         span.setAttributes(attributes);
       }
       this.#attempt = span;
-      attemptContext = trace.setSpan(this.#context, span);
+      attemptContext = this.#api.trace.setSpan(this.#context, span);
     }
     this.#attemptContext = attemptContext;
     const carrier: Record<string, string> = {};
-    propagation.inject(attemptContext, carrier);
+    this.#api.propagation.inject(attemptContext, carrier);
     if (this.#histogram !== undefined) this.#started = performance.now();
     for (const _ in carrier) return carrier;
     return undefined;
@@ -234,7 +277,7 @@ export class CallTelemetry {
       if (status !== undefined) {
         span.setAttribute("http.response.status_code", status);
       }
-      if (type !== undefined) fail(span, type, error, status);
+      if (type !== undefined) fail(this.#api, span, type, error, status);
       span.end();
     }
     this.#attemptContext = undefined;
@@ -265,7 +308,7 @@ export class CallTelemetry {
       : status !== undefined && status >= 400
       ? String(status)
       : undefined;
-    if (type !== undefined) fail(span, type, error, status);
+    if (type !== undefined) fail(this.#api, span, type, error, status);
     span.end();
   }
 }
@@ -279,6 +322,7 @@ function errorType(error: unknown): string {
 }
 
 function fail(
+  api: OpenTelemetryApi,
   span: Span,
   type: string,
   error: unknown,
@@ -299,7 +343,7 @@ function fail(
         : undefined,
     });
   }
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message });
 }
 
 /** The address as telemetry shows it: no credentials, query or fragment. */

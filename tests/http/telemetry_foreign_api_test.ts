@@ -1,0 +1,175 @@
+// HttpClient's telemetry when the registered providers come from another copy
+// of @opentelemetry/api than the one Kit loads (an application with its own
+// copy, or the CommonJS build beside an ES one): every 1.x copy registers in
+// the same global slot, so HttpClient must recognise the other copy's
+// ProxyTracerProvider by its methods, not as an instance of its own copy's
+// class, and follow its delegate when it changes.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type Meter,
+  type MeterOptions,
+  type MeterProvider,
+  ProxyTracer,
+  type Tracer,
+  type TracerOptions,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider as SdkTracerProvider,
+} from "@opentelemetry/sdk-trace";
+import { HttpClient } from "../../http/mod.ts";
+import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { installOtelSdk } from "../_support/otel_sdk.ts";
+
+const SCOPE = "@vendor/kit-platform-http";
+const HISTOGRAM = "http.client.request.duration";
+
+/** Where every copy of the API 1.x keeps what is registered. */
+const REGISTRY = Symbol.for("opentelemetry.js.api.1");
+type Registry = { trace?: unknown; metrics?: unknown };
+function registry(): Registry {
+  const slot = (globalThis as unknown as Record<symbol, Registry | undefined>)[
+    REGISTRY
+  ];
+  assert.ok(slot, "the SDK registered its providers");
+  return slot;
+}
+
+/**
+ * Another copy's ProxyTracerProvider: the same methods, not the same class.
+ * Like the API's, its tracers cache the first delegate tracer they find, so
+ * a client that took a tracer from `getTracer` would keep recording into
+ * the first delegate.
+ */
+class ForeignProxyTracerProvider implements TracerProvider {
+  delegate: TracerProvider | undefined;
+  readonly asked: string[] = [];
+  getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
+    return new ProxyTracer(this, name, version, options);
+  }
+  getDelegate(): TracerProvider {
+    return this.delegate ?? { getTracer: () => assert.fail("no delegate") };
+  }
+  getDelegateTracer(
+    name: string,
+    version?: string,
+    options?: TracerOptions,
+  ): Tracer | undefined {
+    this.asked.push(name);
+    return this.delegate?.getTracer(name, version, options);
+  }
+}
+
+/** An SDK tracer provider of its own, with the spans it ended. */
+function sdkTracerProvider(): {
+  provider: SdkTracerProvider;
+  names: () => string[];
+} {
+  const exporter = new InMemorySpanExporter();
+  const provider = new SdkTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  return {
+    provider,
+    names: () =>
+      exporter.getFinishedSpans()
+        .filter((span) => span.instrumentationScope.name === SCOPE)
+        .map((span) => span.name),
+  };
+}
+
+test("HttpClient follows the delegate of a tracer provider registered by another copy of the API", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, { ok: true })
+  );
+  const sdk = installOtelSdk();
+  const slot = registry();
+  const registered = slot.trace;
+  const first = sdkTracerProvider();
+  const second = sdkTracerProvider();
+  try {
+    const foreign = new ForeignProxyTracerProvider();
+    foreign.delegate = first.provider;
+    slot.trace = foreign;
+    const client = new HttpClient(server.url);
+
+    await client.get("/one");
+    assert.ok(foreign.asked.includes(SCOPE), "the delegate's tracer is used");
+    // The call's span and its attempt's.
+    assert.deepEqual(first.names(), ["GET", "GET"]);
+
+    foreign.delegate = second.provider;
+    await client.post("/two", { json: {} });
+    assert.deepEqual(first.names(), ["GET", "GET"]);
+    assert.deepEqual(second.names(), ["POST", "POST"]);
+    assert.match(
+      String(server.requests[1].headers.traceparent),
+      /^00-[\da-f]{32}-[\da-f]{16}-01$/,
+    );
+  } finally {
+    slot.trace = registered;
+    await sdk.uninstall();
+    await first.provider.shutdown();
+    await second.provider.shutdown();
+  }
+});
+
+test("HttpClient records its histogram through a meter provider registered by another copy of the API", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, { ok: true })
+  );
+  const sdk = installOtelSdk();
+  const slot = registry();
+  const registered = slot.metrics as MeterProvider;
+  try {
+    // A provider of another class that hands out the SDK's meters.
+    const foreign: MeterProvider = {
+      getMeter: (name: string, version?: string, options?: MeterOptions) =>
+        registered.getMeter(name, version, options) as Meter,
+    };
+    slot.metrics = foreign;
+    const client = new HttpClient(server.url);
+    await client.get("/m");
+    const points = (await sdk.collect()).filter((point) =>
+      point.name === HISTOGRAM && point.scope === SCOPE
+    );
+    assert.equal(points.length, 1);
+    assert.equal(points[0].count, 1);
+    assert.equal(points[0].attributes["http.response.status_code"], 200);
+  } finally {
+    slot.metrics = registered;
+    await sdk.uninstall();
+  }
+});
+
+test("HttpClient stops recording when the providers are unregistered and records into the next SDK", async () => {
+  await using server = await startTestServer((_request, response) =>
+    sendJson(response, 200, { ok: true })
+  );
+  const client = new HttpClient(server.url);
+  const first = installOtelSdk();
+  try {
+    await client.get("/on");
+    assert.equal(first.spans().length, 2);
+  } finally {
+    await first.uninstall();
+  }
+  await client.get("/off");
+  assert.equal(server.requests[1].headers.traceparent, undefined);
+  const second = installOtelSdk();
+  try {
+    await client.get("/again");
+    assert.equal(second.spans().length, 2);
+    assert.equal(
+      (await second.collect()).filter((point) => point.name === HISTOGRAM)
+        .length,
+      1,
+    );
+    assert.notEqual(server.requests[2].headers.traceparent, undefined);
+  } finally {
+    await second.uninstall();
+  }
+});
