@@ -1,8 +1,9 @@
-import ky from "ky";
+import type { KyInstance } from "ky";
 import { parseRetryAfter } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
+import { loadKy } from "./_ky_deno.ts";
 import { errorOf, readText } from "./_body.ts";
 import { readApiConfiguration } from "./_configuration.ts";
 import { CallContext } from "./_call_context.ts";
@@ -186,7 +187,7 @@ const NO_OPTIONS: HttpRequestOptions = {};
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 const JSON_TYPE = "application/json";
 
-type Ky = typeof ky;
+type Ky = KyInstance;
 interface KyInit {
   method: string;
   /** Only with interceptors, which must see them on the request. */
@@ -377,6 +378,10 @@ export class HttpClient {
     // them) and its unknown-option scan.
     const sendHook = (request: Request, init: object): Promise<Response> =>
       send(request, init as { kit?: Attempt });
+    // ky loads here, with the first client, not when the module loads: in
+    // Node.js loading it costs a cold start about 38 ms (see _ky_node.ts).
+    // Loading it synchronously keeps every call free of the look-up.
+    const ky = loadKy();
     this.#ky = ky.create({ ...base, hooks: { beforeRequest: [sendHook] } });
     this.#kyIntercepted = ky.create({
       ...base,

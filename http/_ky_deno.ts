@@ -1,0 +1,9 @@
+// Deno flavour of the ky loader (the npm build uses _ky_node.ts for Node.js
+// and Bun; browser bundles use this file): ky is imported with the module,
+// which costs Deno nothing worth deferring.
+import ky from "ky";
+
+/** Returns ky's default export. */
+export function loadKy(): typeof ky {
+  return ky;
+}
