@@ -1,14 +1,15 @@
 // ICU MessageFormat: cheap detection, parsing with the kept parser
 // (@formatjs/icu-messageformat-parser) and compilation of its syntax tree into
 // small functions of the `translate` arguments. Texts without ICU syntax never
-// reach the parser.
-import {
-  type MessageFormatElement,
-  parse,
-  type PluralElement,
-  type SelectElement,
-  TYPE,
+// reach the parser, and in Node.js and Bun the parser is loaded only when the
+// first ICU message is parsed (_icu_parser_node.ts): its element types (TYPE)
+// are read from the loaded module, never at load.
+import type {
+  MessageFormatElement,
+  PluralElement,
+  SelectElement,
 } from "@formatjs/icu-messageformat-parser";
+import { loadIcuParser } from "./_icu_parser_deno.ts";
 import {
   dateFormatter,
   formatValue,
@@ -74,6 +75,7 @@ export function parseMessage(
       references.set(name, referenced);
       return `{${name}}`;
     });
+  const { parse } = loadIcuParser();
   try {
     return {
       elements: parse(source, { ignoreTag: true, requiresOtherClause: true }),
@@ -113,6 +115,7 @@ export function compileMessage(
   message: ParsedMessage,
   context: CompileContext,
 ): LocalizationSegment[] {
+  const { TYPE } = loadIcuParser();
   const segments: LocalizationSegment[] = [];
   for (const element of message.elements) {
     if (element.type === TYPE.literal) {
@@ -139,6 +142,7 @@ function compileAll(
   message: ParsedMessage,
   context: CompileContext,
 ): Part {
+  const { TYPE } = loadIcuParser();
   const parts: Part[] = [];
   let text = "";
   for (const element of elements) {
@@ -196,6 +200,7 @@ function compileElement(
   message: ParsedMessage,
   context: CompileContext,
 ): Part {
+  const { TYPE } = loadIcuParser();
   const { culture } = context;
   switch (element.type) {
     case TYPE.literal: {
@@ -391,6 +396,7 @@ export function argumentsOf(
   elements: readonly MessageFormatElement[],
   out: Map<string, ArgumentKind> = new Map(),
 ): Map<string, ArgumentKind> {
+  const { TYPE } = loadIcuParser();
   const note = (name: string, kind: ArgumentKind): void => {
     const known = out.get(name);
     if (known === undefined || known === "value") out.set(name, kind);

@@ -1,8 +1,9 @@
-import { match } from "@formatjs/intl-localematcher";
+import { loadLocaleMatcher } from "./_locale_matcher_deno.ts";
 import { assertCultureName } from "./culture_name.ts";
 
 // Picks from `available` for ranges already in order of preference; best fit
-// with @formatjs/intl-localematcher. `undefined` when nothing fits.
+// with @formatjs/intl-localematcher (in Node.js and Bun loaded at the first
+// call that gets as far as matching). `undefined` when nothing fits.
 export function pickCulture(
   requested: readonly string[],
   available: readonly string[],
@@ -24,6 +25,7 @@ export function pickCulture(
   // "zxx" (no linguistic content) marks "nothing fits": the matcher needs a
   // valid tag as its default.
   const none = "zxx";
+  const { match } = loadLocaleMatcher();
   let found: string;
   try {
     found = match(canonical, [...byCanonical.keys()], none, {
