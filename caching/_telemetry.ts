@@ -17,21 +17,22 @@
 // replaces the proxy tracer provider: both are got again whenever the global
 // provider changes (one global look-up when a scope is made, per factory run
 // and at every 1,024th hit of an area for the meter provider).
-import {
-  type Attributes,
-  context,
-  INVALID_SPAN_CONTEXT,
-  type MeterProvider,
-  metrics,
-  type ObservableResult,
-  type Span,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-  type TracerProvider,
+//
+// The API itself is reached only through core's loadOpenTelemetryApi(), and
+// only once isOpenTelemetryRegistered() found something registered: in
+// Node.js and Bun a process without an SDK never loads it.
+import type {
+  Attributes,
+  MeterProvider,
+  ObservableResult,
+  Span,
+  SpanContext,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
   maskSecretText,
   memoizeLast,
 } from "../core/mod.ts";
@@ -127,7 +128,7 @@ let meterProvider: MeterProvider | undefined;
 /** Registers `kit.cache.requests` with the global meter provider, once each. */
 export function ensureMetrics(): void {
   if (!isOpenTelemetryRegistered("metrics")) return;
-  const provider = metrics.getMeterProvider();
+  const provider = loadOpenTelemetryApi().metrics.getMeterProvider();
   if (provider === meterProvider) return;
   meterProvider = provider;
   provider.getMeter(SCOPE).createObservableCounter("kit.cache.requests", {
@@ -155,14 +156,38 @@ export function checkTelemetry(): void {
  */
 export function noteHit(attributes: Attributes): void {
   if (!isOpenTelemetryRegistered("context")) return;
-  const span = trace.getActiveSpan();
+  const span = loadOpenTelemetryApi().trace.getActiveSpan();
   if (span !== undefined && span.isRecording()) {
     span.addEvent("cache.hit", attributes);
   }
 }
 
+// What the API's trace.wrapSpanContext(INVALID_SPAN_CONTEXT) gives, made
+// without the API so that a factory run with no tracer provider registered
+// never loads it: a span that records nothing, with the all-zero ids and no
+// flags (sampled off) that W3C Trace Context calls invalid.
+const INVALID_SPAN_CONTEXT: SpanContext = {
+  traceId: "00000000000000000000000000000000",
+  spanId: "0000000000000000",
+  traceFlags: 0,
+};
+
+const NON_RECORDING_SPAN: Span = {
+  spanContext: () => INVALID_SPAN_CONTEXT,
+  setAttribute: () => NON_RECORDING_SPAN,
+  setAttributes: () => NON_RECORDING_SPAN,
+  addEvent: () => NON_RECORDING_SPAN,
+  addLink: () => NON_RECORDING_SPAN,
+  addLinks: () => NON_RECORDING_SPAN,
+  setStatus: () => NON_RECORDING_SPAN,
+  updateName: () => NON_RECORDING_SPAN,
+  end: () => {},
+  isRecording: () => false,
+  recordException: () => {},
+};
+
 const UNTRACED: RunSpan = {
-  span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT),
+  span: NON_RECORDING_SPAN,
   run: (fn) => fn(),
 };
 
@@ -182,6 +207,7 @@ export function startRun(attributes: Attributes): RunSpan {
   // Without a tracer provider, the span would be a non-recording copy of
   // the caller's: the factory then simply runs in the caller's context.
   if (!isOpenTelemetryRegistered("trace")) return UNTRACED;
+  const { context, trace } = loadOpenTelemetryApi();
   const parent = context.active();
   const span = tracerOf(trace.getTracerProvider()).startSpan(SPAN_NAME, {
     attributes,
@@ -205,7 +231,12 @@ export function failRun(span: Span, error: unknown): void {
         ? maskSecretText(error.stack)
         : undefined,
     });
-    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    // A recording span comes from a registered tracer provider: startRun
+    // has loaded the API already.
+    span.setStatus({
+      code: loadOpenTelemetryApi().SpanStatusCode.ERROR,
+      message,
+    });
   } finally {
     span.end();
   }
