@@ -4,20 +4,24 @@
 // (delivered, dropped, retried). The tracer and the counter are made on
 // first use and again whenever the global provider changes (memoizeLast keyed
 // by it; the API's meter provider is not a proxy).
-import {
-  context,
-  type Counter,
-  type MeterProvider,
-  metrics,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-  type TracerProvider,
+//
+// The API is reached only through core's loadOpenTelemetryApi(), once
+// isOpenTelemetryRegistered() found something registered: in Node.js and Bun
+// a process without an SDK never loads it. With nothing registered the API
+// would only have handed out no-op counters and spans.
+import type {
+  Counter,
+  MeterProvider,
+  Span,
+  Tracer,
+  TracerProvider,
 } from "@opentelemetry/api";
-import { maskSecretText, memoizeLast } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
+  maskSecretText,
+  memoizeLast,
+} from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-analytics";
@@ -43,8 +47,9 @@ export function countEvents(
   outcome: EventOutcome,
   count: number,
 ): void {
-  if (count <= 0) return;
-  eventsOf(metrics.getMeterProvider()).add(count, {
+  // Without a meter provider the API's global one is a no-op.
+  if (count <= 0 || !isOpenTelemetryRegistered("metrics")) return;
+  eventsOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(count, {
     "kit.analytics.provider": provider,
     "kit.outcome": outcome,
   });
@@ -79,6 +84,16 @@ export async function inDeliverySpan<R>(
   attempt: number,
   send: () => Promise<R>,
 ): Promise<R> {
+  // With neither a tracer provider nor a context manager registered, the
+  // API's span would record nothing and context.with() would only call
+  // `send`.
+  if (
+    !isOpenTelemetryRegistered("trace") && !isOpenTelemetryRegistered("context")
+  ) {
+    return await send();
+  }
+  const { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } =
+    loadOpenTelemetryApi();
   const span: Span = tracerOf(trace.getTracerProvider()).startSpan(
     "analytics batch delivery",
     {
