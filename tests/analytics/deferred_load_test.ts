@@ -1,0 +1,147 @@
+// The analytics package reaches @opentelemetry/api only through core's
+// loadOpenTelemetryApi(), once something is registered: a process without an
+// SDK never loads it. Node.js lists what require() and require(esm) loaded in
+// require.cache, so the npm pass for Node.js checks that importing the
+// package and delivering batches (which, with an SDK, make spans and count
+// events) added nothing there; every runtime checks the delivery.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+
+interface ChildResult {
+  code: number | null;
+  out: string;
+}
+
+const isDeno =
+  (process.versions as Record<string, string | undefined>).deno !== undefined;
+const isNode = !isDeno && !("Bun" in globalThis);
+
+// Runs `source` (with the entry points of analytics and of the packages it
+// depends on filled in) in a child of the runtime running the tests (Deno
+// here; Node.js and Bun in the npm passes).
+async function runChild(source: string): Promise<ChildResult> {
+  const dir = await mkdtemp(join(tmpdir(), "kit-analytics-deferred-"));
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source
+        .replace("CORE_URL", JSON.stringify(moduleUrl("core")))
+        .replace("PLATFORM_URL", JSON.stringify(moduleUrl("platform")))
+        .replace("CONFIG_URL", JSON.stringify(moduleUrl("config")))
+        .replace("ANALYTICS_URL", JSON.stringify(moduleUrl("analytics"))),
+    );
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [script];
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// The JSON the child printed last.
+function printed(result: ChildResult): Record<string, unknown> {
+  const lines = result.out.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const API = "@opentelemetry/api";
+
+const CHILD = `
+import { createRequire } from "node:module";
+import { createServer } from "node:http";
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+const cache = isNode ? createRequire(process.argv[1]).cache : {};
+const loaded = () =>
+  Object.keys(cache).some((file) => file.includes("/node_modules/${API}/"));
+// What the packages analytics depends on load is theirs.
+await import(CORE_URL);
+await import(PLATFORM_URL);
+await import(CONFIG_URL);
+const dependencies = loaded();
+const analytics = await import(ANALYTICS_URL);
+const atImport = loaded();
+const received = [];
+const server = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => (body += chunk));
+  request.on("end", () => {
+    received.push(...JSON.parse(body).events.map((event) => event.name));
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end("{}");
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const provider = new analytics.CustomAnalyticsProvider({
+  endpoint: "http://127.0.0.1:" + server.address().port + "/collect",
+  batchSize: 2,
+  flushInterval: 0,
+  onError: () => {},
+});
+for (const name of ["a", "b", "c"]) {
+  provider.track({
+    type: "track", name, properties: {}, timestamp: Date.now(),
+    anonymousId: "anon-1", sampleRate: 1, messageId: "m-" + name,
+  });
+}
+const flushed = await provider.flush({ timeout: 5_000 });
+await provider.dispose();
+await new Promise((resolve) => server.close(resolve));
+console.log(JSON.stringify({
+  dependencies, atImport, afterUse: loaded(), flushed, received: received.sort(),
+}));
+`;
+
+describe("analytics delivery without an OpenTelemetry SDK", () => {
+  it("delivers the batches", async () => {
+    const result = await runChild(CHILD);
+    assert.equal(result.code, 0, result.out);
+    const { flushed, received } = printed(result);
+    assert.deepEqual(flushed, { delivered: 3, dropped: 0 });
+    assert.deepEqual(received, ["a", "b", "c"]);
+  });
+
+  it("never loads @opentelemetry/api in Node.js", {
+    skip: isNpmPass() && isNode
+      ? false
+      : "only the npm package for Node.js defers the API (Deno imports it with core)",
+  }, async () => {
+    const result = await runChild(CHILD);
+    assert.equal(result.code, 0, result.out);
+    const { dependencies, atImport, afterUse } = printed(result);
+    // Analytics adds no load of its own (the packages it depends on may,
+    // while they load the API at import).
+    assert.equal(atImport, dependencies);
+    assert.equal(afterUse, dependencies);
+  });
+});

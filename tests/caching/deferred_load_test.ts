@@ -1,0 +1,143 @@
+// The caching package reaches @opentelemetry/api only through core's
+// loadOpenTelemetryApi(), once something is registered: a process without an
+// SDK never loads it. Node.js lists what require() and require(esm) loaded in
+// require.cache, so the npm pass for Node.js checks that importing the
+// package and using a cache (misses, hits, a failing factory) added nothing
+// there; every runtime checks the cache's answers.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+
+interface ChildResult {
+  code: number | null;
+  out: string;
+}
+
+const isDeno =
+  (process.versions as Record<string, string | undefined>).deno !== undefined;
+const isNode = !isDeno && !("Bun" in globalThis);
+
+// Runs `source` (with the entry points of caching and of the packages it
+// depends on filled in) in a child of the runtime running the tests (Deno
+// here; Node.js and Bun in the npm passes).
+async function runChild(source: string): Promise<ChildResult> {
+  const dir = await mkdtemp(join(tmpdir(), "kit-cache-deferred-"));
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source
+        .replace("CORE_URL", JSON.stringify(moduleUrl("core")))
+        .replace("PLATFORM_URL", JSON.stringify(moduleUrl("platform")))
+        .replace("CONFIG_URL", JSON.stringify(moduleUrl("config")))
+        .replace("CACHING_URL", JSON.stringify(moduleUrl("caching"))),
+    );
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [script];
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// The JSON the child printed last.
+function printed(result: ChildResult): Record<string, unknown> {
+  const lines = result.out.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const API = "@opentelemetry/api";
+
+const CHILD = `
+import { createRequire } from "node:module";
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+const cache = isNode ? createRequire(process.argv[1]).cache : {};
+const loaded = () =>
+  Object.keys(cache).some((file) => file.includes("/node_modules/${API}/"));
+// What the packages caching depends on load is theirs.
+await import(CORE_URL);
+await import(PLATFORM_URL);
+await import(CONFIG_URL);
+const dependencies = loaded();
+const caching = await import(CACHING_URL);
+const atImport = loaded();
+const manager = new caching.CacheManager(new caching.MemoryCacheProvider());
+const area = manager.area("users");
+let runs = 0;
+const values = [
+  await manager.getOrSet("a", () => ++runs, { ttl: 60_000 }),
+  await manager.getOrSet("a", () => ++runs, { ttl: 60_000 }),
+  await area.getOrSet("b", () => ++runs, { ttl: 60_000 }),
+  await area.getOrSet("b", () => ++runs, { ttl: 60_000 }),
+];
+let failure = "";
+try {
+  await manager.getOrSet("c", () => { throw new Error("factory failed"); });
+} catch (error) {
+  failure = error.message;
+}
+const stats = manager.stats();
+await manager.dispose();
+console.log(JSON.stringify({
+  dependencies, atImport, afterUse: loaded(), values, failure,
+  hits: stats.hits, misses: stats.misses, factoryErrors: stats.factoryErrors,
+}));
+`;
+
+describe("caching without an OpenTelemetry SDK", () => {
+  it("answers misses, hits and a failing factory", async () => {
+    const result = await runChild(CHILD);
+    assert.equal(result.code, 0, result.out);
+    const { values, failure, hits, misses, factoryErrors } = printed(result);
+    assert.deepEqual(values, [1, 1, 2, 2]);
+    assert.equal(failure, "factory failed");
+    assert.deepEqual({ hits, misses, factoryErrors }, {
+      hits: 2,
+      misses: 3,
+      factoryErrors: 1,
+    });
+  });
+
+  it("never loads @opentelemetry/api in Node.js", {
+    skip: isNpmPass() && isNode
+      ? false
+      : "only the npm package for Node.js defers the API (Deno imports it with core)",
+  }, async () => {
+    const result = await runChild(CHILD);
+    assert.equal(result.code, 0, result.out);
+    const { dependencies, atImport, afterUse } = printed(result);
+    // Caching adds no load of its own (the packages it depends on may, while
+    // they load the API at import).
+    assert.equal(atImport, dependencies);
+    assert.equal(afterUse, dependencies);
+  });
+});

@@ -1,0 +1,149 @@
+// The localization package loads its @formatjs dependencies when first
+// needed, not when it is imported: the ICU MessageFormat parser when the
+// first ICU message is translated, the locale matcher at the first culture
+// negotiation. Node.js lists what require() and require(esm) loaded in
+// require.cache, so the npm pass for Node.js checks what each step added
+// there; every runtime checks that translation and negotiation still work
+// after the late load.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+
+interface ChildResult {
+  code: number | null;
+  out: string;
+}
+
+const isDeno =
+  (process.versions as Record<string, string | undefined>).deno !== undefined;
+const isNode = !isDeno && !("Bun" in globalThis);
+
+// Runs `source` (with the entry points of localization and of the packages it
+// depends on filled in) in a child of the runtime running the tests (Deno
+// here; Node.js and Bun in the npm passes).
+async function runChild(source: string): Promise<ChildResult> {
+  const dir = await mkdtemp(join(tmpdir(), "kit-l10n-deferred-"));
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source
+        .replace("CORE_URL", JSON.stringify(moduleUrl("core")))
+        .replace("PLATFORM_URL", JSON.stringify(moduleUrl("platform")))
+        .replace("CONFIG_URL", JSON.stringify(moduleUrl("config")))
+        .replace("LOCALIZATION_URL", JSON.stringify(moduleUrl("localization"))),
+    );
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [script];
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// The JSON the child printed last.
+function printed(result: ChildResult): Record<string, unknown> {
+  const lines = result.out.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const PARSER = "@formatjs/icu-messageformat-parser";
+const MATCHER = "@formatjs/intl-localematcher";
+
+const CHILD = `
+import { createRequire } from "node:module";
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+const cache = isNode ? createRequire(process.argv[1]).cache : {};
+const loaded = (name) =>
+  Object.keys(cache).some((file) => file.includes("/node_modules/" + name + "/"));
+const names = [${JSON.stringify(PARSER)}, ${JSON.stringify(MATCHER)}];
+const state = () => Object.fromEntries(names.map((name) => [name, loaded(name)]));
+// What the packages localization depends on load is theirs.
+await import(CORE_URL);
+await import(PLATFORM_URL);
+await import(CONFIG_URL);
+const dependencies = state();
+const l10n = await import(LOCALIZATION_URL);
+const atImport = state();
+const manager = new l10n.LocalizationManager(
+  new l10n.MapLocalizationProvider(new Map([
+    ["en", new Map([
+      ["plain", "Hello {0}"],
+      ["files", "{count, plural, one {# file} other {# files}}"],
+    ])],
+    ["fr", new Map([["plain", "Bonjour {0}"]])],
+  ])),
+  new l10n.DefaultCultureProvider("en"),
+);
+await manager.setCulture("en");
+const plain = manager.t("plain", "Ada");
+const afterPlain = state();
+const files = [manager.t("files", { count: 1 }), manager.t("files", { count: 1234 })];
+const afterIcu = state();
+const negotiated = l10n.negotiateCulture("fr-CH, de;q=0.5", ["en", "fr"], "en");
+const afterNegotiation = state();
+console.log(JSON.stringify({
+  dependencies, atImport, afterPlain, afterIcu, afterNegotiation,
+  plain, files, negotiated,
+}));
+`;
+
+describe("the localization package's @formatjs dependencies", () => {
+  it("translate ICU messages and negotiate cultures when loaded late", async () => {
+    const result = await runChild(CHILD);
+    assert.equal(result.code, 0, result.out);
+    const { plain, files, negotiated } = printed(result);
+    assert.equal(plain, "Hello Ada");
+    assert.deepEqual(files, ["1 file", "1,234 files"]);
+    assert.equal(negotiated, "fr");
+  });
+
+  it(
+    "are loaded in Node.js only when needed: the parser with the first ICU message, the matcher with the first negotiation",
+    {
+      skip: isNpmPass() && isNode
+        ? false
+        : "only the npm package for Node.js defers them (Deno imports them with the module)",
+    },
+    async () => {
+      const result = await runChild(CHILD);
+      assert.equal(result.code, 0, result.out);
+      const { dependencies, atImport, afterPlain, afterIcu, afterNegotiation } =
+        printed(result) as Record<string, Record<string, boolean>>;
+      assert.deepEqual(dependencies, { [PARSER]: false, [MATCHER]: false });
+      assert.deepEqual(atImport, { [PARSER]: false, [MATCHER]: false });
+      assert.deepEqual(afterPlain, { [PARSER]: false, [MATCHER]: false });
+      assert.deepEqual(afterIcu, { [PARSER]: true, [MATCHER]: false });
+      assert.deepEqual(afterNegotiation, { [PARSER]: true, [MATCHER]: true });
+    },
+  );
+});
