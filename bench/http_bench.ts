@@ -14,7 +14,7 @@
  * at c6c978a. The copies are extracted with (rows are skipped when absent)
  *
  *   git archive HEAD http core platform config | tar -x -C .bench-tmp/http-notel
- *   sed -i 's/^  const tracer = tracerOf();$/  if (method !== "") return undefined;\n&/' .bench-tmp/http-notel/http/_telemetry.ts
+ *   sed -i 's/^  const api = loadOpenTelemetryApi();$/  if (method !== "") return undefined;\n&/' .bench-tmp/http-notel/http/_telemetry.ts
  *   git archive c6c978a http core platform config | tar -x -C .bench-tmp/http-c6c978a
  *
  * Run: `deno bench -A bench/http_bench.ts`, or, for ratios that hold up on a
