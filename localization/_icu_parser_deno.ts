@@ -1,6 +1,6 @@
 // Deno flavour of the ICU MessageFormat parser loader (the npm build uses
-// _icu_parser_node.ts for Node.js and Bun; browser bundles use this file):
-// the parser is imported with the module.
+// _icu_parser_node.ts for Node.js and Bun and _icu_parser_browser.ts for
+// browsers): the parser is imported with the module.
 import * as parser from "@formatjs/icu-messageformat-parser";
 
 /** Returns `@formatjs/icu-messageformat-parser`. */
