@@ -113,15 +113,44 @@ const DEFERRED = [
   "@formatjs/icu-messageformat-parser",
 ];
 
-/** The deferred dependencies a server bundle imports or requires at load. */
-function deferredImports(code: string): string[] {
-  return ts.preProcessFile(code, true, true).importedFiles
-    .map((ref) => ref.fileName)
-    .filter((specifier) =>
+/**
+ * The deferred dependencies a server bundle imports or requires at load: an
+ * `import`/`export … from` declaration, or a `require("…")` call outside any
+ * function (a dynamic `import()`, or the `require` esbuild makes of one in
+ * CommonJS, runs later and is fine).
+ */
+function deferredImports(fileName: string, code: string): string[] {
+  const source = ts.createSourceFile(
+    fileName,
+    code,
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.JS,
+  );
+  const found: string[] = [];
+  const note = (specifier: ts.Expression | undefined): void => {
+    if (
+      specifier !== undefined && ts.isStringLiteral(specifier) &&
       DEFERRED.some((name) =>
-        specifier === name || specifier.startsWith(name + "/")
+        specifier.text === name || specifier.text.startsWith(name + "/")
       )
-    );
+    ) {
+      found.push(specifier.text);
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      note(node.moduleSpecifier);
+    } else if (
+      ts.isCallExpression(node) && ts.isIdentifier(node.expression) &&
+      node.expression.text === "require"
+    ) {
+      note(node.arguments[0]);
+    }
+    if (!ts.isFunctionLike(node)) ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 /**
@@ -217,7 +246,7 @@ for (const info of PACKAGES) {
   // What a server bundle loads at import.
   for (const bundle of ["esm/mod.js", "script/mod.js"]) {
     const code = await readFile(join(dir, bundle), "utf8");
-    for (const specifier of deferredImports(code)) {
+    for (const specifier of deferredImports(bundle, code)) {
       problems.push(
         `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as core/_open_telemetry_api_deno.ts / _node.ts)`,
       );

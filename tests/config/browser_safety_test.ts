@@ -8,9 +8,16 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { moduleUrl } from "../_support/module_url.ts";
 
-// The sources under `deno test`; the built package's ES modules in the npm
-// passes (CommonJS output has no static import graph to walk).
-const ENTRY = new URL(moduleUrl("config"));
+// The sources under `deno test`; in the npm passes the built package's
+// browser bundle (esm/mod_browser.js, what the `browser` condition selects),
+// since the Node.js bundle loads valibot on first use through node:module
+// (CommonJS output has no static import graph to walk).
+const MAIN = new URL(moduleUrl("config"));
+const BROWSER = new URL("mod_browser.js", MAIN);
+const ENTRY = MAIN.pathname.endsWith("/esm/mod.js") &&
+    existsSync(fileURLToPath(BROWSER))
+  ? BROWSER
+  : MAIN;
 const BROWSER_SAFE_PACKAGES = new Set([
   "valibot",
   "@vendor/kit-core",
