@@ -1,5 +1,5 @@
 // Deno flavour of the ky loader (the npm build uses _ky_node.ts for Node.js
-// and Bun; browser bundles use this file): ky is imported with the module,
+// and Bun, _ky_browser.ts for browsers): ky is imported with the module,
 // which costs Deno nothing worth deferring.
 import ky from "ky";
 
