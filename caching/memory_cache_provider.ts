@@ -1,4 +1,5 @@
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
+import { loadLruCache } from "./_lru_cache_deno.ts";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
 
@@ -86,7 +87,7 @@ export class MemoryCacheProvider implements ICacheProvider {
     );
     const clock = options.clock;
     this.#defaultTtl = Math.ceil(defaultTtl);
-    this.#cache = new LRUCache<string, CacheEntry>({
+    this.#cache = new (loadLruCache())<string, CacheEntry>({
       max: Math.max(1, Math.floor(maxSize)),
       ttl: this.#defaultTtl,
       // A fake clock must be read on every access, never cached; lru-cache

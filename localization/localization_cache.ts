@@ -1,4 +1,5 @@
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
+import { loadLruCache } from "./_lru_cache_deno.ts";
 import { cacheClocks } from "./_cache_clock.ts";
 import type { LocalizationResources } from "./localization_provider.ts";
 
@@ -72,7 +73,7 @@ export class LocalizationCache {
     this.#ttl = ttl;
     const now = options.now;
     if (now !== undefined) cacheClocks.set(this, now);
-    this.#entries = new LRUCache<string, LocalizationResources>({
+    this.#entries = new (loadLruCache())<string, LocalizationResources>({
       max: maxSize,
       ...(ttl > 0 ? { ttl } : {}),
       // Staleness is checked against the clock each time, with no timer.

@@ -5,7 +5,14 @@
 // what an error keeps must be masked the same way (see maskValue).
 import { MASK, Redactor } from "./_redactor.ts";
 
-const REDACTOR = new Redactor();
+// Made with the first error message, not at load: building the secret
+// matcher compiles Unicode-aware patterns, a millisecond or two of every cold
+// start otherwise.
+let shared: Redactor | undefined;
+
+function redactor(): Redactor {
+  return shared ??= new Redactor();
+}
 
 /**
  * The value as an error may keep it: `***` when `name` is a secret key,
@@ -13,8 +20,8 @@ const REDACTOR = new Redactor();
  */
 export function maskValue(value: unknown, name: string): unknown {
   if (value === undefined) return value;
-  if (REDACTOR.isSecret(name)) return MASK;
-  return REDACTOR.prepare({ value }).value;
+  if (redactor().isSecret(name)) return MASK;
+  return redactor().prepare({ value }).value;
 }
 
 /**
@@ -23,8 +30,8 @@ export function maskValue(value: unknown, name: string): unknown {
  */
 export function describeValue(value: unknown, name?: string): string {
   if (value === undefined) return "";
-  if (name !== undefined && REDACTOR.isSecret(name)) return ` (got ${MASK})`;
-  value = REDACTOR.prepare({ value }).value;
+  if (name !== undefined && redactor().isSecret(name)) return ` (got ${MASK})`;
+  value = redactor().prepare({ value }).value;
   let text: string;
   try {
     text = typeof value === "string"

@@ -2,7 +2,15 @@
 // `beforeExit` fires when the event loop is empty (not on process.exit());
 // work started there keeps the process running. `exit` fires last, also on
 // process.exit(), when only synchronous work is possible.
-import process from "node:process";
+//
+// The global `process`, not `import process from "node:process"`: importing
+// that built-in as an ES module enumerates every property of `process`,
+// which runs its lazy getters and costs a cold start in Node.js 20 about
+// 7 ms.
+import type * as NodeProcess from "node:process";
+
+const process = (globalThis as unknown as { process: typeof NodeProcess })
+  .process;
 
 /** What to run when the process is about to end. */
 export interface ExitHooks {

@@ -13,20 +13,30 @@
 // buffer flush, which is far below pino's throughput; and it does not create
 // the folder. FileLogProvider therefore does the rotation itself, per entry,
 // on top of these few file operations.
-import {
-  close,
-  closeSync,
-  fstat,
-  fsync,
-  mkdir,
-  open,
-  readdir,
-  rename,
-  unlink,
-  write,
-} from "node:fs";
-import { basename, dirname } from "node:path";
-import { Buffer } from "node:buffer";
+import type * as NodeFs from "node:fs";
+import type * as NodePath from "node:path";
+import type { Buffer as NodeBuffer } from "node:buffer";
+
+// The built-in modules are loaded with the first file opened, not with this
+// module: the npm build bundles this file into the package, which would hoist
+// static imports to the package's top level, and importing node:fs as an ES
+// module costs a Node.js cold start about 2 ms (its namespace reads
+// `fs.promises`, which loads the promise API and streams).
+let fs: typeof NodeFs;
+let nodePath: typeof NodePath;
+let Buffer: typeof NodeBuffer;
+
+async function loadBuiltins(): Promise<void> {
+  if (fs !== undefined) return;
+  const [fsModule, pathModule, bufferModule] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+    import("node:buffer"),
+  ]);
+  fs = fsModule;
+  nodePath = pathModule;
+  Buffer = bufferModule.Buffer;
+}
 
 /** An open log file that knows its size and how to rotate. */
 export interface LogFile {
@@ -75,12 +85,13 @@ export async function openLogFile(
   path: string,
   maxFiles: number,
 ): Promise<LogFile> {
-  const folder = dirname(path);
+  await loadBuiltins();
+  const folder = nodePath.dirname(path);
   await call<string | undefined>((done) =>
-    mkdir(folder, { recursive: true }, done)
+    fs.mkdir(folder, { recursive: true }, done)
   );
-  const base = basename(path) + ".";
-  const names = await call<string[]>((done) => readdir(folder, done));
+  const base = nodePath.basename(path) + ".";
+  const names = await call<string[]>((done) => fs.readdir(folder, done));
   let highest = 0;
   for (const name of names) {
     if (!name.startsWith(base)) continue;
@@ -88,7 +99,7 @@ export async function openLogFile(
     if (!/^[1-9][0-9]*$/.test(suffix)) continue;
     const index = Number(suffix);
     if (index >= maxFiles) {
-      await ignoreMissing(call((done) => unlink(`${path}.${suffix}`, done)));
+      await ignoreMissing(call((done) => fs.unlink(`${path}.${suffix}`, done)));
     } else if (index > highest) highest = index;
   }
   const [fd, size] = await openAppend(path);
@@ -96,12 +107,12 @@ export async function openLogFile(
 }
 
 async function openAppend(path: string): Promise<[number, number]> {
-  const fd = await call<number>((done) => open(path, "a", done));
+  const fd = await call<number>((done) => fs.open(path, "a", done));
   try {
-    const stats = await call<{ size: number }>((done) => fstat(fd, done));
+    const stats = await call<{ size: number }>((done) => fs.fstat(fd, done));
     return [fd, stats.size];
   } catch (error) {
-    closeSync(fd);
+    fs.closeSync(fd);
     throw error;
   }
 }
@@ -139,7 +150,7 @@ class NodeLogFile implements LogFile {
     let offset = 0;
     while (offset < bytes.length) {
       const written = await call<number>((done) =>
-        write(this.#fd, bytes, offset, bytes.length - offset, null, done)
+        fs.write(this.#fd, bytes, offset, bytes.length - offset, null, done)
       );
       offset += written;
       this.#size += written;
@@ -148,22 +159,22 @@ class NodeLogFile implements LogFile {
 
   async rotate(maxFiles: number): Promise<void> {
     const path = this.#path;
-    await call((done) => close(this.#fd, done));
+    await call((done) => fs.close(this.#fd, done));
     this.#fd = -1;
     const last = Math.max(maxFiles - 1, 0);
     for (let i = this.#highest; i >= Math.max(last, 1); i--) {
-      await ignoreMissing(call((done) => unlink(`${path}.${i}`, done)));
+      await ignoreMissing(call((done) => fs.unlink(`${path}.${i}`, done)));
     }
     this.#highest = Math.min(this.#highest, last);
     if (maxFiles <= 1) {
-      await ignoreMissing(call((done) => unlink(path, done)));
+      await ignoreMissing(call((done) => fs.unlink(path, done)));
     } else {
       for (let i = Math.min(this.#highest, last - 1); i >= 1; i--) {
         await ignoreMissing(
-          call((done) => rename(`${path}.${i}`, `${path}.${i + 1}`, done)),
+          call((done) => fs.rename(`${path}.${i}`, `${path}.${i + 1}`, done)),
         );
       }
-      await ignoreMissing(call((done) => rename(path, `${path}.1`, done)));
+      await ignoreMissing(call((done) => fs.rename(path, `${path}.1`, done)));
       this.#highest = Math.min(this.#highest + 1, last);
     }
     const [fd, size] = await openAppend(path);
@@ -177,11 +188,11 @@ class NodeLogFile implements LogFile {
     this.#fd = -1;
     if (sync) {
       try {
-        await call((done) => fsync(fd, done));
+        await call((done) => fs.fsync(fd, done));
       } catch {
         // Best effort: some file systems do not support fsync.
       }
     }
-    await call((done) => close(fd, done));
+    await call((done) => fs.close(fd, done));
   }
 }

@@ -17,8 +17,8 @@
  *   BENCHMARKS.md, with the share of the source maps beside it;
  * - the server bundles (`esm/mod.js`, `script/mod.js`) load none of the
  *   dependencies Kit loads on first use (`DEFERRED`: the OpenTelemetry API,
- *   ky, LogTape, valibot, the FormatJS parser and matcher) when they are
- *   imported: no static `import` or `require` of them, and, once the
+ *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache) when
+ *   they are imported: no static `import` or `require` of them, and, once the
  *   workspace of `scripts/test_npm.ts` is installed, none of them in
  *   `require.cache` after a fresh `node` requires the package (a cold start
  *   in Node.js pays for each: the cold-import section of BENCHMARKS.md);
@@ -111,6 +111,7 @@ const DEFERRED = [
   "valibot",
   "@formatjs/intl-localematcher",
   "@formatjs/icu-messageformat-parser",
+  "lru-cache",
 ];
 
 /**

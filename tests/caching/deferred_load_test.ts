@@ -1,6 +1,6 @@
 // The caching package reaches @opentelemetry/api only through core's
 // loadOpenTelemetryApi(), once something is registered: a process without an
-// SDK never loads it. Node.js lists what require() and require(esm) loaded in
+// SDK never loads it; lru-cache loads with the first MemoryCacheProvider. Node.js lists what require() and require(esm) loaded in
 // require.cache, so the npm pass for Node.js checks that importing the
 // package and using a cache (misses, hits, a failing factory) added nothing
 // there; every runtime checks the cache's answers.
@@ -81,8 +81,8 @@ const CHILD = `
 import { createRequire } from "node:module";
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 const cache = isNode ? createRequire(process.argv[1]).cache : {};
-const loaded = () =>
-  Object.keys(cache).some((file) => file.includes("/node_modules/${API}/"));
+const loaded = (name = "${API}") =>
+  Object.keys(cache).some((file) => file.includes("/node_modules/" + name + "/"));
 // What the packages caching depends on load is theirs.
 await import(CORE_URL);
 await import(PLATFORM_URL);
@@ -90,7 +90,10 @@ await import(CONFIG_URL);
 const dependencies = loaded();
 const caching = await import(CACHING_URL);
 const atImport = loaded();
-const manager = new caching.CacheManager(new caching.MemoryCacheProvider());
+const lruAtImport = loaded("lru-cache");
+const provider = new caching.MemoryCacheProvider();
+const lruWithProvider = loaded("lru-cache");
+const manager = new caching.CacheManager(provider);
 const area = manager.area("users");
 let runs = 0;
 const values = [
@@ -108,7 +111,8 @@ try {
 const stats = manager.stats();
 await manager.dispose();
 console.log(JSON.stringify({
-  dependencies, atImport, afterUse: loaded(), values, failure,
+  dependencies, atImport, afterUse: loaded(), lruAtImport, lruWithProvider,
+  values, failure,
   hits: stats.hits, misses: stats.misses, factoryErrors: stats.factoryErrors,
 }));
 `;
@@ -140,4 +144,22 @@ describe("caching without an OpenTelemetry SDK", () => {
     assert.equal(atImport, dependencies);
     assert.equal(afterUse, dependencies);
   });
+
+  it(
+    "loads lru-cache with the first MemoryCacheProvider, not at import, in Node.js",
+    {
+      skip: isNpmPass() && isNode
+        ? false
+        : "only the npm package for Node.js defers lru-cache (Deno imports it with the module)",
+    },
+    async () => {
+      const result = await runChild(CHILD);
+      assert.equal(result.code, 0, result.out);
+      const { lruAtImport, lruWithProvider } = printed(result);
+      assert.deepEqual({ lruAtImport, lruWithProvider }, {
+        lruAtImport: false,
+        lruWithProvider: true,
+      });
+    },
+  );
 });

@@ -94,6 +94,9 @@ await import(CONFIG_URL);
 const dependencies = state();
 const l10n = await import(LOCALIZATION_URL);
 const atImport = state();
+const lruAtImport = loaded("lru-cache");
+const localizationCache = new l10n.LocalizationCache({ maxSize: 10 });
+const lruWithCache = loaded("lru-cache");
 const manager = new l10n.LocalizationManager(
   new l10n.MapLocalizationProvider(new Map([
     ["en", new Map([
@@ -113,6 +116,7 @@ const negotiated = l10n.negotiateCulture("fr-CH, de;q=0.5", ["en", "fr"], "en");
 const afterNegotiation = state();
 console.log(JSON.stringify({
   dependencies, atImport, afterPlain, afterIcu, afterNegotiation,
+  lruAtImport, lruWithCache, cacheSize: localizationCache.size,
   plain, files, negotiated,
 }));
 `;
@@ -121,7 +125,8 @@ describe("the localization package's @formatjs dependencies", () => {
   it("translate ICU messages and negotiate cultures when loaded late", async () => {
     const result = await runChild(CHILD);
     assert.equal(result.code, 0, result.out);
-    const { plain, files, negotiated } = printed(result);
+    const { plain, files, negotiated, cacheSize } = printed(result);
+    assert.equal(cacheSize, 0, "a LocalizationCache made after the late load");
     assert.equal(plain, "Hello Ada");
     assert.deepEqual(files, ["1 file", "1,234 files"]);
     assert.equal(negotiated, "fr");
@@ -144,6 +149,24 @@ describe("the localization package's @formatjs dependencies", () => {
       assert.deepEqual(afterPlain, { [PARSER]: false, [MATCHER]: false });
       assert.deepEqual(afterIcu, { [PARSER]: true, [MATCHER]: false });
       assert.deepEqual(afterNegotiation, { [PARSER]: true, [MATCHER]: true });
+    },
+  );
+
+  it(
+    "loads lru-cache with the first LocalizationCache, not at import, in Node.js",
+    {
+      skip: isNpmPass() && isNode
+        ? false
+        : "only the npm package for Node.js defers lru-cache (Deno imports it with the module)",
+    },
+    async () => {
+      const result = await runChild(CHILD);
+      assert.equal(result.code, 0, result.out);
+      const { lruAtImport, lruWithCache } = printed(result);
+      assert.deepEqual({ lruAtImport, lruWithCache }, {
+        lruAtImport: false,
+        lruWithCache: true,
+      });
     },
   );
 });
