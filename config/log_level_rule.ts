@@ -1,64 +1,8 @@
-import { maskSecretText } from "../core/mod.ts";
-
-/** The log level names, lowest first. */
-export type LogLevelText = "debug" | "info" | "warning" | "error";
-
-const LEVELS: readonly LogLevelText[] = ["debug", "info", "warning", "error"];
-
-/**
- * The one log level rule of Kit, used by {@linkcode validateConfiguration},
- * {@linkcode appConfigSchema} and the logging module alike: `debug`, `info`,
- * `warning` or `error`, in any letter case and with blanks around it
- * ignored; `warn` is taken as `warning`.
- *
- * @param value A configured level.
- * @returns The level name, or `undefined` when the value is not a level.
- *
- * @example Usage
- * ```ts
- * import { normalizeLogLevel } from "@vendor/kit/config";
- *
- * normalizeLogLevel(" WARN "); // "warning"
- * normalizeLogLevel("verbose"); // undefined
- * ```
- */
-export function normalizeLogLevel(value: unknown): LogLevelText | undefined {
-  if (typeof value !== "string") return undefined;
-  const text = value.trim().toLowerCase();
-  const name = text === "warn" ? "warning" : text;
-  return LEVELS.includes(name as LogLevelText)
-    ? name as LogLevelText
-    : undefined;
-}
-
-/**
- * The one message for a value that is not a log level:
- * `Invalid log level: <value> (allowed: debug, info, warning, error; from
- * <source>)`. Secrets in the value or the source (a URL's password) are
- * masked.
- *
- * @param value The configured value.
- * @param source Where it came from (`appsettings.json`, `env LOG_LEVEL`…),
- * when known.
- * @returns The message.
- *
- * @example Usage
- * ```ts
- * import { invalidLogLevelMessage } from "@vendor/kit/config";
- *
- * invalidLogLevelMessage("verbose", "env LOG_LEVEL");
- * // "Invalid log level: verbose (allowed: debug, info, warning, error; from env LOG_LEVEL)"
- * ```
- */
-export function invalidLogLevelMessage(
-  value: unknown,
-  source?: string,
-): string {
-  const text = typeof value === "object" && value !== null
-    ? JSON.stringify(value)
-    : String(value);
-  const from = source === undefined ? "" : `; from ${source}`;
-  return maskSecretText(
-    `Invalid log level: ${text} (allowed: ${LEVELS.join(", ")}${from})`,
-  );
-}
+// The log level rule is core's (core/log_level_rule.ts), shared with the
+// logging module; the configuration module offers it under its own name too,
+// as it always has.
+export {
+  invalidLogLevelMessage,
+  type LogLevelText,
+  normalizeLogLevel,
+} from "../core/mod.ts";

@@ -24,6 +24,7 @@ export * from "./retry_after.ts";
 export * from "./page_address.ts";
 export * from "./dispose_options.ts";
 export * from "./secrets.ts";
+export * from "./log_level_rule.ts";
 export * from "./random_id.ts";
 export * from "./network_error.ts";
 export * from "./environment.ts";

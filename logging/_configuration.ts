@@ -1,7 +1,10 @@
 // LoggerManager.fromConfiguration: turns the `logging` section of a
 // configuration into manager options.
-import { type IConfiguration, invalidLogLevelMessage } from "../config/mod.ts";
-import { readEnvironmentVariable } from "../core/mod.ts";
+import type { IConfiguration } from "../config/mod.ts";
+import {
+  invalidLogLevelMessage,
+  readEnvironmentVariable,
+} from "../core/mod.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";

@@ -1,4 +1,4 @@
-import { invalidLogLevelMessage } from "../config/mod.ts";
+import { invalidLogLevelMessage } from "../core/mod.ts";
 
 /**
  * Thrown when a value is not one of the four log levels. The message is

@@ -1,4 +1,4 @@
-import { normalizeLogLevel } from "../config/mod.ts";
+import { normalizeLogLevel } from "../core/mod.ts";
 import { InvalidLogLevelError } from "./invalid_log_level_error.ts";
 
 /**
