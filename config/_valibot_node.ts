@@ -10,6 +10,7 @@
 // core/_open_telemetry_api_node.ts.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DependencyLoadError } from "../core/mod.ts";
 import type * as Valibot from "valibot";
 
 declare const __filename: string | undefined;
@@ -19,12 +20,27 @@ let valibot: typeof Valibot | undefined;
 /** Returns `valibot`, loading it on the first call. */
 export function loadValibot(): typeof Valibot {
   if (valibot === undefined) {
-    const meta = import.meta as Partial<ImportMeta>;
-    valibot = (typeof meta.resolve === "function"
-      ? createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)))
-      : createRequire(__filename!)(NAME)) as typeof Valibot;
+    valibot = requireDependency() as typeof Valibot;
   }
   return valibot;
 }
 
 const NAME = "valibot";
+const PACKAGE = "@vendor/kit-platform-configuration";
+
+// Loads NAME from this package's folder (see the first comment); a failure
+// (not installed, or left out of a bundle) names both packages and the fix.
+function requireDependency(): unknown {
+  const meta = import.meta as Partial<ImportMeta>;
+  try {
+    if (typeof meta.resolve === "function") {
+      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
+    }
+    if (typeof __filename === "string") return createRequire(__filename)(NAME);
+    throw new Error(
+      "this module host has neither import.meta.resolve nor __filename",
+    );
+  } catch (error) {
+    throw new DependencyLoadError(NAME, PACKAGE, error);
+  }
+}

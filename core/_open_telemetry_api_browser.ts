@@ -8,3 +8,8 @@ import * as api from "@opentelemetry/api";
 export function loadApi(): typeof api {
   return api;
 }
+
+/** Whether the API can be used: always, since it came with the module. */
+export function apiAvailable(): boolean {
+  return true;
+}

@@ -29,4 +29,5 @@ export * from "./random_id.ts";
 export * from "./network_error.ts";
 export * from "./environment.ts";
 export * from "./open_telemetry.ts";
+export * from "./dependency_load_error.ts";
 export * from "./memoize_last.ts";

@@ -1,4 +1,4 @@
-import { loadApi } from "./_open_telemetry_api_deno.ts";
+import { apiAvailable, loadApi } from "./_open_telemetry_api_deno.ts";
 
 /**
  * A part of OpenTelemetry a process can register globally: the context
@@ -69,6 +69,14 @@ try {
  * the slot cannot be defined: the answer is still right, each call is just
  * slower; the same holds after a test harness deletes the slot.
  *
+ * In Node.js and Bun, the npm package's first call that finds something
+ * registered also loads the API (see {@linkcode loadOpenTelemetryApi}), so a
+ * `true` always means the API is ready. If it cannot be loaded (typically a
+ * server bundled into one file with its own copy of the API but without
+ * Kit's dependencies), the answer is `false` from then on and a warning
+ * says why once: Kit records nothing rather than failing the work it
+ * instruments.
+ *
  * @param part What to look for; `"context"` (a context manager) when
  * omitted.
  * @returns `true` when that part is registered with `@opentelemetry/api`
@@ -90,7 +98,7 @@ export function isOpenTelemetryRegistered(
   part: OpenTelemetryPart = "context",
 ): boolean {
   const registry = GLOBAL[REGISTRY];
-  return registry != null && registry[part] != null;
+  return registry != null && registry[part] != null && apiAvailable();
 }
 
 /**
@@ -100,14 +108,15 @@ export function isOpenTelemetryRegistered(
  * registers an SDK: test first, load only when something would record.
  *
  * In Node.js and Bun the npm packages load the API synchronously on that
- * first call (about 20 ms in Node.js 20, paid once), and from an ES module
- * they get the same instance as the application's own
- * `import "@opentelemetry/api"`. In Deno and in browser bundles the API is
- * imported with this module and the call only returns it.
+ * first call (about 25 ms in Node.js 20, once, and never in a process without
+ * an SDK), and from an ES module they get the same instance as the
+ * application's own `import "@opentelemetry/api"`. In Deno and in browser
+ * bundles the API is imported with this module and the call only returns it.
  *
  * @returns The `@opentelemetry/api` module.
- * @throws {Error} When `@opentelemetry/api` cannot be loaded (not installed
- * beside this package); Node.js's or Bun's loader error says which.
+ * @throws {DependencyLoadError} When `@opentelemetry/api` cannot be loaded
+ * (not installed beside this package, or left out of a bundle); the message
+ * names the cause and what to do.
  *
  * @example Starting a span only while a tracer provider is registered
  * ```ts

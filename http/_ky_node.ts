@@ -11,6 +11,7 @@
 // package manager put its dependency.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DependencyLoadError } from "../core/mod.ts";
 import type * as Ky from "ky";
 
 declare const __filename: string | undefined;
@@ -20,13 +21,28 @@ let ky: typeof Ky.default | undefined;
 /** Returns ky's default export, loading ky on the first call. */
 export function loadKy(): typeof Ky.default {
   if (ky === undefined) {
-    const meta = import.meta as Partial<ImportMeta>;
-    const module = (typeof meta.resolve === "function"
-      ? createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)))
-      : createRequire(__filename!)(NAME)) as typeof Ky;
+    const module = requireDependency() as typeof Ky;
     ky = module.default;
   }
   return ky;
 }
 
 const NAME = "ky";
+const PACKAGE = "@vendor/kit-platform-http";
+
+// Loads NAME from this package's folder (see the first comment); a failure
+// (not installed, or left out of a bundle) names both packages and the fix.
+function requireDependency(): unknown {
+  const meta = import.meta as Partial<ImportMeta>;
+  try {
+    if (typeof meta.resolve === "function") {
+      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
+    }
+    if (typeof __filename === "string") return createRequire(__filename)(NAME);
+    throw new Error(
+      "this module host has neither import.meta.resolve nor __filename",
+    );
+  } catch (error) {
+    throw new DependencyLoadError(NAME, PACKAGE, error);
+  }
+}

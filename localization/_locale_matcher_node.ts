@@ -8,6 +8,7 @@
 // resolves from this package's own folder.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DependencyLoadError } from "../core/mod.ts";
 import type * as Matcher from "@formatjs/intl-localematcher";
 
 declare const __filename: string | undefined;
@@ -17,12 +18,27 @@ let matcher: typeof Matcher | undefined;
 /** Returns `@formatjs/intl-localematcher`, loading it on the first call. */
 export function loadLocaleMatcher(): typeof Matcher {
   if (matcher === undefined) {
-    const meta = import.meta as Partial<ImportMeta>;
-    matcher = (typeof meta.resolve === "function"
-      ? createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)))
-      : createRequire(__filename!)(NAME)) as typeof Matcher;
+    matcher = requireDependency() as typeof Matcher;
   }
   return matcher;
 }
 
 const NAME = "@formatjs/intl-localematcher";
+const PACKAGE = "@vendor/kit-platform-localization";
+
+// Loads NAME from this package's folder (see the first comment); a failure
+// (not installed, or left out of a bundle) names both packages and the fix.
+function requireDependency(): unknown {
+  const meta = import.meta as Partial<ImportMeta>;
+  try {
+    if (typeof meta.resolve === "function") {
+      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
+    }
+    if (typeof __filename === "string") return createRequire(__filename)(NAME);
+    throw new Error(
+      "this module host has neither import.meta.resolve nor __filename",
+    );
+  } catch (error) {
+    throw new DependencyLoadError(NAME, PACKAGE, error);
+  }
+}

@@ -10,6 +10,7 @@
 // gives. Either way the name resolves from this package's own folder.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DependencyLoadError } from "../core/mod.ts";
 import type * as LruCache from "lru-cache";
 
 declare const __filename: string | undefined;
@@ -19,13 +20,28 @@ let lruCache: typeof LruCache.LRUCache | undefined;
 /** Returns lru-cache's `LRUCache` class, loading lru-cache on the first call. */
 export function loadLruCache(): typeof LruCache.LRUCache {
   if (lruCache === undefined) {
-    const meta = import.meta as Partial<ImportMeta>;
-    const module = (typeof meta.resolve === "function"
-      ? createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)))
-      : createRequire(__filename!)(NAME)) as typeof LruCache;
+    const module = requireDependency() as typeof LruCache;
     lruCache = module.LRUCache;
   }
   return lruCache;
 }
 
 const NAME = "lru-cache";
+const PACKAGE = "@vendor/kit-platform-localization";
+
+// Loads NAME from this package's folder (see the first comment); a failure
+// (not installed, or left out of a bundle) names both packages and the fix.
+function requireDependency(): unknown {
+  const meta = import.meta as Partial<ImportMeta>;
+  try {
+    if (typeof meta.resolve === "function") {
+      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
+    }
+    if (typeof __filename === "string") return createRequire(__filename)(NAME);
+    throw new Error(
+      "this module host has neither import.meta.resolve nor __filename",
+    );
+  } catch (error) {
+    throw new DependencyLoadError(NAME, PACKAGE, error);
+  }
+}

@@ -12,6 +12,7 @@
 // folder, where its package manager put its dependency.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DependencyLoadError } from "../core/mod.ts";
 import type * as LogTape from "@logtape/logtape";
 
 declare const __filename: string | undefined;
@@ -21,12 +22,27 @@ let logtape: typeof LogTape | undefined;
 /** Returns `@logtape/logtape`, loading it on the first call. */
 export function loadLogTape(): typeof LogTape {
   if (logtape === undefined) {
-    const meta = import.meta as Partial<ImportMeta>;
-    logtape = (typeof meta.resolve === "function"
-      ? createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)))
-      : createRequire(__filename!)(NAME)) as typeof LogTape;
+    logtape = requireDependency() as typeof LogTape;
   }
   return logtape;
 }
 
 const NAME = "@logtape/logtape";
+const PACKAGE = "@vendor/kit-platform-logging";
+
+// Loads NAME from this package's folder (see the first comment); a failure
+// (not installed, or left out of a bundle) names both packages and the fix.
+function requireDependency(): unknown {
+  const meta = import.meta as Partial<ImportMeta>;
+  try {
+    if (typeof meta.resolve === "function") {
+      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
+    }
+    if (typeof __filename === "string") return createRequire(__filename)(NAME);
+    throw new Error(
+      "this module host has neither import.meta.resolve nor __filename",
+    );
+  } catch (error) {
+    throw new DependencyLoadError(NAME, PACKAGE, error);
+  }
+}

@@ -5,10 +5,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -287,6 +287,91 @@ console.log(JSON.stringify({ atImport, afterCall: loaded(), hasTrace: typeof api
       hasTrace: "function",
     });
   });
+});
+
+// A server bundled into one file may carry its own copy of the API and the
+// SDK but not Kit's dependencies: Kit's package, here alone in a folder with
+// no node_modules, must then record nothing rather than fail, and say why.
+describe("loadOpenTelemetryApi() when the API cannot be loaded", () => {
+  it(
+    "answers not registered, warns once, and throws a DependencyLoadError naming the fix",
+    {
+      skip: isNpmPass()
+        ? false
+        : "only the npm packages load the API on first use (Deno imports it with core)",
+    },
+    async () => {
+      const bundle = fileURLToPath(moduleUrl("core"));
+      const dir = await mkdtemp(join(tmpdir(), "kit-otel-missing-"));
+      try {
+        const isCjs = bundle.includes("/script/");
+        const copy = join(dir, "kit-core.js");
+        await writeFile(copy, await readFile(bundle));
+        await writeFile(
+          join(dir, "package.json"),
+          JSON.stringify({ type: isCjs ? "commonjs" : "module" }),
+        );
+        const script = join(dir, "child.mjs");
+        await writeFile(
+          script,
+          `
+const warnings = [];
+console.warn = (text) => warnings.push(String(text));
+globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.0", trace: {} };
+const core = await import(${JSON.stringify(pathToFileURL(copy).href)});
+const answers = [core.isOpenTelemetryRegistered("trace"), core.isOpenTelemetryRegistered("trace")];
+let error;
+try { core.loadOpenTelemetryApi(); } catch (caught) { error = caught; }
+console.log(JSON.stringify({
+  answers, warnings: warnings.length, warning: warnings[0] ?? "",
+  name: error?.name, isClass: error instanceof core.DependencyLoadError,
+  dependency: error?.dependency, packageName: error?.packageName, message: error?.message ?? "",
+}));
+`,
+        );
+        const result = await new Promise<ChildResult>((resolve, reject) => {
+          // Bun installs a missing package on the fly where no node_modules
+          // folder exists, unless told not to.
+          const args = "Bun" in globalThis
+            ? ["--no-install", script]
+            : [script];
+          const child = spawn(process.execPath, args, {
+            stdio: ["ignore", "pipe", "pipe"],
+            env: { ...process.env, NO_COLOR: "1" },
+          });
+          let out = "";
+          child.stdout.on("data", (chunk) => (out += chunk));
+          child.stderr.on("data", (chunk) => (out += chunk));
+          const timer = setTimeout(() => {
+            child.kill("SIGKILL");
+            reject(new Error(`the child is still running after 30 s: ${out}`));
+          }, 30_000);
+          child.on("close", (code) => {
+            clearTimeout(timer);
+            resolve({ code, out });
+          });
+        });
+        assert.equal(result.code, 0, result.out);
+        const seen = printed(result) as Record<string, unknown>;
+        assert.deepEqual(seen.answers, [false, false]);
+        assert.equal(seen.warnings, 1, "one warning, not one per call");
+        assert.match(
+          String(seen.warning),
+          /OpenTelemetry SDK is registered, but Kit records no telemetry: @vendor\/kit-core could not load its dependency '@opentelemetry\/api'/,
+        );
+        assert.equal(seen.name, "DependencyLoadError");
+        assert.equal(seen.isClass, true);
+        assert.equal(seen.dependency, "@opentelemetry/api");
+        assert.equal(seen.packageName, "@vendor/kit-core");
+        assert.match(
+          String(seen.message),
+          /Install it beside @vendor\/kit-core \(npm install @opentelemetry\/api\); when bundling the application, keep @vendor\/kit-core external/,
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("memoizeLast()", () => {
