@@ -85,9 +85,9 @@ function tracerOf(api: OpenTelemetryApi): Tracer | undefined {
 }
 
 /**
- * The histogram, or undefined while no meter provider is registered. (A
- * no-op provider registered on purpose, or by another copy of the API,
- * gets a no-op histogram: harmless.)
+ * The histogram, or undefined while no meter provider is registered or the
+ * registered one is the API's no-op provider (then a call skips the clock
+ * reads, as with nothing registered).
  */
 function durationOf(api: OpenTelemetryApi): Histogram | undefined {
   if (!isOpenTelemetryRegistered("metrics")) {
@@ -99,31 +99,34 @@ function durationOf(api: OpenTelemetryApi): Histogram | undefined {
   const provider = api.metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
-    duration = provider.getMeter(SCOPE).createHistogram(
-      "http.client.request.duration",
-      {
-        description: "Duration of HTTP client requests (one per attempt).",
-        unit: "s",
-        advice: {
-          explicitBucketBoundaries: [
-            0.005,
-            0.01,
-            0.025,
-            0.05,
-            0.075,
-            0.1,
-            0.25,
-            0.5,
-            0.75,
-            1,
-            2.5,
-            5,
-            7.5,
-            10,
-          ],
+    const meter = provider.getMeter(SCOPE);
+    duration = meter === api.createNoopMeter()
+      ? undefined
+      : meter.createHistogram(
+        "http.client.request.duration",
+        {
+          description: "Duration of HTTP client requests (one per attempt).",
+          unit: "s",
+          advice: {
+            explicitBucketBoundaries: [
+              0.005,
+              0.01,
+              0.025,
+              0.05,
+              0.075,
+              0.1,
+              0.25,
+              0.5,
+              0.75,
+              1,
+              2.5,
+              5,
+              7.5,
+              10,
+            ],
+          },
         },
-      },
-    );
+      );
   }
   return duration;
 }

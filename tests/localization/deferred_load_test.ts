@@ -5,6 +5,8 @@
 // require.cache, so the npm pass for Node.js checks what each step added
 // there; every runtime checks that translation and negotiation still work
 // after the late load.
+// (A static ES import would not show in require.cache; the npm package
+// check, scripts/check_packages.ts, looks for those in the bundles.)
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
