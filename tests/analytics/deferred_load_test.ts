@@ -8,74 +8,10 @@
 // check, scripts/check_packages.ts, looks for those in the bundles.)
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
-import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+import { isNpmPass } from "../_support/module_url.ts";
+import { lastJson, runChildScript } from "../_support/child_script.ts";
 
-interface ChildResult {
-  code: number | null;
-  out: string;
-}
-
-const isDeno =
-  (process.versions as Record<string, string | undefined>).deno !== undefined;
-const isNode = !isDeno && !("Bun" in globalThis);
-
-// Runs `source` (with the entry points of analytics and of the packages it
-// depends on filled in) in a child of the runtime running the tests (Deno
-// here; Node.js and Bun in the npm passes).
-async function runChild(source: string): Promise<ChildResult> {
-  const dir = await mkdtemp(join(tmpdir(), "kit-analytics-deferred-"));
-  try {
-    const script = join(dir, "child.mjs");
-    await writeFile(
-      script,
-      source
-        .replace("CORE_URL", JSON.stringify(moduleUrl("core")))
-        .replace("PLATFORM_URL", JSON.stringify(moduleUrl("platform")))
-        .replace("CONFIG_URL", JSON.stringify(moduleUrl("config")))
-        .replace("ANALYTICS_URL", JSON.stringify(moduleUrl("analytics"))),
-    );
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [script];
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1" },
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-// The JSON the child printed last.
-function printed(result: ChildResult): Record<string, unknown> {
-  const lines = result.out.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 
 const API = "@opentelemetry/api";
 
@@ -126,9 +62,9 @@ console.log(JSON.stringify({
 
 describe("analytics delivery without an OpenTelemetry SDK", () => {
   it("delivers the batches", async () => {
-    const result = await runChild(CHILD);
+    const result = await runChildScript(CHILD);
     assert.equal(result.code, 0, result.out);
-    const { flushed, received } = printed(result);
+    const { flushed, received } = lastJson(result);
     assert.deepEqual(flushed, { delivered: 3, dropped: 0 });
     assert.deepEqual(received, ["a", "b", "c"]);
   });
@@ -138,9 +74,9 @@ describe("analytics delivery without an OpenTelemetry SDK", () => {
       ? false
       : "only the npm package for Node.js defers the API (Deno imports it with core)",
   }, async () => {
-    const result = await runChild(CHILD);
+    const result = await runChildScript(CHILD);
     assert.equal(result.code, 0, result.out);
-    const { dependencies, atImport, afterUse } = printed(result);
+    const { dependencies, atImport, afterUse } = lastJson(result);
     // Neither the packages analytics depends on, nor analytics at import or
     // in use without an SDK, load the API.
     assert.deepEqual({ dependencies, atImport, afterUse }, {

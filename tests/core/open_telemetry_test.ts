@@ -21,6 +21,7 @@ import {
   type OpenTelemetryPart,
 } from "../../core/mod.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+import { lastJson, runChildScript } from "../_support/child_script.ts";
 
 const KEY = Symbol.for("opentelemetry.js.api.1");
 const PARTS: OpenTelemetryPart[] = [
@@ -311,9 +312,7 @@ describe("loadOpenTelemetryApi() when the API cannot be loaded", () => {
           join(dir, "package.json"),
           JSON.stringify({ type: isCjs ? "commonjs" : "module" }),
         );
-        const script = join(dir, "child.mjs");
-        await writeFile(
-          script,
+        const result = await runChildScript(
           `
 const warnings = [];
 console.warn = (text) => warnings.push(String(text));
@@ -328,31 +327,15 @@ console.log(JSON.stringify({
   dependency: error?.dependency, packageName: error?.packageName, message: error?.message ?? "",
 }));
 `,
+          {
+            dir,
+            // Bun installs a missing package on the fly where no node_modules
+            // folder exists, unless told not to.
+            runtimeArgs: "Bun" in globalThis ? ["--no-install"] : [],
+          },
         );
-        const result = await new Promise<ChildResult>((resolve, reject) => {
-          // Bun installs a missing package on the fly where no node_modules
-          // folder exists, unless told not to.
-          const args = "Bun" in globalThis
-            ? ["--no-install", script]
-            : [script];
-          const child = spawn(process.execPath, args, {
-            stdio: ["ignore", "pipe", "pipe"],
-            env: { ...process.env, NO_COLOR: "1" },
-          });
-          let out = "";
-          child.stdout.on("data", (chunk) => (out += chunk));
-          child.stderr.on("data", (chunk) => (out += chunk));
-          const timer = setTimeout(() => {
-            child.kill("SIGKILL");
-            reject(new Error(`the child is still running after 30 s: ${out}`));
-          }, 30_000);
-          child.on("close", (code) => {
-            clearTimeout(timer);
-            resolve({ code, out });
-          });
-        });
         assert.equal(result.code, 0, result.out);
-        const seen = printed(result) as Record<string, unknown>;
+        const seen = lastJson(result);
         assert.deepEqual(seen.answers, [false, false]);
         assert.equal(seen.warnings, 1, "one warning, not one per call");
         assert.match(

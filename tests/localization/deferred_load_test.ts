@@ -9,74 +9,10 @@
 // check, scripts/check_packages.ts, looks for those in the bundles.)
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
-import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+import { isNpmPass } from "../_support/module_url.ts";
+import { lastJson, runChildScript } from "../_support/child_script.ts";
 
-interface ChildResult {
-  code: number | null;
-  out: string;
-}
-
-const isDeno =
-  (process.versions as Record<string, string | undefined>).deno !== undefined;
-const isNode = !isDeno && !("Bun" in globalThis);
-
-// Runs `source` (with the entry points of localization and of the packages it
-// depends on filled in) in a child of the runtime running the tests (Deno
-// here; Node.js and Bun in the npm passes).
-async function runChild(source: string): Promise<ChildResult> {
-  const dir = await mkdtemp(join(tmpdir(), "kit-l10n-deferred-"));
-  try {
-    const script = join(dir, "child.mjs");
-    await writeFile(
-      script,
-      source
-        .replace("CORE_URL", JSON.stringify(moduleUrl("core")))
-        .replace("PLATFORM_URL", JSON.stringify(moduleUrl("platform")))
-        .replace("CONFIG_URL", JSON.stringify(moduleUrl("config")))
-        .replace("LOCALIZATION_URL", JSON.stringify(moduleUrl("localization"))),
-    );
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [script];
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1" },
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-// The JSON the child printed last.
-function printed(result: ChildResult): Record<string, unknown> {
-  const lines = result.out.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 
 const PARSER = "@formatjs/icu-messageformat-parser";
 const MATCHER = "@formatjs/intl-localematcher";
@@ -125,9 +61,9 @@ console.log(JSON.stringify({
 
 describe("the localization package's @formatjs dependencies", () => {
   it("translate ICU messages and negotiate cultures when loaded late", async () => {
-    const result = await runChild(CHILD);
+    const result = await runChildScript(CHILD);
     assert.equal(result.code, 0, result.out);
-    const { plain, files, negotiated, cacheSize } = printed(result);
+    const { plain, files, negotiated, cacheSize } = lastJson(result);
     assert.equal(cacheSize, 0, "a LocalizationCache made after the late load");
     assert.equal(plain, "Hello Ada");
     assert.deepEqual(files, ["1 file", "1,234 files"]);
@@ -142,10 +78,10 @@ describe("the localization package's @formatjs dependencies", () => {
         : "only the npm package for Node.js defers them (Deno imports them with the module)",
     },
     async () => {
-      const result = await runChild(CHILD);
+      const result = await runChildScript(CHILD);
       assert.equal(result.code, 0, result.out);
       const { dependencies, atImport, afterPlain, afterIcu, afterNegotiation } =
-        printed(result) as Record<string, Record<string, boolean>>;
+        lastJson(result) as Record<string, Record<string, boolean>>;
       assert.deepEqual(dependencies, { [PARSER]: false, [MATCHER]: false });
       assert.deepEqual(atImport, { [PARSER]: false, [MATCHER]: false });
       assert.deepEqual(afterPlain, { [PARSER]: false, [MATCHER]: false });
@@ -162,9 +98,9 @@ describe("the localization package's @formatjs dependencies", () => {
         : "only the npm package for Node.js defers lru-cache (Deno imports it with the module)",
     },
     async () => {
-      const result = await runChild(CHILD);
+      const result = await runChildScript(CHILD);
       assert.equal(result.code, 0, result.out);
-      const { lruAtImport, lruWithCache } = printed(result);
+      const { lruAtImport, lruWithCache } = lastJson(result);
       assert.deepEqual({ lruAtImport, lruWithCache }, {
         lruAtImport: false,
         lruWithCache: true,

@@ -1,0 +1,87 @@
+// Runs an ES module script in a child of the runtime running the tests: Deno
+// under `deno test` (with the checkout's deno.json, so bare imports resolve),
+// Node.js or Bun in the npm passes. `CORE_URL`, `PLATFORM_URL`, … `<FOLDER>_URL`
+// in the script become the entry point of that Kit module (the source under
+// Deno, the built package in the npm passes; see module_url.ts).
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { moduleUrl } from "./module_url.ts";
+
+/** What the child did. */
+export interface ChildResult {
+  /** Its exit code (null when killed). */
+  code: number | null;
+  /** Its standard output and error, interleaved. */
+  out: string;
+}
+
+/** How to run the script. */
+export interface ChildScriptOptions {
+  /** The folder to write it in (kept); a new temporary one by default. */
+  dir?: string;
+  /** Arguments before the script for Node.js or Bun (`--no-install`). */
+  runtimeArgs?: string[];
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+const isDeno =
+  (process.versions as Record<string, string | undefined>).deno !== undefined;
+
+/** Runs `source` in a child process; fails after 30 seconds. */
+export async function runChildScript(
+  source: string,
+  options: ChildScriptOptions = {},
+): Promise<ChildResult> {
+  const dir = options.dir ?? await mkdtemp(join(tmpdir(), "kit-child-"));
+  try {
+    const script = join(dir, "child.mjs");
+    await writeFile(
+      script,
+      source.replace(
+        /\b([A-Z]+)_URL\b/g,
+        (_, folder: string) => JSON.stringify(moduleUrl(folder.toLowerCase())),
+      ),
+    );
+    const args = isDeno
+      ? [
+        "run",
+        "-A",
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        script,
+      ]
+      : [...(options.runtimeArgs ?? []), script];
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, args, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1", ...options.env },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the child is still running after 30 s: ${out}`));
+      }, 30_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  } finally {
+    if (options.dir === undefined) {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The JSON the child printed on its last line. */
+export function lastJson(result: ChildResult): Record<string, unknown> {
+  const lines = result.out.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
