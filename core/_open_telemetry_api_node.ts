@@ -3,15 +3,9 @@
 // loaded on the first call, synchronously, so a process that never registers
 // an SDK never loads it (about 25 ms of a cold start in Node.js 20).
 //
-// The ES bundle loads the API's ES module file, resolved as an `import`
-// would resolve it, through require(esm) (Node.js 20.19 and later, Bun):
-// the same instance as the application's own `import "@opentelemetry/api"`.
-// The CommonJS bundle (where esbuild leaves `import.meta` empty) loads what
-// `require` gives. Either way the name resolves from this package's own
-// folder, where its package manager put its dependency.
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-import { DependencyLoadError } from "./dependency_load_error.ts";
+// requireDependency (core) resolves it from this package's own folder, the
+// same instance as the application's own import.
+import { requireDependency } from "./require_dependency.ts";
 import type * as Api from "@opentelemetry/api";
 
 declare const __filename: string | undefined;
@@ -28,7 +22,12 @@ let unavailable = false;
 export function loadApi(): typeof Api {
   if (api === undefined) {
     try {
-      api = requireDependency() as typeof Api;
+      api = requireDependency(
+        "@opentelemetry/api",
+        "@vendor/kit-core",
+        import.meta,
+        typeof __filename === "string" ? __filename : undefined,
+      ) as typeof Api;
     } catch (error) {
       unavailable = true;
       throw error;
@@ -57,25 +56,5 @@ export function apiAvailable(): boolean {
       }`,
     );
     return false;
-  }
-}
-
-const NAME = "@opentelemetry/api";
-const PACKAGE = "@vendor/kit-core";
-
-// Loads NAME from this package's folder (see the first comment); a failure
-// (not installed, or left out of a bundle) names both packages and the fix.
-function requireDependency(): unknown {
-  const meta = import.meta as Partial<ImportMeta>;
-  try {
-    if (typeof meta.resolve === "function") {
-      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
-    }
-    if (typeof __filename === "string") return createRequire(__filename)(NAME);
-    throw new Error(
-      "this module host has neither import.meta.resolve nor __filename",
-    );
-  } catch (error) {
-    throw new DependencyLoadError(NAME, PACKAGE, error);
   }
 }

@@ -30,4 +30,5 @@ export * from "./network_error.ts";
 export * from "./environment.ts";
 export * from "./open_telemetry.ts";
 export * from "./dependency_load_error.ts";
+export * from "./require_dependency.ts";
 export * from "./memoize_last.ts";

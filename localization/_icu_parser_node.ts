@@ -1,14 +1,11 @@
 // Node.js and Bun flavour of the ICU MessageFormat parser loader (chosen by
 // scripts/build_npm.ts in place of _icu_parser_deno.ts): the parser is loaded
 // when the first ICU message is parsed, synchronously, so an application whose
-// texts hold no ICU syntax never loads it. As core's OpenTelemetry API loader:
-// the ES bundle loads the ES module file an `import` would resolve, through
-// require(esm) (Node.js 20.19 and later, Bun), the CommonJS bundle (where
-// esbuild leaves `import.meta` empty) what `require` gives; either way the name
-// resolves from this package's own folder.
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-import { DependencyLoadError } from "../core/mod.ts";
+// texts hold no ICU syntax never loads it.
+//
+// requireDependency (core) resolves it from this package's own folder, the
+// same instance as the application's own import.
+import { requireDependency } from "../core/mod.ts";
 import type * as Parser from "@formatjs/icu-messageformat-parser";
 
 declare const __filename: string | undefined;
@@ -18,27 +15,12 @@ let parser: typeof Parser | undefined;
 /** Returns `@formatjs/icu-messageformat-parser`, loading it on the first call. */
 export function loadIcuParser(): typeof Parser {
   if (parser === undefined) {
-    parser = requireDependency() as typeof Parser;
+    parser = requireDependency(
+      "@formatjs/icu-messageformat-parser",
+      "@vendor/kit-platform-localization",
+      import.meta,
+      typeof __filename === "string" ? __filename : undefined,
+    ) as typeof Parser;
   }
   return parser;
-}
-
-const NAME = "@formatjs/icu-messageformat-parser";
-const PACKAGE = "@vendor/kit-platform-localization";
-
-// Loads NAME from this package's folder (see the first comment); a failure
-// (not installed, or left out of a bundle) names both packages and the fix.
-function requireDependency(): unknown {
-  const meta = import.meta as Partial<ImportMeta>;
-  try {
-    if (typeof meta.resolve === "function") {
-      return createRequire(meta.url!)(fileURLToPath(meta.resolve(NAME)));
-    }
-    if (typeof __filename === "string") return createRequire(__filename)(NAME);
-    throw new Error(
-      "this module host has neither import.meta.resolve nor __filename",
-    );
-  } catch (error) {
-    throw new DependencyLoadError(NAME, PACKAGE, error);
-  }
 }
