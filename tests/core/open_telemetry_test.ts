@@ -4,7 +4,6 @@
 // running the tests) it answers without throwing.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +20,11 @@ import {
   type OpenTelemetryPart,
 } from "../../core/mod.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
-import { lastJson, runChildScript } from "../_support/child_script.ts";
+import {
+  type ChildResult,
+  lastJson,
+  runChildScript,
+} from "../_support/child_script.ts";
 
 const KEY = Symbol.for("opentelemetry.js.api.1");
 const PARTS: OpenTelemetryPart[] = [
@@ -110,11 +113,6 @@ describe("isOpenTelemetryRegistered()", () => {
   });
 });
 
-interface ChildResult {
-  code: number | null;
-  out: string;
-}
-
 // Deno's own exit marks globalThis (Symbol(Deno.isUnloadDispatched)), which
 // fails on a sealed one after the script ran: that, and only that, may end
 // the child with an error.
@@ -138,47 +136,11 @@ function printed(result: ChildResult): unknown {
 
 // Runs `source` (with CORE replaced by core's entry point) in a child of
 // the runtime running the tests (Deno here; Node.js and Bun in the npm
-// passes).
-async function runChild(source: string): Promise<ChildResult> {
-  const dir = await mkdtemp(join(tmpdir(), "kit-otel-probe-"));
-  try {
-    const script = join(dir, "child.mjs");
-    await writeFile(
-      script,
-      source.replace("CORE", JSON.stringify(moduleUrl("core"))),
-    );
-    const isDeno =
-      (process.versions as Record<string, string | undefined>).deno !==
-        undefined;
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [script];
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1", OTEL_DENO: "false" },
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+// passes), without Deno's own OpenTelemetry.
+function runChild(source: string): Promise<ChildResult> {
+  return runChildScript(source.replace("CORE", "CORE_URL"), {
+    env: { OTEL_DENO: "false" },
+  });
 }
 
 describe("isOpenTelemetryRegistered() in a new process", () => {

@@ -6,80 +6,18 @@
 // class, and follow its delegate when it changes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type Meter,
-  type MeterOptions,
-  type MeterProvider,
-  ProxyTracer,
-  type Tracer,
-  type TracerOptions,
-  type TracerProvider,
-} from "@opentelemetry/api";
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider as SdkTracerProvider,
-} from "@opentelemetry/sdk-trace";
+import type { Meter, MeterOptions, MeterProvider } from "@opentelemetry/api";
 import { HttpClient } from "../../http/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 import { installOtelSdk } from "../_support/otel_sdk.ts";
+import {
+  ForeignProxyTracerProvider,
+  registry,
+  sdkTracerProvider,
+} from "../_support/foreign_otel.ts";
 
 const SCOPE = "@vendor/kit-platform-http";
 const HISTOGRAM = "http.client.request.duration";
-
-/** Where every copy of the API 1.x keeps what is registered. */
-const REGISTRY = Symbol.for("opentelemetry.js.api.1");
-type Registry = { trace?: unknown; metrics?: unknown };
-function registry(): Registry {
-  const slot = (globalThis as unknown as Record<symbol, Registry | undefined>)[
-    REGISTRY
-  ];
-  assert.ok(slot, "the SDK registered its providers");
-  return slot;
-}
-
-/**
- * Another copy's ProxyTracerProvider: the same methods, not the same class.
- * Like the API's, its tracers cache the first delegate tracer they find, so
- * a client that took a tracer from `getTracer` would keep recording into
- * the first delegate.
- */
-class ForeignProxyTracerProvider implements TracerProvider {
-  delegate: TracerProvider | undefined;
-  readonly asked: string[] = [];
-  getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
-    return new ProxyTracer(this, name, version, options);
-  }
-  getDelegate(): TracerProvider {
-    return this.delegate ?? { getTracer: () => assert.fail("no delegate") };
-  }
-  getDelegateTracer(
-    name: string,
-    version?: string,
-    options?: TracerOptions,
-  ): Tracer | undefined {
-    this.asked.push(name);
-    return this.delegate?.getTracer(name, version, options);
-  }
-}
-
-/** An SDK tracer provider of its own, with the spans it ended. */
-function sdkTracerProvider(): {
-  provider: SdkTracerProvider;
-  names: () => string[];
-} {
-  const exporter = new InMemorySpanExporter();
-  const provider = new SdkTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  return {
-    provider,
-    names: () =>
-      exporter.getFinishedSpans()
-        .filter((span) => span.instrumentationScope.name === SCOPE)
-        .map((span) => span.name),
-  };
-}
 
 test("HttpClient follows the delegate of a tracer provider registered by another copy of the API", async () => {
   await using server = await startTestServer((_request, response) =>
@@ -88,8 +26,8 @@ test("HttpClient follows the delegate of a tracer provider registered by another
   const sdk = installOtelSdk();
   const slot = registry();
   const registered = slot.trace;
-  const first = sdkTracerProvider();
-  const second = sdkTracerProvider();
+  const first = sdkTracerProvider(SCOPE);
+  const second = sdkTracerProvider(SCOPE);
   try {
     const foreign = new ForeignProxyTracerProvider();
     foreign.delegate = first.provider;

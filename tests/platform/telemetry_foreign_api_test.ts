@@ -7,75 +7,15 @@
 // gauge, reported before any SDK, starts reporting once one registers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  ProxyTracer,
-  type Tracer,
-  type TracerOptions,
-  type TracerProvider,
-} from "@opentelemetry/api";
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider as SdkTracerProvider,
-} from "@opentelemetry/sdk-trace";
 import { Application } from "../../platform/mod.ts";
 import { installOtelSdk } from "../_support/otel_sdk.ts";
+import {
+  ForeignProxyTracerProvider,
+  registry,
+  sdkTracerProvider,
+} from "../_support/foreign_otel.ts";
 
 const SCOPE = "@vendor/kit-platform";
-
-/** Where every copy of the API 1.x keeps what is registered. */
-const REGISTRY = Symbol.for("opentelemetry.js.api.1");
-type Registry = { trace?: unknown; metrics?: unknown };
-function registry(): Registry {
-  const slot = (globalThis as unknown as Record<symbol, Registry | undefined>)[
-    REGISTRY
-  ];
-  assert.ok(slot, "the SDK registered its providers");
-  return slot;
-}
-
-/**
- * Another copy's ProxyTracerProvider: the same methods, not the same class.
- * Like the API's, its tracers cache the first delegate tracer they find, so
- * a host that took a tracer from `getTracer` would keep recording into the
- * first delegate.
- */
-class ForeignProxyTracerProvider implements TracerProvider {
-  delegate: TracerProvider | undefined;
-  readonly asked: string[] = [];
-  getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
-    return new ProxyTracer(this, name, version, options);
-  }
-  getDelegate(): TracerProvider {
-    return this.delegate ?? { getTracer: () => assert.fail("no delegate") };
-  }
-  getDelegateTracer(
-    name: string,
-    version?: string,
-    options?: TracerOptions,
-  ): Tracer | undefined {
-    this.asked.push(name);
-    return this.delegate?.getTracer(name, version, options);
-  }
-}
-
-/** An SDK tracer provider of its own, with the names of Kit's spans. */
-function sdkTracerProvider(): {
-  provider: SdkTracerProvider;
-  names: () => string[];
-} {
-  const exporter = new InMemorySpanExporter();
-  const provider = new SdkTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  return {
-    provider,
-    names: () =>
-      exporter.getFinishedSpans()
-        .filter((span) => span.instrumentationScope.name === SCOPE)
-        .map((span) => span.name),
-  };
-}
 
 const quiet = {
   debug: () => {},
@@ -88,8 +28,8 @@ test("app.handle() follows the delegate of a tracer provider registered by anoth
   const sdk = installOtelSdk();
   const slot = registry();
   const registered = slot.trace;
-  const first = sdkTracerProvider();
-  const second = sdkTracerProvider();
+  const first = sdkTracerProvider(SCOPE);
+  const second = sdkTracerProvider(SCOPE);
   const app = await Application.start({
     configuration: () => ({}),
     logging: () => quiet,
