@@ -1,7 +1,7 @@
 // Browser flavour of the ky loader (chosen by scripts/build_npm.ts under the
-// `browser` condition, in place of the Node.js loader and its node:module):
-// ky is imported with the module, as in Deno; a web bundler includes it in
-// the bundle either way.
+// `browser` condition, in place of the Node.js loader, which has no way to
+// load anything in a browser): ky is imported with the module, as in Deno; a
+// web bundler includes it in the bundle either way.
 import ky from "ky";
 
 /** Returns ky's default export. */

@@ -527,8 +527,9 @@ async function buildPackage(
     format: "cjs",
     platform: "node",
     // `import.meta` is empty in CommonJS: the Node.js adapters that load a
-    // dependency on first use test `import.meta.resolve` and use
-    // `__filename` when it is absent (core/_open_telemetry_api_node.ts).
+    // dependency on first use pass it and `__filename` to core's
+    // requireDependency, which uses `__filename` when `import.meta.resolve`
+    // is absent (core/_require_dependency_node.ts).
     logOverride: { "empty-import-meta": "silent" },
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
