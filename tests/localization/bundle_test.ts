@@ -9,18 +9,6 @@ const ENTRY = fileURLToPath(moduleUrl("localization"));
 const MODULE_DIR = ENTRY.slice(0, ENTRY.lastIndexOf("/") + 1);
 const EXT = ENTRY.endsWith(".ts") ? ".ts" : ".js";
 
-// The Node.js flavour of the module: the `_x_node.ts` adapters (swapped in by
-// the npm build for Node.js and Bun, never for browsers) and, in the npm build,
-// the Node.js bundle mod.js (browsers get mod_browser.js). They load npm
-// dependencies on first use through node:module's createRequire, and nothing
-// else from node:.
-const NODE_LOADER =
-  /import\s*\{[^}]*\}\s*from\s*["']node:(?:module|url)["'];?|require\(["']node:(?:module|url)["']\)/g;
-
-function isNodeFlavour(name: string): boolean {
-  return /_node\.(?:ts|js)$/.test(name) || (EXT === ".js" && name === "mod.js");
-}
-
 // A browser bundle of localization/mod.ts must not pull node: modules or
 // touch Deno: the file system is reached only through a dynamic import in
 // the _fs.ts adapter. The kit-i18n command (_i18n_cli) is a program, not
@@ -38,11 +26,10 @@ test("localization/ has no static node: import and no Deno global; node:fs only 
     /import\("node:fs\/promises"\)|require\("node:fs\/promises"\)/g;
   for (const name of files) {
     // Code only: comment lines may name node:fs in prose.
-    let source = (await readFile(MODULE_DIR + name, "utf8"))
+    const source = (await readFile(MODULE_DIR + name, "utf8"))
       .split("\n")
       .filter((line) => !/^\s*(?:\*|\/\/|\/\*\*)/.test(line))
       .join("\n");
-    if (isNodeFlavour(name)) source = source.replace(NODE_LOADER, "");
     assert.doesNotMatch(
       source,
       /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']node:/m,
