@@ -29,6 +29,8 @@ export * from "./random_id.ts";
 export * from "./network_error.ts";
 export * from "./environment.ts";
 export * from "./open_telemetry.ts";
+export * from "./scope_tracer.ts";
+export * from "./http_duration_buckets.ts";
 export * from "./dependency_load_error.ts";
 export * from "./require_dependency.ts";
 export * from "./memoize_last.ts";

@@ -26,9 +26,10 @@ import type {
   MeterProvider,
   Span,
   Tracer,
-  TracerProvider,
 } from "@opentelemetry/api";
 import {
+  createScopeTracer,
+  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
@@ -40,49 +41,11 @@ import { TimeoutError } from "./timeout_error.ts";
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-http";
 
-// What the tracer was taken from: the registered provider behind the API's
-// proxy (or the provider itself, with another copy of the API).
-let tracerSource: unknown;
-let tracer: Tracer | undefined;
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 
-/**
- * The API's ProxyTracerProvider, of whichever copy registered it: the API
- * registers its proxy and hands it the SDK's provider as its delegate.
- */
-interface ProxyLike extends TracerProvider {
-  getDelegate(): TracerProvider;
-  getDelegateTracer(name: string): Tracer | undefined;
-}
-
-function isProxy(provider: TracerProvider): provider is ProxyLike {
-  return typeof (provider as Partial<ProxyLike>).getDelegate === "function" &&
-    typeof (provider as Partial<ProxyLike>).getDelegateTracer === "function";
-}
-
 /** The tracer, or undefined while no tracer provider is registered. */
-function tracerOf(api: OpenTelemetryApi): Tracer | undefined {
-  if (!isOpenTelemetryRegistered("trace")) {
-    // Forgotten, as a change of provider would be.
-    tracerSource = undefined;
-    return tracer = undefined;
-  }
-  const provider = api.trace.getTracerProvider();
-  if (isProxy(provider)) {
-    const delegate = provider.getDelegate();
-    if (delegate !== tracerSource) {
-      tracerSource = delegate;
-      tracer = provider.getDelegateTracer(SCOPE);
-    }
-    return tracer;
-  }
-  if (provider !== tracerSource) {
-    tracerSource = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
+const tracerOf = createScopeTracer(SCOPE);
 
 /**
  * The histogram, or undefined while no meter provider is registered or the
@@ -108,22 +71,7 @@ function durationOf(api: OpenTelemetryApi): Histogram | undefined {
           description: "Duration of HTTP client requests (one per attempt).",
           unit: "s",
           advice: {
-            explicitBucketBoundaries: [
-              0.005,
-              0.01,
-              0.025,
-              0.05,
-              0.075,
-              0.1,
-              0.25,
-              0.5,
-              0.75,
-              1,
-              2.5,
-              5,
-              7.5,
-              10,
-            ],
+            explicitBucketBoundaries: [...HTTP_DURATION_BUCKETS],
           },
         },
       );

@@ -19,13 +19,12 @@ import type {
   MeterProvider,
   ObservableGauge,
   ObservableResult,
-  ProxyTracerProvider,
   Span,
   TextMapGetter,
-  Tracer,
-  TracerProvider,
 } from "@opentelemetry/api";
 import {
+  createScopeTracer,
+  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
@@ -35,10 +34,6 @@ import type { HealthReport, HealthStatus } from "./health.ts";
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform";
 
-// What the tracer was taken from: the registered provider behind the API's
-// proxy (or the provider itself, with another copy of the API).
-let tracerSource: unknown;
-let tracer: Tracer | undefined;
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 let healthInstrument: ObservableGauge | undefined;
@@ -50,35 +45,8 @@ function nothingRegistered(): boolean {
     !isOpenTelemetryRegistered("metrics");
 }
 
-// The API's proxy provider, from any copy of the API (which registers its
-// own proxy, holding the SDK's provider as its delegate).
-function isProxy(
-  provider: TracerProvider,
-): provider is ProxyTracerProvider {
-  return typeof (provider as { getDelegate?: unknown }).getDelegate ===
-      "function" &&
-    typeof (provider as { getDelegateTracer?: unknown }).getDelegateTracer ===
-      "function";
-}
-
 /** The tracer, or undefined while no tracer provider is registered. */
-function tracerOf(): Tracer | undefined {
-  const provider = loadOpenTelemetryApi().trace.getTracerProvider();
-  if (isProxy(provider)) {
-    // Nothing registered: no tracer, so a request costs no span at all.
-    const delegate = provider.getDelegate();
-    if (delegate !== tracerSource) {
-      tracerSource = delegate;
-      tracer = provider.getDelegateTracer(SCOPE);
-    }
-    return tracer;
-  }
-  if (provider !== tracerSource) {
-    tracerSource = provider;
-    tracer = provider.getTracer(SCOPE);
-  }
-  return tracer;
-}
+const tracerOf = createScopeTracer(SCOPE);
 
 // Whether the meter provider in use is the API's no-op one (no SDK).
 let meterIsNoop = true;
@@ -106,22 +74,7 @@ function durationOf(): Histogram {
       description: "Duration of HTTP server requests handled by app.handle()",
       unit: "s",
       advice: {
-        explicitBucketBoundaries: [
-          0.005,
-          0.01,
-          0.025,
-          0.05,
-          0.075,
-          0.1,
-          0.25,
-          0.5,
-          0.75,
-          1,
-          2.5,
-          5,
-          7.5,
-          10,
-        ],
+        explicitBucketBoundaries: [...HTTP_DURATION_BUCKETS],
       },
     },
   );
@@ -176,7 +129,7 @@ export function startServerSpan(
   pathOf: (url: string) => string,
 ): ServerSpan | undefined {
   if (nothingRegistered()) return undefined;
-  const tracer = tracerOf();
+  const tracer = tracerOf(loadOpenTelemetryApi());
   meterProviderOf();
   const measured = !meterIsNoop;
   if (tracer === undefined) {

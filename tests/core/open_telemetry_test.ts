@@ -14,6 +14,8 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
 import {
+  createScopeTracer,
+  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   memoizeLast,
@@ -317,6 +319,58 @@ console.log(JSON.stringify({
       }
     },
   );
+});
+
+describe("createScopeTracer()", () => {
+  after(unregisterAll);
+
+  it("answers undefined until a tracer provider registers, then that provider's own tracer, and a new one after a swap", () => {
+    unregisterAll();
+    const tracerOf = createScopeTracer("test-scope");
+    const api = loadOpenTelemetryApi();
+    assert.equal(tracerOf(api), undefined);
+
+    const first = new TracerProvider();
+    trace.setGlobalTracerProvider(first);
+    const tracer = tracerOf(api);
+    assert.ok(tracer !== undefined);
+    // Taken from behind the API's proxy: not the proxy's ProxyTracer.
+    assert.notEqual(tracer.constructor.name, "ProxyTracer");
+    assert.equal(tracerOf(api), tracer, "kept while the provider stays");
+    const span = tracer.startSpan("s");
+    assert.equal(span.isRecording(), true);
+    span.end();
+
+    trace.disable();
+    assert.equal(tracerOf(api), undefined);
+    trace.setGlobalTracerProvider(new TracerProvider());
+    const second = tracerOf(api);
+    assert.ok(second !== undefined);
+    assert.notEqual(second, tracer, "made again for the new provider");
+  });
+
+  it("HTTP_DURATION_BUCKETS are the semantic conventions' advice, frozen", () => {
+    assert.deepEqual(
+      [...HTTP_DURATION_BUCKETS],
+      [
+        0.005,
+        0.01,
+        0.025,
+        0.05,
+        0.075,
+        0.1,
+        0.25,
+        0.5,
+        0.75,
+        1,
+        2.5,
+        5,
+        7.5,
+        10,
+      ],
+    );
+    assert.equal(Object.isFrozen(HTTP_DURATION_BUCKETS), true);
+  });
 });
 
 describe("memoizeLast()", () => {
