@@ -26,7 +26,6 @@ import type {
   MeterProvider,
   ObservableResult,
   Span,
-  SpanContext,
   Tracer,
   TracerProvider,
 } from "@opentelemetry/api";
@@ -35,6 +34,7 @@ import {
   loadOpenTelemetryApi,
   maskSecretText,
   memoizeLast,
+  NON_RECORDING_SPAN,
 } from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
@@ -162,30 +162,8 @@ export function noteHit(attributes: Attributes): void {
   }
 }
 
-// What the API's trace.wrapSpanContext(INVALID_SPAN_CONTEXT) gives, made
-// without the API so that a factory run with no tracer provider registered
-// never loads it: a span that records nothing, with the all-zero ids and no
-// flags (sampled off) that W3C Trace Context calls invalid.
-const INVALID_SPAN_CONTEXT: SpanContext = {
-  traceId: "00000000000000000000000000000000",
-  spanId: "0000000000000000",
-  traceFlags: 0,
-};
-
-const NON_RECORDING_SPAN: Span = {
-  spanContext: () => INVALID_SPAN_CONTEXT,
-  setAttribute: () => NON_RECORDING_SPAN,
-  setAttributes: () => NON_RECORDING_SPAN,
-  addEvent: () => NON_RECORDING_SPAN,
-  addLink: () => NON_RECORDING_SPAN,
-  addLinks: () => NON_RECORDING_SPAN,
-  setStatus: () => NON_RECORDING_SPAN,
-  updateName: () => NON_RECORDING_SPAN,
-  end: () => {},
-  isRecording: () => false,
-  recordException: () => {},
-};
-
+// A factory run with no tracer provider registered gets core's
+// NON_RECORDING_SPAN, so it never loads the API.
 const UNTRACED: RunSpan = {
   span: NON_RECORDING_SPAN,
   run: (fn) => fn(),

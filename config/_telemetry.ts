@@ -10,7 +10,6 @@ import type {
   Counter,
   MeterProvider,
   Span,
-  SpanContext,
   Tracer,
   TracerProvider,
 } from "@opentelemetry/api";
@@ -18,6 +17,7 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   memoizeLast,
+  NON_RECORDING_SPAN,
 } from "../core/mod.ts";
 
 /** The instrumentation scope: the npm package's name. */
@@ -35,30 +35,6 @@ const failuresOf = memoizeLast((provider: MeterProvider): Counter =>
   })
 );
 
-// The API's invalid span context (all-zero ids, no flags).
-const NO_SPAN_CONTEXT: SpanContext = {
-  traceId: "00000000000000000000000000000000",
-  spanId: "0000000000000000",
-  traceFlags: 0,
-};
-
-// A reload's span while neither a tracer provider nor a context manager is
-// registered: records nothing and is seen by nothing, as the API's own
-// non-recording span would be, without loading the API.
-const NOT_RECORDING: Span = {
-  spanContext: () => NO_SPAN_CONTEXT,
-  setAttribute: () => NOT_RECORDING,
-  setAttributes: () => NOT_RECORDING,
-  addEvent: () => NOT_RECORDING,
-  addLink: () => NOT_RECORDING,
-  addLinks: () => NOT_RECORDING,
-  setStatus: () => NOT_RECORDING,
-  updateName: () => NOT_RECORDING,
-  end: () => {},
-  isRecording: () => false,
-  recordException: () => {},
-};
-
 /** What started a reload: a `reload()` call or a watched source. */
 export type ReloadTrigger = "call" | "watch";
 
@@ -73,7 +49,7 @@ export function inReloadSpan<R>(
   if (
     !isOpenTelemetryRegistered("trace") && !isOpenTelemetryRegistered("context")
   ) {
-    return run(NOT_RECORDING);
+    return run(NON_RECORDING_SPAN);
   }
   const { context, ROOT_CONTEXT, trace } = loadOpenTelemetryApi();
   const parent = trigger === "watch" ? ROOT_CONTEXT : context.active();

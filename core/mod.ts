@@ -30,6 +30,7 @@ export * from "./network_error.ts";
 export * from "./environment.ts";
 export * from "./open_telemetry.ts";
 export * from "./scope_tracer.ts";
+export * from "./non_recording_span.ts";
 export * from "./http_duration_buckets.ts";
 export * from "./dependency_load_error.ts";
 export * from "./require_dependency.ts";

@@ -19,6 +19,7 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   memoizeLast,
+  NON_RECORDING_SPAN,
   type OpenTelemetryPart,
 } from "../../core/mod.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
@@ -347,6 +348,26 @@ describe("createScopeTracer()", () => {
     const second = tracerOf(api);
     assert.ok(second !== undefined);
     assert.notEqual(second, tracer, "made again for the new provider");
+  });
+
+  it("NON_RECORDING_SPAN records nothing and carries the API's invalid span context", () => {
+    const api = loadOpenTelemetryApi();
+    assert.equal(NON_RECORDING_SPAN.isRecording(), false);
+    assert.equal(
+      api.isSpanContextValid(NON_RECORDING_SPAN.spanContext()),
+      false,
+    );
+    assert.deepEqual(
+      NON_RECORDING_SPAN.spanContext(),
+      api.INVALID_SPAN_CONTEXT,
+    );
+    assert.equal(NON_RECORDING_SPAN.setAttribute("a", 1), NON_RECORDING_SPAN);
+    assert.equal(NON_RECORDING_SPAN.addEvent("e"), NON_RECORDING_SPAN);
+    assert.equal(
+      NON_RECORDING_SPAN.setStatus({ code: api.SpanStatusCode.ERROR }),
+      NON_RECORDING_SPAN,
+    );
+    NON_RECORDING_SPAN.end();
   });
 
   it("HTTP_DURATION_BUCKETS are the semantic conventions' advice, frozen", () => {
