@@ -54,8 +54,27 @@ import {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SERVICE_DIR = join(ROOT, "examples", "service");
 const INSTANCES = 3;
-const SECONDS = Number(process.env.KIT_ROLL_SECONDS ?? 30);
-const RATE = Number(process.env.KIT_ROLL_RATE ?? 200);
+
+function setting(
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    console.log(
+      `FAILED: rolling restart check: ${name} must be a whole number from ${min} to ${max}, not ${raw}`,
+    );
+    finish(0, 1, 0);
+  }
+  return value;
+}
+
+// Long enough for at least one pass of restarts under load.
+const SECONDS = setting("KIT_ROLL_SECONDS", 30, 15, 600);
+const RATE = setting("KIT_ROLL_RATE", 200, 10, 5_000);
 // Few connections at a fixed rate: a steady stream, not a saturation test.
 const CONNECTIONS = 10;
 const ROUTE = "/api/hello?name=Ada";
@@ -473,7 +492,7 @@ try {
     } s to t=${seconds(rollEnded)} s`,
   );
   console.log(
-    `nginx: ${retried} requests sent on to another instance; requests per instance: ${
+    `nginx: ${retried} requests sent on to another instance; attempts per instance: ${
       perInstance.join(" / ")
     }`,
   );
