@@ -21,6 +21,11 @@ import type {
   ConfigurationSchema,
   InferConfiguration,
 } from "./configuration_schema.ts";
+import type {
+  ConfigurationPath,
+  ConfigurationPathValue,
+  IsUntyped,
+} from "./configuration_path.ts";
 import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
@@ -61,8 +66,12 @@ import { annotateFailures, registerHints } from "./_hints.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
 
-/** Options of {@linkcode ConfigurationManager}. */
-export interface ConfigurationManagerOptions {
+/**
+ * Options of {@linkcode ConfigurationManager}.
+ *
+ * @typeParam Config What the schema produces (`unknown` without one).
+ */
+export interface ConfigurationManagerOptions<Config = unknown> {
   /**
    * The application root that relative file paths of `addJsonFile` resolve
    * against. Default: the `KIT_CONFIG_PATH` environment variable when set,
@@ -75,9 +84,10 @@ export interface ConfigurationManagerOptions {
    * values (throwing {@linkcode ConfigurationValidationError} with every
    * failure), `getValue` returns the typed values, and the schema's
    * defaults apply (their source is `schema default`). Keys the schema does
-   * not describe are kept as the sources supplied them.
+   * not describe are kept as the sources supplied them. The manager is then
+   * typed by the schema: `getValue("database:timeout")` is a `number`.
    */
-  schema?: ConfigurationSchema;
+  schema?: ConfigurationSchema<unknown, Config>;
   /**
    * More words (or patterns tested against each key segment) that mark a
    * key as secret, added to {@linkcode defaultSecretKeys}.
@@ -174,6 +184,19 @@ const MAX_EARLY_READS = 50;
 const LOOKS_HIERARCHICAL =
   /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
 
+// What getValue<T> gives when no type argument or default says: `unknown`
+// without a schema; with one, a marker that makes AnyKey accept only the
+// schema's paths, so a misspelt key is a compile error. With a schema the
+// result is NoInfer, so `const url: string = config.getValue("typo")` does
+// not slip through by taking T from the variable's type.
+declare const untyped: unique symbol;
+type UntypedValue<Config> = IsUntyped<Config> extends true ? unknown
+  : typeof untyped;
+type AnyKey<Config, T> = IsUntyped<Config> extends true ? string
+  : [T] extends [typeof untyped] ? ConfigurationPath<Config>
+  : string;
+type AnyValue<Config, T> = IsUntyped<Config> extends true ? T : NoInfer<T>;
+
 function emptySnapshot(): Snapshot {
   return snapshot(emptyRoot());
 }
@@ -192,6 +215,12 @@ function emptySnapshot(): Snapshot {
  * - Values are read from a flattened index built when the configuration
  *   loads, so `getValue` costs one `Map.get`.
  * - Nothing is readable before `await loadConfiguration()`.
+ * - A manager created with a schema is typed by it: `getValue` of a path
+ *   the schema describes has the schema's type, and a misspelt path is a
+ *   compile error.
+ *
+ * @typeParam Config What the schema produces; without a schema, any key
+ * is accepted and typed by `getValue`'s type argument.
  *
  * @example Usage
  * ```ts
@@ -208,7 +237,13 @@ function emptySnapshot(): Snapshot {
  * config.explain(); // [{ key: "feature:beta", value: "true", source: "memory" }]
  * ```
  */
-export class ConfigurationManager implements IConfiguration, HealthCheckable {
+// The default `any` stands for "no schema" (IsUntyped): a manager typed by a
+// schema must stay usable where a plain `ConfigurationManager` is expected,
+// and the key checks make the type parameter invariant, which only `any`
+// accepts in both directions.
+// deno-lint-ignore no-explicit-any
+export class ConfigurationManager<Config = any>
+  implements IConfiguration, HealthCheckable {
   /**
    * Dispatched after a reload (or a repeated `loadConfiguration()`) that
    * changed effective values, with one entry per changed key; and after a
@@ -216,7 +251,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    */
   readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
 
-  #options: ConfigurationManagerOptions;
+  #options: ConfigurationManagerOptions<Config>;
   #secrets: SecretMatcher;
   #registrations: Registration[] = [];
   #nextOrder = 0;
@@ -240,7 +275,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * @param options Application root, schema, extra secret words,
    * environment name, reload delay.
    */
-  constructor(options: ConfigurationManagerOptions = {}) {
+  constructor(options: ConfigurationManagerOptions<Config> = {}) {
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
     registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
@@ -518,6 +553,59 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * environment and memory, unless a schema is set), or a subtree as a deep
    * copy.
    *
+   * On a manager created with a schema, a path the schema describes is
+   * typed by it (`getValue("database:timeout")` is a `number`), and a path
+   * it does not describe is a compile error unless a type argument or a
+   * default says what to expect (`getValue<string>(key)`,
+   * `getValue(key, "fallback")`), which keeps dynamic keys working. Without
+   * a schema every key is accepted, typed by the type argument.
+   *
+   * @typeParam Path A path of the schema's output type.
+   * @param key A colon path, any letter case at run time.
+   * @returns The value; a key that has no value throws.
+   * @throws {ConfigurationValueNotFoundError} `Configuration value not found:
+   * <key>` when the key has no value.
+   *
+   * @example Typed by the schema
+   * ```ts
+   * import { appConfigSchema, ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager({ schema: appConfigSchema });
+   * config.addProvider(new MemoryProvider({
+   *   "database:connectionString": "postgres://db/app",
+   *   "api:baseUrl": "https://api.example.com",
+   *   "logging:providers:0:type": "console",
+   * }));
+   * await config.loadConfiguration();
+   * const timeout: number = config.getValue("database:timeout"); // 30000
+   * ```
+   */
+  getValue<Path extends ConfigurationPath<Config>>(
+    key: Path,
+  ): ConfigurationPathValue<Config, Path>;
+  /**
+   * Reads a value the schema describes, or the default when it has none.
+   *
+   * @typeParam Path A path of the schema's output type.
+   * @param key A colon path, any letter case at run time.
+   * @param defaultValue Returned when the key has no value.
+   * @returns The value, or the default.
+   *
+   * @example Usage
+   * ```ts
+   * import { appConfigSchema, ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager({ schema: appConfigSchema });
+   * config.getValue("features:maxFileUploadSize", 1_048_576); // a number
+   * ```
+   */
+  getValue<Path extends ConfigurationPath<Config>>(
+    key: Path,
+    defaultValue: ConfigurationPathValue<Config, Path>,
+  ): ConfigurationPathValue<Config, Path>;
+  /**
+   * Reads a value by any key, typed by the type argument or the default.
+   *
    * @typeParam T The expected type (not checked; use a schema for that).
    * @param key A colon path, any letter case.
    * @param defaultValue Returned when the key has no value.
@@ -536,12 +624,16 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * config.getValue<number>("database:poolSize", 10); // 10
    * ```
    */
-  getValue<T = unknown>(key: string, defaultValue?: T): T {
+  getValue<T = UntypedValue<Config>>(
+    key: AnyKey<Config, T>,
+    defaultValue?: T,
+  ): AnyValue<Config, T>;
+  getValue(key: string, defaultValue?: unknown): unknown {
     const entry = this.#index.get(key) ?? this.#find(key);
     if (entry !== undefined) {
-      return (entry.tree ? cloneJson(entry.value) : entry.value) as T;
+      return entry.tree ? cloneJson(entry.value) : entry.value;
     }
-    if (arguments.length > 1) return defaultValue as T;
+    if (arguments.length > 1) return defaultValue;
     throw this.#notFound(key);
   }
 
