@@ -63,6 +63,7 @@ import {
   readEnvironment,
 } from "./_environment_deno.ts";
 import { annotateFailures, registerHints } from "./_hints.ts";
+import { withFileSecrets } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
 
@@ -431,7 +432,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   addEnvironmentVariables(prefix?: string): this {
-    this.addProvider(new EnvironmentVariableProvider(prefix));
+    this.#addEnvironmentSource(new EnvironmentVariableProvider(prefix));
     return this;
   }
 
@@ -451,8 +452,39 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   addStandardVariables(): this {
-    this.addProvider(new StandardVariableProvider());
+    this.#addEnvironmentSource(new StandardVariableProvider());
     return this;
+  }
+
+  // An environment source is added synchronously, as before: its variables
+  // are checked at once (an unsafe name throws here). When `<NAME>_FILE`
+  // variables make its load asynchronous, that first read is dropped and
+  // the source stays one that loadConfiguration() reads again, which then
+  // reports a missing file (and waits for the files).
+  #addEnvironmentSource(provider: ConfigurationProvider): void {
+    const registration: Registration = {
+      provider,
+      order: this.#nextOrder++,
+      sync: true,
+      entries: undefined,
+      pending: undefined,
+      watching: false,
+      stopWatching: undefined,
+      addedAfterLoad: this.#loaded,
+    };
+    this.#registrations.push(registration);
+    try {
+      const result = provider.load();
+      if (isPromiseLike(result)) {
+        Promise.resolve(result).catch(() => {});
+        return;
+      }
+      buildLayer(result, provider.name);
+      registration.entries = result;
+    } catch (error) {
+      this.#unregister(registration);
+      throw error;
+    }
   }
 
   /**
@@ -730,9 +762,14 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   explain(): ExplainedValue[] {
+    const secrets = withFileSecrets(
+      this.#secrets,
+      this.#effective.leaves,
+      MASK,
+    );
     return this.#effective.leaves.map((leaf) => ({
       key: leaf.key,
-      value: this.#secrets.maskValue(leaf.key, cloneJson(leaf.value)),
+      value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
       source: maskSecretText(leaf.source),
     }));
   }
@@ -932,7 +969,11 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   toJSON(): Record<string, unknown> {
-    return maskTree(this.#effective.tree, "", this.#secrets) as Record<
+    return maskTree(
+      this.#effective.tree,
+      "",
+      withFileSecrets(this.#secrets, this.#effective.leaves, MASK),
+    ) as Record<
       string,
       unknown
     >;
@@ -1112,7 +1153,7 @@ export class ConfigurationManager<Config = any>
     replacedArrays: readonly ReplacedArray[] = this.#replacedArrays,
   ): { coerced: unknown; output: unknown } {
     try {
-      const secrets = this.#secrets;
+      const secrets = withFileSecrets(this.#secrets, raw.leaves, MASK);
       let literals: string[] | undefined;
       return validateAgainst(schema, input, {
         isSecret: (key) => secrets.isSecret(key),
@@ -1147,10 +1188,15 @@ export class ConfigurationManager<Config = any>
   #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
     const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
     const changes: ConfigurationChange[] = [];
+    const secrets = withFileSecrets(
+      this.#secrets,
+      [...before, ...after],
+      MASK,
+    );
     const mask = (key: string, value: unknown): unknown =>
       value === undefined
         ? undefined
-        : this.#secrets.maskValue(key, cloneJson(value));
+        : secrets.maskValue(key, cloneJson(value));
     for (const leaf of after) {
       const lower = leaf.key.toLowerCase();
       const previous = old.get(lower);

@@ -4,6 +4,12 @@ import type {
 } from "./configuration_provider.ts";
 import { readEnvironment } from "./_environment_deno.ts";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
+import {
+  bothSetFailure,
+  FILE_SUFFIX,
+  type FileVariable,
+  readFileVariables,
+} from "./_secret_files.ts";
 
 /**
  * The standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`, …) and the
@@ -75,6 +81,12 @@ export const standardVariables: Readonly<Record<string, string>> = Object
  * a configuration source; `addStandardVariables()` adds one. Each value's
  * source is `env <NAME>`.
  *
+ * `<NAME>_FILE` (`DB_CONNECTION_STRING_FILE=/run/secrets/db`) reads the
+ * value from that file instead (one trailing newline dropped, at most
+ * 64 KiB, read again on every load and reload); its source is `env
+ * <NAME>_FILE` and its value is masked. A missing or unreadable file, or
+ * both `<NAME>` and `<NAME>_FILE` set, fails the load naming the variable.
+ *
  * @example Usage
  * ```ts
  * import {
@@ -95,18 +107,34 @@ export class StandardVariableProvider implements ConfigurationProvider {
   /**
    * Reads the standard variables that are set.
    *
-   * @returns One entry per variable set, its source `env <NAME>`.
+   * @returns One entry per variable set, its source `env <NAME>`; a
+   * promise of them when `<NAME>_FILE` variables name files to read.
+   * @throws {ConfigurationValidationError} (the promise rejects) listing
+   * every file that is missing or unreadable and every variable set both
+   * directly and through a file.
    */
-  load(): ConfigurationEntry[] {
+  load(): ConfigurationEntry[] | Promise<ConfigurationEntry[]> {
     const { variables, error } = readEnvironment();
     if (error !== undefined) warnEnvironmentUnavailable(this.name, error);
     const entries: ConfigurationEntry[] = [];
+    const files: FileVariable[] = [];
+    const failures: string[] = [];
     for (const [name, key] of Object.entries(standardVariables)) {
       const value = variables[name];
-      if (value !== undefined) {
+      const fileVariable = name + FILE_SUFFIX;
+      const path = variables[fileVariable];
+      if (path !== undefined) {
+        if (value !== undefined) {
+          failures.push(bothSetFailure(name, fileVariable));
+        } else files.push({ variable: fileVariable, key, path });
+      } else if (value !== undefined) {
         entries.push({ key, value, source: `env ${name}` });
       }
     }
-    return entries;
+    if (files.length === 0 && failures.length === 0) return entries;
+    return readFileVariables(files, failures).then((read) => [
+      ...entries,
+      ...read,
+    ]);
   }
 }
