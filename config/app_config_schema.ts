@@ -77,7 +77,11 @@ type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
 /**
  * The valibot type of {@linkcode appConfigSchema}: a `v.ObjectSchema` whose
  * `entries` are Kit's sections, so `v.object({ ...appConfigSchema.entries,
- * mySection: v.object({ … }) })` keeps every section's exact type.
+ * mySection: v.object({ … }) })` keeps every section's exact type. It is
+ * made of valibot's own types, which valibot documents, so it is left out
+ * of Kit's generated documentation.
+ *
+ * @ignore
  */
 export type AppConfigSchema = v.ObjectSchema<{
   readonly database: v.ObjectSchema<{

@@ -185,19 +185,6 @@ const MAX_EARLY_READS = 50;
 const LOOKS_HIERARCHICAL =
   /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
 
-// What getValue<T> gives when no type argument or default says: `unknown`
-// without a schema; with one, a marker that makes AnyKey accept only the
-// schema's paths, so a misspelt key is a compile error. With a schema the
-// result is NoInfer, so `const url: string = config.getValue("typo")` does
-// not slip through by taking T from the variable's type.
-declare const untyped: unique symbol;
-type UntypedValue<Config> = IsUntyped<Config> extends true ? unknown
-  : typeof untyped;
-type AnyKey<Config, T> = IsUntyped<Config> extends true ? string
-  : [T] extends [typeof untyped] ? ConfigurationPath<Config>
-  : string;
-type AnyValue<Config, T> = IsUntyped<Config> extends true ? T : NoInfer<T>;
-
 function emptySnapshot(): Snapshot {
   return snapshot(emptyRoot());
 }
@@ -656,10 +643,16 @@ export class ConfigurationManager<Config = any>
    * config.getValue<number>("database:poolSize", 10); // 10
    * ```
    */
-  getValue<T = UntypedValue<Config>>(
-    key: AnyKey<Config, T>,
+  // With a schema, T defaults to never, which makes the key one of the
+  // schema's paths: a misspelt key is then a compile error. The result is
+  // NoInfer there, so `const url: string = config.getValue("typo")` does not
+  // slip through by taking T from the variable's type.
+  getValue<T = IsUntyped<Config> extends true ? unknown : never>(
+    key: IsUntyped<Config> extends true ? string
+      : [T] extends [never] ? ConfigurationPath<Config>
+      : string,
     defaultValue?: T,
-  ): AnyValue<Config, T>;
+  ): IsUntyped<Config> extends true ? T : NoInfer<T>;
   getValue(key: string, defaultValue?: unknown): unknown {
     const entry = this.#index.get(key) ?? this.#find(key);
     if (entry !== undefined) {

@@ -8,6 +8,7 @@
  *
  * @typeParam Config The configuration's type, for example
  * {@linkcode AppConfig}.
+ * @typeParam Depth How many more levels to list (the bound above).
  *
  * @example Usage
  * ```ts
@@ -16,8 +17,35 @@
  * const key: ConfigurationPath<AppConfig> = "database:timeout";
  * ```
  */
-export type ConfigurationPath<Config> = IsUntyped<Config> extends true ? never
-  : PathsOf<Config, 8>;
+export type ConfigurationPath<Config, Depth extends number = 8> =
+  IsUntyped<Config> extends true ? never
+    : [Depth] extends [never] ? never
+    : Config extends
+      | string
+      | number
+      | boolean
+      | bigint
+      | symbol
+      | null
+      | undefined
+      | Date
+      | RegExp
+      | ((...args: never[]) => unknown) ? never
+    : Config extends readonly (infer Item)[] ?
+        | `${number}`
+        | `${number}:${ConfigurationPath<
+          Item,
+          [never, 0, 1, 2, 3, 4, 5, 6, 7][Depth]
+        >}`
+    : Config extends object ? {
+        [K in keyof Config & string]-?:
+          | K
+          | `${K}:${ConfigurationPath<
+            Exclude<Config[K], undefined>,
+            [never, 0, 1, 2, 3, 4, 5, 6, 7][Depth]
+          >}`;
+      }[keyof Config & string]
+    : never;
 
 /**
  * The type of the value at a colon path of a configuration type, as
@@ -40,7 +68,24 @@ export type ConfigurationPath<Config> = IsUntyped<Config> extends true ? never
  */
 export type ConfigurationPathValue<Config, Path extends string> =
   IsUntyped<Config> extends true ? unknown
-    : Exclude<ValueAt<Config, Path>, undefined>;
+    : Path extends `${infer Head}:${infer Rest}` ? ConfigurationPathValue<
+        Config extends readonly (infer Item)[]
+          ? Head extends `${number}` ? Item : never
+          : Config extends object ? Head extends keyof Config ? Config[Head]
+            : string extends keyof Config ? Config[string & keyof Config]
+            : never
+          : never,
+        Rest
+      >
+    : Exclude<
+      Config extends readonly (infer Item)[]
+        ? Path extends `${number}` ? Item : never
+        : Config extends object ? Path extends keyof Config ? Config[Path]
+          : string extends keyof Config ? Config[string & keyof Config]
+          : never
+        : never,
+      undefined
+    >;
 
 /**
  * `true` for the type of a configuration without a schema (`unknown` or
@@ -59,41 +104,3 @@ export type ConfigurationPathValue<Config, Path extends string> =
 export type IsUntyped<Config> = 0 extends 1 & Config ? true
   : unknown extends Config ? true
   : false;
-
-// What never has keys of its own to walk into.
-type Leaf =
-  | string
-  | number
-  | boolean
-  | bigint
-  | symbol
-  | null
-  | undefined
-  | Date
-  | RegExp
-  | ((...args: never[]) => unknown);
-
-// One level less: Down[8] is 7, Down[0] is never (stop).
-type Down = [never, 0, 1, 2, 3, 4, 5, 6, 7];
-
-type PathsOf<T, D extends number> = [D] extends [never] ? never
-  : T extends Leaf ? never
-  : T extends readonly (infer Item)[]
-    ? `${number}` | `${number}:${PathsOf<Item, Down[D]>}`
-  : T extends object ? {
-      [K in keyof T & string]-?:
-        | K
-        | `${K}:${PathsOf<Exclude<T[K], undefined>, Down[D]>}`;
-    }[keyof T & string]
-  : never;
-
-type ValueAt<T, P extends string> = P extends `${infer Head}:${infer Rest}`
-  ? ValueAt<Step<T, Head>, Rest>
-  : Step<T, P>;
-
-type Step<T, K extends string> = T extends Leaf ? never
-  : T extends readonly (infer Item)[] ? (K extends `${number}` ? Item : never)
-  : T extends object
-    ? K extends keyof T ? T[K] : string extends keyof T ? T[string & keyof T]
-    : never
-  : never;
