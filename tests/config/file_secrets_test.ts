@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
+import * as v from "valibot";
 import {
   appConfigSchema,
   type ConfigurationChange,
@@ -213,6 +214,33 @@ test("standard variables: DB_CONNECTION_STRING_FILE and REDIS_PASSWORD_FILE, and
       failures: [
         "DB_CONNECTION_STRING and DB_CONNECTION_STRING_FILE are both set; set only one: unset DB_CONNECTION_STRING to read the value from the file DB_CONNECTION_STRING_FILE names, or unset DB_CONNECTION_STRING_FILE to use DB_CONNECTION_STRING as it is",
       ],
+    });
+  });
+});
+
+test("a bad value read from a file is reported with the variable, the value masked", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    const file = await dir.write("port", "not-a-port-s3cret\n");
+    await withEnv({ [`${p}_CACHE__REDIS__PORT_FILE`]: file }, async () => {
+      const config = new ConfigurationManager();
+      config.addEnvironmentVariables(p);
+      await config.loadConfiguration();
+      try {
+        config.bind(v.object({ port: v.number() }), "cache:redis");
+        assert.fail("expected a validation error");
+      } catch (error) {
+        assert.ok(error instanceof ConfigurationValidationError);
+        assert.equal(error.failures.length, 1);
+        assert.match(
+          error.failures[0],
+          new RegExp(
+            `^cache:redis:port: .*\\(from env ${p}_CACHE__REDIS__PORT_FILE\\)`,
+          ),
+        );
+        assert.doesNotMatch(error.message, /s3cret/);
+      }
+      await config.close();
     });
   });
 });
