@@ -63,7 +63,7 @@ import {
   readEnvironment,
 } from "./_environment_deno.ts";
 import { annotateFailures, registerHints } from "./_hints.ts";
-import { withFileSecrets } from "./_secret_files.ts";
+import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
 
@@ -337,7 +337,10 @@ export class ConfigurationManager<Config = any>
    * Adds a source. The provider is read at once: a provider that reads
    * asynchronously (files, URLs) makes this return a promise, which must be
    * awaited; a synchronous one (environment, memory) is read again by
-   * `loadConfiguration()`, so it sees the latest values.
+   * `loadConfiguration()`, so it sees the latest values. Kit's environment
+   * providers are always added synchronously: the files their `<NAME>_FILE`
+   * variables name are read, and a missing one reported, by
+   * `loadConfiguration()`.
    *
    * @param provider Any {@linkcode ConfigurationProvider}.
    * @returns A promise for asynchronous providers, else nothing.
@@ -362,6 +365,15 @@ export class ConfigurationManager<Config = any>
       throw new TypeError(
         "ConfigurationManager.addProvider: a provider needs a load() method",
       );
+    }
+    // Kit's environment sources stay synchronous to add, `_FILE` variables
+    // or not (they were always added without await).
+    if (
+      provider instanceof EnvironmentVariableProvider ||
+      provider instanceof StandardVariableProvider
+    ) {
+      this.#addEnvironmentSource(provider);
+      return;
     }
     const registration: Registration = {
       provider,
@@ -419,7 +431,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   addEnvironmentVariables(prefix?: string): this {
-    this.#addEnvironmentSource(new EnvironmentVariableProvider(prefix));
+    this.addProvider(new EnvironmentVariableProvider(prefix));
     return this;
   }
 
@@ -439,7 +451,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   addStandardVariables(): this {
-    this.#addEnvironmentSource(new StandardVariableProvider());
+    this.addProvider(new StandardVariableProvider());
     return this;
   }
 
@@ -1354,7 +1366,8 @@ export class ConfigurationManager<Config = any>
     }
     if (!providers.some((p) => p instanceof StandardVariableProvider)) {
       const set = names.filter((name) =>
-        Object.hasOwn(standardVariables, name)
+        Object.hasOwn(standardVariables, name) ||
+        Object.hasOwn(standardVariables, withoutFileSuffix(name) ?? "")
       );
       if (set.length > 0) {
         findings.push({

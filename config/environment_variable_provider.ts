@@ -12,6 +12,7 @@ import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 import {
   bothSetFailure,
+  FILE_SUFFIX,
   type FileVariable,
   readFileVariables,
   withoutFileSuffix,
@@ -153,12 +154,14 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
       let rest = stripPrefix(name, this.#prefix);
       if (rest === undefined) continue;
       // APP_X_FILE stands for APP_X: judged by the key of APP_X.
-      if (this.#prefix !== "") rest = withoutFileSuffix(rest) ?? rest;
+      const base = this.#prefix === "" ? undefined : withoutFileSuffix(rest);
+      const suffix = base === undefined ? "" : name.slice(-FILE_SUFFIX.length);
+      rest = base ?? rest;
       const key = variableToKey(rest);
       if (key !== undefined && context.isKnownKey(key)) continue;
       const suggestion = suggestSplit(rest, context);
       if (suggestion !== undefined) {
-        const variable = this.#prefix + suggestion.variable;
+        const variable = this.#prefix + suggestion.variable + suffix;
         findings.push({
           code: "single-underscore",
           variable: name,

@@ -11,6 +11,7 @@ import {
   ConfigurationManager,
   ConfigurationValidationError,
   createConfiguration,
+  EnvironmentVariableProvider,
 } from "../../config/mod.ts";
 import { uniquePrefix, withEnv, withTempDir } from "./_helpers.ts";
 import { runChildScript } from "../_support/child_script.ts";
@@ -242,5 +243,47 @@ test("a bad value read from a file is reported with the variable, the value mask
       }
       await config.close();
     });
+  });
+});
+
+test("addProvider(new EnvironmentVariableProvider()) stays synchronous with _FILE variables; loadConfiguration() reports the missing file", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    const missing = `${dir.path}/absent`;
+    await withEnv({ [`${p}_A__SECRET_FILE`]: missing }, async () => {
+      const config = new ConfigurationManager();
+      assert.equal(
+        config.addProvider(new EnvironmentVariableProvider(p)),
+        undefined,
+      );
+      await assert.rejects(config.loadConfiguration(), {
+        name: "ConfigurationValidationError",
+        message:
+          `Configuration validation failed:\n${p}_A__SECRET_FILE names the file ${missing}, which does not exist; mount the file there or correct the path`,
+      });
+      await config.close();
+    });
+  });
+});
+
+test("diagnose() suggests the double-underscore spelling of a _FILE variable, keeping the suffix", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    const file = await dir.write("db", "postgres://db/app");
+    await withEnv(
+      { [`${p}_DATABASE_CONNECTION_STRING_FILE`]: file },
+      async () => {
+        const config = new ConfigurationManager();
+        config.addEnvironmentVariables(p);
+        await config.loadConfiguration();
+        const findings = config.diagnose().filter((d) =>
+          d.variable?.startsWith(p)
+        );
+        assert.deepEqual(findings.map((d) => [d.code, d.suggestion]), [
+          ["single-underscore", `${p}_DATABASE__CONNECTION_STRING_FILE`],
+        ]);
+        await config.close();
+      },
+    );
   });
 });
