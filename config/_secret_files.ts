@@ -6,7 +6,7 @@
 import type { SecretMatcher } from "../core/mod.ts";
 import type { ConfigurationEntry } from "./configuration_provider.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import { readTextFile, resolveConfigPath } from "./_file_system.ts";
+import { pollFile, readTextFile, resolveConfigPath } from "./_file_system.ts";
 
 /** What marks a variable as naming a file. */
 export const FILE_SUFFIX = "_FILE";
@@ -46,38 +46,68 @@ export function isFileSource(source: string): boolean {
     source.endsWith(FILE_SUFFIX);
 }
 
+/** A file read for a `<NAME>_FILE` variable: its absolute path and text. */
+export interface ReadSecretFile {
+  readonly path: string;
+  readonly text: string;
+}
+
 /**
  * Reads the files, one trailing newline dropped from each. Every problem
  * (a missing, unreadable or too large file, and the `failures` found
- * before) is collected into one error.
+ * before) is collected into one error. `read` receives the files read, for
+ * watching.
  *
  * @throws {ConfigurationValidationError} listing every failure.
  */
 export async function readFileVariables(
   files: readonly FileVariable[],
   failures: readonly string[],
+  read: ReadSecretFile[] = [],
 ): Promise<ConfigurationEntry[]> {
   const problems = [...failures];
   const entries: ConfigurationEntry[] = [];
   const results = await Promise.all(files.map(readOne));
   for (const result of results) {
-    if (typeof result === "string") problems.push(result);
-    else entries.push(result);
+    if (typeof result === "string") {
+      problems.push(result);
+    } else {
+      entries.push(result.entry);
+      read.push(result.file);
+    }
   }
   if (problems.length > 0) throw new ConfigurationValidationError(problems);
   return entries;
 }
 
+/**
+ * Polls the files last read and calls `onChange` when one changes (a timer
+ * that never keeps the process alive). Returns a function that stops.
+ */
+export function watchSecretFiles(
+  files: readonly ReadSecretFile[],
+  interval: number,
+  onChange: () => void,
+): () => Promise<void> {
+  const stops = files.map((file) =>
+    pollFile(file.path, file.text, interval, onChange, MAX_SECRET_FILE_SIZE)
+  );
+  return async (): Promise<void> => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
+
 async function readOne(
   file: FileVariable,
-): Promise<ConfigurationEntry | string> {
+): Promise<{ entry: ConfigurationEntry; file: ReadSecretFile } | string> {
   const source = `env ${file.variable}`;
   if (file.path.trim() === "") {
     return `${file.variable} is set but empty; set it to the path of the file that holds the value, or unset it`;
   }
   let text: string | undefined;
+  let absolute: string;
   try {
-    const absolute = await resolveConfigPath(file.path, undefined);
+    absolute = await resolveConfigPath(file.path, undefined);
     text = await readTextFile(absolute, source, MAX_SECRET_FILE_SIZE);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -95,7 +125,10 @@ async function readOne(
   if (text === undefined) {
     return `${file.variable} names the file ${file.path}, which does not exist; mount the file there or correct the path`;
   }
-  return { key: file.key, value: text.replace(/\r?\n$/, ""), source };
+  return {
+    entry: { key: file.key, value: text.replace(/\r?\n$/, ""), source },
+    file: { path: absolute, text },
+  };
 }
 
 /**

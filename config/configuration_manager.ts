@@ -28,7 +28,10 @@ import type {
 } from "./configuration_path.ts";
 import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
-import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
+import {
+  type EnvironmentVariableOptions,
+  EnvironmentVariableProvider,
+} from "./environment_variable_provider.ts";
 import {
   StandardVariableProvider,
   standardVariables,
@@ -418,7 +421,9 @@ export class ConfigurationManager<Config = any>
    * `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` → `section:sub:property`.
    *
    * @param prefix Only variables starting with `<prefix>_` are read. Omit to
-   * read every variable with the same mapping.
+   * read every variable with the same mapping. With a prefix,
+   * `<NAME>_FILE` variables read their value from a file.
+   * @param options `watch` polls those files and reloads on change.
    * @returns This manager.
    *
    * @example Usage
@@ -430,15 +435,20 @@ export class ConfigurationManager<Config = any>
    * await config.loadConfiguration();
    * ```
    */
-  addEnvironmentVariables(prefix?: string): this {
-    this.addProvider(new EnvironmentVariableProvider(prefix));
+  addEnvironmentVariables(
+    prefix?: string,
+    options?: EnvironmentVariableOptions,
+  ): this {
+    this.addProvider(new EnvironmentVariableProvider(prefix, options));
     return this;
   }
 
   /**
    * Adds the standard, unprefixed variables (`DB_CONNECTION_STRING`,
-   * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}).
+   * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}), and
+   * their `<NAME>_FILE` forms, which read the value from a file.
    *
+   * @param options `watch` polls those files and reloads on change.
    * @returns This manager.
    *
    * @example Usage
@@ -450,8 +460,8 @@ export class ConfigurationManager<Config = any>
    * await config.loadConfiguration();
    * ```
    */
-  addStandardVariables(): this {
-    this.addProvider(new StandardVariableProvider());
+  addStandardVariables(options?: EnvironmentVariableOptions): this {
+    this.addProvider(new StandardVariableProvider(options));
     return this;
   }
 

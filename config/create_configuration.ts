@@ -39,7 +39,10 @@ export interface CreateConfigurationOptions<Config = unknown> {
    * unapplied, so values stay as the sources supplied them.
    */
   validate?: boolean;
-  /** Watch the JSON files and reload when they change. Default `false`. */
+  /**
+   * Watch the JSON files, and the files `<NAME>_FILE` variables name, and
+   * reload when they change. Default `false`.
+   */
   watch?: boolean;
   /** More secret words; see {@linkcode ConfigurationManagerOptions.secretKeys}. */
   secretKeys?: readonly (string | RegExp)[];
@@ -118,8 +121,8 @@ export async function createConfiguration<Config = any>(
         basePath: options.basePath,
       }),
     );
-    config.addStandardVariables();
-    config.addEnvironmentVariables(prefix);
+    config.addStandardVariables({ watch });
+    config.addEnvironmentVariables(prefix, { watch });
     await config.loadConfiguration();
     if (options.schema === undefined && options.validate !== false) {
       try {

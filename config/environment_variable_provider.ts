@@ -15,8 +15,26 @@ import {
   FILE_SUFFIX,
   type FileVariable,
   readFileVariables,
+  type ReadSecretFile,
+  watchSecretFiles,
   withoutFileSuffix,
 } from "./_secret_files.ts";
+
+/**
+ * Options of {@linkcode EnvironmentVariableProvider} and
+ * {@linkcode StandardVariableProvider} (and of `addEnvironmentVariables`,
+ * `addStandardVariables`).
+ */
+export interface EnvironmentVariableOptions {
+  /**
+   * Poll the files that `<NAME>_FILE` variables name and reload the
+   * configuration when one changes (a rotated secret). Default `false`;
+   * `createConfiguration({ watch: true })` turns it on.
+   */
+  watch?: boolean;
+  /** How often a watched file is checked, in milliseconds. Default `250`. */
+  pollInterval?: number;
+}
 
 /**
  * Environment variables as a configuration source.
@@ -61,14 +79,18 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   readonly name: string;
   #prefix: string;
   #error: string | undefined;
+  #options: EnvironmentVariableOptions;
+  #files: ReadSecretFile[] = [];
 
   /**
    * Creates the provider.
    *
    * @param prefix Only variables starting with `<prefix>_` are read, the
    * prefix removed. Omit it to read every variable.
+   * @param options Whether to watch the files `<NAME>_FILE` variables name.
    */
-  constructor(prefix?: string) {
+  constructor(prefix?: string, options: EnvironmentVariableOptions = {}) {
+    this.#options = { ...options };
     this.#prefix = normalizePrefix(prefix);
     this.name = this.#prefix === "" ? "env" : `env ${this.#prefix}*`;
   }
@@ -119,11 +141,38 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
       if (key === undefined) continue;
       entries.push({ key, value: variables[name], source: `env ${name}` });
     }
-    if (files.length === 0 && failures.length === 0) return entries;
-    return readFileVariables(files, failures).then((read) => [
-      ...entries,
-      ...read,
-    ]);
+    if (files.length === 0 && failures.length === 0) {
+      this.#files = [];
+      return entries;
+    }
+    const read: ReadSecretFile[] = [];
+    return readFileVariables(files, failures, read).then((fromFiles) => {
+      this.#files = read;
+      return [...entries, ...fromFiles];
+    });
+  }
+
+  /**
+   * Polls the files the last load read for `<NAME>_FILE` variables, when
+   * the provider was created with `watch: true`.
+   *
+   * @param onChange Called when a file changes.
+   * @returns A function that stops polling, or `undefined` when not asked
+   * to watch or no file was read.
+   */
+  watch(
+    onChange: () => void,
+  ): Promise<(() => Promise<void>) | undefined> {
+    if (this.#options.watch !== true || this.#files.length === 0) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(
+      watchSecretFiles(
+        this.#files,
+        this.#options.pollInterval ?? 250,
+        onChange,
+      ),
+    );
   }
 
   /**

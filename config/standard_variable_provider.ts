@@ -9,7 +9,10 @@ import {
   FILE_SUFFIX,
   type FileVariable,
   readFileVariables,
+  type ReadSecretFile,
+  watchSecretFiles,
 } from "./_secret_files.ts";
+import type { EnvironmentVariableOptions } from "./environment_variable_provider.ts";
 
 /**
  * The standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`, …) and the
@@ -103,6 +106,17 @@ export const standardVariables: Readonly<Record<string, string>> = Object
 export class StandardVariableProvider implements ConfigurationProvider {
   /** Always `env (standard variables)`. */
   readonly name: string = "env (standard variables)";
+  #options: EnvironmentVariableOptions;
+  #files: ReadSecretFile[] = [];
+
+  /**
+   * Creates the provider.
+   *
+   * @param options Whether to watch the files `<NAME>_FILE` variables name.
+   */
+  constructor(options: EnvironmentVariableOptions = {}) {
+    this.#options = { ...options };
+  }
 
   /**
    * Reads the standard variables that are set.
@@ -131,10 +145,37 @@ export class StandardVariableProvider implements ConfigurationProvider {
         entries.push({ key, value, source: `env ${name}` });
       }
     }
-    if (files.length === 0 && failures.length === 0) return entries;
-    return readFileVariables(files, failures).then((read) => [
-      ...entries,
-      ...read,
-    ]);
+    if (files.length === 0 && failures.length === 0) {
+      this.#files = [];
+      return entries;
+    }
+    const read: ReadSecretFile[] = [];
+    return readFileVariables(files, failures, read).then((fromFiles) => {
+      this.#files = read;
+      return [...entries, ...fromFiles];
+    });
+  }
+
+  /**
+   * Polls the files the last load read for `<NAME>_FILE` variables, when
+   * the provider was created with `watch: true`.
+   *
+   * @param onChange Called when a file changes.
+   * @returns A function that stops polling, or `undefined` when not asked
+   * to watch or no file was read.
+   */
+  watch(
+    onChange: () => void,
+  ): Promise<(() => Promise<void>) | undefined> {
+    if (this.#options.watch !== true || this.#files.length === 0) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(
+      watchSecretFiles(
+        this.#files,
+        this.#options.pollInterval ?? 250,
+        onChange,
+      ),
+    );
   }
 }

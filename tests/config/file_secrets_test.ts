@@ -287,3 +287,56 @@ test("diagnose() suggests the double-underscore spelling of a _FILE variable, ke
     );
   });
 });
+
+test("createConfiguration({ watch: true }) polls the secret files: a rotated secret reaches changed subscribers without a reload() call", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", {
+      ...BASE,
+      database: { connectionString: "postgres://db/app" },
+    });
+    const file = await dir.write("password", "first-pass\n");
+    await withEnv({ [`${p}_CACHE__REDIS__PASSWORD_FILE`]: file }, async () => {
+      const config = await createConfiguration({
+        basePath: dir.path,
+        envPrefix: p,
+        environment: "test",
+        schema: appConfigSchema,
+        watch: true,
+      });
+      try {
+        const changed = new Promise<readonly ConfigurationChange[]>(
+          (resolve, reject) => {
+            const timer = setTimeout(
+              () => reject(new Error("no change event within 10 s")),
+              10_000,
+            );
+            config.changed.add((changes) => {
+              if (changes.some((c) => c.key === "cache:redis:password")) {
+                clearTimeout(timer);
+                resolve(changes);
+              }
+            });
+          },
+        );
+        await writeFile(file, "second-pass\n");
+        const changes = await changed;
+        assert.deepEqual(
+          changes.find((c) => c.key === "cache:redis:password"),
+          {
+            key: "cache:redis:password",
+            oldValue: "***",
+            newValue: "***",
+            source: `env ${p}_CACHE__REDIS__PASSWORD_FILE`,
+          },
+        );
+        assert.equal(
+          config.getValue<string>("cache:redis:password"),
+          "second-pass",
+        );
+      } finally {
+        await config.close();
+      }
+    });
+  });
+});
