@@ -1,5 +1,4 @@
 import type * as v from "valibot";
-import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 import { loadValibot } from "./_valibot_deno.ts";
 
@@ -66,9 +65,115 @@ export interface AppConfig {
   } | undefined;
 }
 
+/** A number between two bounds, in valibot's terms. */
+type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
+  readonly [
+    v.NumberSchema<undefined>,
+    v.MinValueAction<number, Min, undefined>,
+    v.MaxValueAction<number, Max, undefined>,
+  ]
+>;
+
+/**
+ * The valibot type of {@linkcode appConfigSchema}: a `v.ObjectSchema` whose
+ * `entries` are Kit's sections, so `v.object({ ...appConfigSchema.entries,
+ * mySection: v.object({ … }) })` keeps every section's exact type. It is
+ * made of valibot's own types, which valibot documents, so it is left out
+ * of Kit's generated documentation.
+ *
+ * @ignore
+ */
+export type AppConfigSchema = v.ObjectSchema<{
+  readonly database: v.ObjectSchema<{
+    readonly connectionString: v.StringSchema<undefined>;
+    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 30000>;
+    readonly poolSize: v.OptionalSchema<BoundedNumber<1, 100>, 10>;
+    readonly enableLogging: v.OptionalSchema<
+      v.BooleanSchema<undefined>,
+      undefined
+    >;
+  }, undefined>;
+  readonly api: v.ObjectSchema<{
+    readonly baseUrl: v.SchemaWithPipe<
+      readonly [v.StringSchema<undefined>, v.UrlAction<string, undefined>]
+    >;
+    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 5000>;
+    readonly retryAttempts: v.OptionalSchema<BoundedNumber<0, 10>, 3>;
+    readonly enableCaching: v.OptionalSchema<
+      v.BooleanSchema<undefined>,
+      undefined
+    >;
+  }, undefined>;
+  readonly logging: v.ObjectSchema<{
+    readonly level: v.OptionalSchema<
+      v.SchemaWithPipe<
+        readonly [
+          v.UnknownSchema,
+          v.RawTransformAction<unknown, AppConfig["logging"]["level"]>,
+        ]
+      >,
+      "info"
+    >;
+    readonly providers: v.SchemaWithPipe<
+      readonly [
+        v.ArraySchema<
+          v.ObjectSchema<{
+            readonly type: v.PicklistSchema<
+              readonly ["console", "file", "remote"],
+              undefined
+            >;
+            readonly options: v.OptionalSchema<
+              v.RecordSchema<
+                v.StringSchema<undefined>,
+                v.UnknownSchema,
+                undefined
+              >,
+              () => Record<string, unknown>
+            >;
+          }, undefined>,
+          undefined
+        >,
+        v.MinLengthAction<AppConfigLogProvider[], 1, undefined>,
+      ]
+    >;
+  }, undefined>;
+  readonly features: v.OptionalSchema<
+    v.ObjectSchema<{
+      readonly enableAnalytics: v.OptionalSchema<
+        v.BooleanSchema<undefined>,
+        undefined
+      >;
+      readonly enableInternationalization: v.OptionalSchema<
+        v.BooleanSchema<undefined>,
+        undefined
+      >;
+      readonly maxFileUploadSize: v.OptionalSchema<
+        v.NumberSchema<undefined>,
+        undefined
+      >;
+    }, undefined>,
+    undefined
+  >;
+  readonly telemetry: v.OptionalSchema<
+    v.ObjectSchema<{
+      readonly serviceName: v.OptionalSchema<
+        v.SchemaWithPipe<
+          readonly [
+            v.StringSchema<undefined>,
+            v.TrimAction,
+            v.MinLengthAction<string, 1, undefined>,
+          ]
+        >,
+        undefined
+      >;
+    }, undefined>,
+    undefined
+  >;
+}, undefined>;
+
 // The schema is built on first use (see lazyObject below), so importing the
-// package does not load valibot in Node.js and Bun. Its return type is left
-// to inference: that valibot type is what AppConfig is checked against.
+// package does not load valibot in Node.js and Bun. Its inferred type is
+// checked below against the declared AppConfigSchema and AppConfig.
 function buildSchema() {
   const v = loadValibot();
   return v.object({
@@ -143,6 +248,18 @@ type Assert<T extends true> = T;
 type _AppConfigMatchesSchema = Assert<
   Same<v.InferOutput<ReturnType<typeof buildSchema>>, AppConfig>
 >;
+type _DeclaredOutputMatches = Assert<
+  Same<v.InferOutput<AppConfigSchema>, AppConfig>
+>;
+type _DeclaredInputMatches = Assert<
+  Same<
+    v.InferInput<AppConfigSchema>,
+    v.InferInput<ReturnType<typeof buildSchema>>
+  >
+>;
+type _BuiltIsDeclared = Assert<
+  ReturnType<typeof buildSchema> extends AppConfigSchema ? true : false
+>;
 
 /**
  * An object that stands for what `build` returns and calls it on first use:
@@ -206,10 +323,12 @@ function lazyObject<T extends object>(build: () => T): T {
  *
  * Pass it to `config.bind()` or to `createConfiguration({ schema })`; string
  * values from the environment are coerced by the types above. It is a
- * valibot object schema at run time (its public type is the library-neutral
- * {@linkcode ConfigurationSchema}); to extend it, build a new valibot schema
- * and pass that instead. It is built on first use, so importing the package
- * does not load valibot before a schema is needed.
+ * valibot object schema ({@linkcode AppConfigSchema}), so valibot's own
+ * functions take it, and an application adds its own sections by spreading
+ * its `entries` into a new `v.object` (second example); the added sections
+ * get the same coercion, defaults and error messages as Kit's. It is built
+ * on first use, so importing the package does not load valibot before a
+ * schema is needed.
  *
  * @example Usage
  * ```ts
@@ -230,6 +349,21 @@ function lazyObject<T extends object>(build: () => T): T {
  * const app: AppConfig = config.bind(appConfigSchema);
  * app.api.timeout; // 5000
  * ```
+ *
+ * @example Adding the application's own settings
+ * ```ts
+ * import * as v from "valibot";
+ * import { appConfigSchema, createConfiguration } from "@vendor/kit/config";
+ *
+ * const schema = v.object({
+ *   ...appConfigSchema.entries,
+ *   upstream: v.object({
+ *     url: v.pipe(v.string(), v.url()),
+ *     timeout: v.optional(v.number(), 2000),
+ *   }),
+ * });
+ * const config = await createConfiguration({ schema });
+ * config.getValue("upstream:timeout"); // a number: APP_UPSTREAM__TIMEOUT coerced
+ * ```
  */
-export const appConfigSchema: ConfigurationSchema<unknown, AppConfig> =
-  lazyObject(buildSchema);
+export const appConfigSchema: AppConfigSchema = lazyObject(buildSchema);

@@ -21,9 +21,17 @@ import type {
   ConfigurationSchema,
   InferConfiguration,
 } from "./configuration_schema.ts";
+import type {
+  ConfigurationPath,
+  ConfigurationPathValue,
+  IsUntyped,
+} from "./configuration_path.ts";
 import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
-import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
+import {
+  type EnvironmentVariableOptions,
+  EnvironmentVariableProvider,
+} from "./environment_variable_provider.ts";
 import {
   StandardVariableProvider,
   standardVariables,
@@ -58,11 +66,16 @@ import {
   readEnvironment,
 } from "./_environment_deno.ts";
 import { annotateFailures, registerHints } from "./_hints.ts";
+import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
 
-/** Options of {@linkcode ConfigurationManager}. */
-export interface ConfigurationManagerOptions {
+/**
+ * Options of {@linkcode ConfigurationManager}.
+ *
+ * @typeParam Config What the schema produces (`unknown` without one).
+ */
+export interface ConfigurationManagerOptions<Config = unknown> {
   /**
    * The application root that relative file paths of `addJsonFile` resolve
    * against. Default: the `KIT_CONFIG_PATH` environment variable when set,
@@ -75,9 +88,10 @@ export interface ConfigurationManagerOptions {
    * values (throwing {@linkcode ConfigurationValidationError} with every
    * failure), `getValue` returns the typed values, and the schema's
    * defaults apply (their source is `schema default`). Keys the schema does
-   * not describe are kept as the sources supplied them.
+   * not describe are kept as the sources supplied them. The manager is then
+   * typed by the schema: `getValue("database:timeout")` is a `number`.
    */
-  schema?: ConfigurationSchema;
+  schema?: ConfigurationSchema<unknown, Config>;
   /**
    * More words (or patterns tested against each key segment) that mark a
    * key as secret, added to {@linkcode defaultSecretKeys}.
@@ -192,6 +206,12 @@ function emptySnapshot(): Snapshot {
  * - Values are read from a flattened index built when the configuration
  *   loads, so `getValue` costs one `Map.get`.
  * - Nothing is readable before `await loadConfiguration()`.
+ * - A manager created with a schema is typed by it: `getValue` of a path
+ *   the schema describes has the schema's type, and a misspelt path is a
+ *   compile error.
+ *
+ * @typeParam Config What the schema produces; without a schema, any key
+ * is accepted and typed by `getValue`'s type argument.
  *
  * @example Usage
  * ```ts
@@ -208,7 +228,13 @@ function emptySnapshot(): Snapshot {
  * config.explain(); // [{ key: "feature:beta", value: "true", source: "memory" }]
  * ```
  */
-export class ConfigurationManager implements IConfiguration, HealthCheckable {
+// The default `any` stands for "no schema" (IsUntyped): a manager typed by a
+// schema must stay usable where a plain `ConfigurationManager` is expected,
+// and the key checks make the type parameter invariant, which only `any`
+// accepts in both directions.
+// deno-lint-ignore no-explicit-any
+export class ConfigurationManager<Config = any>
+  implements IConfiguration, HealthCheckable {
   /**
    * Dispatched after a reload (or a repeated `loadConfiguration()`) that
    * changed effective values, with one entry per changed key; and after a
@@ -216,7 +242,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    */
   readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
 
-  #options: ConfigurationManagerOptions;
+  #options: ConfigurationManagerOptions<Config>;
   #secrets: SecretMatcher;
   #registrations: Registration[] = [];
   #nextOrder = 0;
@@ -240,7 +266,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * @param options Application root, schema, extra secret words,
    * environment name, reload delay.
    */
-  constructor(options: ConfigurationManagerOptions = {}) {
+  constructor(options: ConfigurationManagerOptions<Config> = {}) {
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
     registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
@@ -314,7 +340,10 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * Adds a source. The provider is read at once: a provider that reads
    * asynchronously (files, URLs) makes this return a promise, which must be
    * awaited; a synchronous one (environment, memory) is read again by
-   * `loadConfiguration()`, so it sees the latest values.
+   * `loadConfiguration()`, so it sees the latest values. Kit's environment
+   * providers are always added synchronously: the files their `<NAME>_FILE`
+   * variables name are read, and a missing one reported, by
+   * `loadConfiguration()`.
    *
    * @param provider Any {@linkcode ConfigurationProvider}.
    * @returns A promise for asynchronous providers, else nothing.
@@ -339,6 +368,15 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
       throw new TypeError(
         "ConfigurationManager.addProvider: a provider needs a load() method",
       );
+    }
+    // Kit's environment sources stay synchronous to add, `_FILE` variables
+    // or not (they were always added without await).
+    if (
+      provider instanceof EnvironmentVariableProvider ||
+      provider instanceof StandardVariableProvider
+    ) {
+      this.#addEnvironmentSource(provider);
+      return;
     }
     const registration: Registration = {
       provider,
@@ -383,7 +421,9 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * `<PREFIX>_<SECTION>__<SUB>__<PROPERTY>` → `section:sub:property`.
    *
    * @param prefix Only variables starting with `<prefix>_` are read. Omit to
-   * read every variable with the same mapping.
+   * read every variable with the same mapping. With a prefix,
+   * `<NAME>_FILE` variables read their value from a file.
+   * @param options `watch` polls those files and reloads on change.
    * @returns This manager.
    *
    * @example Usage
@@ -395,15 +435,20 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * await config.loadConfiguration();
    * ```
    */
-  addEnvironmentVariables(prefix?: string): this {
-    this.addProvider(new EnvironmentVariableProvider(prefix));
+  addEnvironmentVariables(
+    prefix?: string,
+    options?: EnvironmentVariableOptions,
+  ): this {
+    this.addProvider(new EnvironmentVariableProvider(prefix, options));
     return this;
   }
 
   /**
    * Adds the standard, unprefixed variables (`DB_CONNECTION_STRING`,
-   * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}).
+   * `LOG_LEVEL`, `REDIS_HOST`…; see {@linkcode standardVariables}), and
+   * their `<NAME>_FILE` forms, which read the value from a file.
    *
+   * @param options `watch` polls those files and reloads on change.
    * @returns This manager.
    *
    * @example Usage
@@ -415,9 +460,40 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * await config.loadConfiguration();
    * ```
    */
-  addStandardVariables(): this {
-    this.addProvider(new StandardVariableProvider());
+  addStandardVariables(options?: EnvironmentVariableOptions): this {
+    this.addProvider(new StandardVariableProvider(options));
     return this;
+  }
+
+  // An environment source is added synchronously, as before: its variables
+  // are checked at once (an unsafe name throws here). When `<NAME>_FILE`
+  // variables make its load asynchronous, that first read is dropped and
+  // the source stays one that loadConfiguration() reads again, which then
+  // reports a missing file (and waits for the files).
+  #addEnvironmentSource(provider: ConfigurationProvider): void {
+    const registration: Registration = {
+      provider,
+      order: this.#nextOrder++,
+      sync: true,
+      entries: undefined,
+      pending: undefined,
+      watching: false,
+      stopWatching: undefined,
+      addedAfterLoad: this.#loaded,
+    };
+    this.#registrations.push(registration);
+    try {
+      const result = provider.load();
+      if (isPromiseLike(result)) {
+        Promise.resolve(result).catch(() => {});
+        return;
+      }
+      buildLayer(result, provider.name);
+      registration.entries = result;
+    } catch (error) {
+      this.#unregister(registration);
+      throw error;
+    }
   }
 
   /**
@@ -518,6 +594,59 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * environment and memory, unless a schema is set), or a subtree as a deep
    * copy.
    *
+   * On a manager created with a schema, a path the schema describes is
+   * typed by it (`getValue("database:timeout")` is a `number`), and a path
+   * it does not describe is a compile error unless a type argument or a
+   * default says what to expect (`getValue<string>(key)`,
+   * `getValue(key, "fallback")`), which keeps dynamic keys working. Without
+   * a schema every key is accepted, typed by the type argument.
+   *
+   * @typeParam Path A path of the schema's output type.
+   * @param key A colon path, any letter case at run time.
+   * @returns The value; a key that has no value throws.
+   * @throws {ConfigurationValueNotFoundError} `Configuration value not found:
+   * <key>` when the key has no value.
+   *
+   * @example Typed by the schema
+   * ```ts
+   * import { appConfigSchema, ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager({ schema: appConfigSchema });
+   * config.addProvider(new MemoryProvider({
+   *   "database:connectionString": "postgres://db/app",
+   *   "api:baseUrl": "https://api.example.com",
+   *   "logging:providers:0:type": "console",
+   * }));
+   * await config.loadConfiguration();
+   * const timeout: number = config.getValue("database:timeout"); // 30000
+   * ```
+   */
+  getValue<Path extends ConfigurationPath<Config>>(
+    key: Path,
+  ): ConfigurationPathValue<Config, Path>;
+  /**
+   * Reads a value the schema describes, or the default when it has none.
+   *
+   * @typeParam Path A path of the schema's output type.
+   * @param key A colon path, any letter case at run time.
+   * @param defaultValue Returned when the key has no value.
+   * @returns The value, or the default.
+   *
+   * @example Usage
+   * ```ts
+   * import { appConfigSchema, ConfigurationManager } from "@vendor/kit/config";
+   *
+   * const config = new ConfigurationManager({ schema: appConfigSchema });
+   * config.getValue("features:maxFileUploadSize", 1_048_576); // a number
+   * ```
+   */
+  getValue<Path extends ConfigurationPath<Config>>(
+    key: Path,
+    defaultValue: ConfigurationPathValue<Config, Path>,
+  ): ConfigurationPathValue<Config, Path>;
+  /**
+   * Reads a value by any key, typed by the type argument or the default.
+   *
    * @typeParam T The expected type (not checked; use a schema for that).
    * @param key A colon path, any letter case.
    * @param defaultValue Returned when the key has no value.
@@ -536,12 +665,22 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * config.getValue<number>("database:poolSize", 10); // 10
    * ```
    */
-  getValue<T = unknown>(key: string, defaultValue?: T): T {
+  // With a schema, T defaults to never, which makes the key one of the
+  // schema's paths: a misspelt key is then a compile error. The result is
+  // NoInfer there, so `const url: string = config.getValue("typo")` does not
+  // slip through by taking T from the variable's type.
+  getValue<T = IsUntyped<Config> extends true ? unknown : never>(
+    key: IsUntyped<Config> extends true ? string
+      : [T] extends [never] ? ConfigurationPath<Config>
+      : string,
+    defaultValue?: T,
+  ): IsUntyped<Config> extends true ? T : NoInfer<T>;
+  getValue(key: string, defaultValue?: unknown): unknown {
     const entry = this.#index.get(key) ?? this.#find(key);
     if (entry !== undefined) {
-      return (entry.tree ? cloneJson(entry.value) : entry.value) as T;
+      return entry.tree ? cloneJson(entry.value) : entry.value;
     }
-    if (arguments.length > 1) return defaultValue as T;
+    if (arguments.length > 1) return defaultValue;
     throw this.#notFound(key);
   }
 
@@ -638,9 +777,14 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * ```
    */
   explain(): ExplainedValue[] {
+    const secrets = withFileSecrets(
+      this.#secrets,
+      this.#effective.leaves,
+      MASK,
+    );
     return this.#effective.leaves.map((leaf) => ({
       key: leaf.key,
-      value: this.#secrets.maskValue(leaf.key, cloneJson(leaf.value)),
+      value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
       source: maskSecretText(leaf.source),
     }));
   }
@@ -840,7 +984,11 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
    * ```
    */
   toJSON(): Record<string, unknown> {
-    return maskTree(this.#effective.tree, "", this.#secrets) as Record<
+    return maskTree(
+      this.#effective.tree,
+      "",
+      withFileSecrets(this.#secrets, this.#effective.leaves, MASK),
+    ) as Record<
       string,
       unknown
     >;
@@ -1020,7 +1168,7 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     replacedArrays: readonly ReplacedArray[] = this.#replacedArrays,
   ): { coerced: unknown; output: unknown } {
     try {
-      const secrets = this.#secrets;
+      const secrets = withFileSecrets(this.#secrets, raw.leaves, MASK);
       let literals: string[] | undefined;
       return validateAgainst(schema, input, {
         isSecret: (key) => secrets.isSecret(key),
@@ -1055,10 +1203,15 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
   #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
     const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
     const changes: ConfigurationChange[] = [];
+    const secrets = withFileSecrets(
+      this.#secrets,
+      [...before, ...after],
+      MASK,
+    );
     const mask = (key: string, value: unknown): unknown =>
       value === undefined
         ? undefined
-        : this.#secrets.maskValue(key, cloneJson(value));
+        : secrets.maskValue(key, cloneJson(value));
     for (const leaf of after) {
       const lower = leaf.key.toLowerCase();
       const previous = old.get(lower);
@@ -1223,7 +1376,8 @@ export class ConfigurationManager implements IConfiguration, HealthCheckable {
     }
     if (!providers.some((p) => p instanceof StandardVariableProvider)) {
       const set = names.filter((name) =>
-        Object.hasOwn(standardVariables, name)
+        Object.hasOwn(standardVariables, name) ||
+        Object.hasOwn(standardVariables, withoutFileSuffix(name) ?? "")
       );
       if (set.length > 0) {
         findings.push({

@@ -5,8 +5,12 @@ import { validateConfiguration } from "./validate_configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { getEnvironmentVariable } from "./_environment_deno.ts";
 
-/** Options of {@linkcode createConfiguration}. */
-export interface CreateConfigurationOptions {
+/**
+ * Options of {@linkcode createConfiguration}.
+ *
+ * @typeParam Config What the schema produces (`unknown` without one).
+ */
+export interface CreateConfigurationOptions<Config = unknown> {
   /**
    * The application root the files are read from. Default: the
    * `KIT_CONFIG_PATH` environment variable when set, else the working
@@ -26,12 +30,19 @@ export interface CreateConfigurationOptions {
    * A valibot schema (for example {@linkcode appConfigSchema}) the
    * configuration is coerced to and validated against on every load; see
    * {@linkcode ConfigurationManagerOptions.schema}. Without one, the startup
-   * rules of {@linkcode validateConfiguration} apply.
+   * rules of {@linkcode validateConfiguration} apply. The manager returned
+   * is typed by the schema (`getValue("api:timeout")` is a `number`).
    */
-  schema?: ConfigurationSchema;
-  /** Run the validation. Default `true`. */
+  schema?: ConfigurationSchema<unknown, Config>;
+  /**
+   * Run the validation. Default `true`. `false` also leaves the schema
+   * unapplied, so values stay as the sources supplied them.
+   */
   validate?: boolean;
-  /** Watch the JSON files and reload when they change. Default `false`. */
+  /**
+   * Watch the JSON files, and the files `<NAME>_FILE` variables name, and
+   * reload when they change. Default `false`.
+   */
   watch?: boolean;
   /** More secret words; see {@linkcode ConfigurationManagerOptions.secretKeys}. */
   secretKeys?: readonly (string | RegExp)[];
@@ -50,6 +61,7 @@ export interface CreateConfigurationOptions {
  * 4. the standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`…),
  * 5. the prefixed variables (`APP_DATABASE__TIMEOUT`…).
  *
+ * @typeParam Config What the schema produces; the manager is typed by it.
  * @param options Root, environment, prefix, schema.
  * @returns The loaded manager, ready to register as `config`.
  * @throws {ConfigurationSourceError} when `appsettings.json` is missing or a
@@ -74,13 +86,14 @@ export interface CreateConfigurationOptions {
  * locator.get<ConfigurationManager>("config").getValue<number>("api:timeout");
  * ```
  */
-export async function createConfiguration(
-  options: CreateConfigurationOptions = {},
-): Promise<ConfigurationManager> {
+// deno-lint-ignore no-explicit-any
+export async function createConfiguration<Config = any>(
+  options: CreateConfigurationOptions<Config> = {},
+): Promise<ConfigurationManager<Config>> {
   const { environment, source } = chooseEnvironment(options.environment);
   const prefix = options.envPrefix ?? "APP";
   const watch = options.watch === true;
-  const config = new ConfigurationManager({
+  const config = new ConfigurationManager<Config>({
     basePath: options.basePath,
     schema: options.validate === false ? undefined : options.schema,
     environment,
@@ -108,8 +121,8 @@ export async function createConfiguration(
         basePath: options.basePath,
       }),
     );
-    config.addStandardVariables();
-    config.addEnvironmentVariables(prefix);
+    config.addStandardVariables({ watch });
+    config.addEnvironmentVariables(prefix, { watch });
     await config.loadConfiguration();
     if (options.schema === undefined && options.validate !== false) {
       try {

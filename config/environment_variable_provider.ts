@@ -10,6 +10,31 @@ import { readEnvironment } from "./_environment_deno.ts";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
+import {
+  bothSetFailure,
+  FILE_SUFFIX,
+  type FileVariable,
+  readFileVariables,
+  type ReadSecretFile,
+  watchSecretFiles,
+  withoutFileSuffix,
+} from "./_secret_files.ts";
+
+/**
+ * Options of {@linkcode EnvironmentVariableProvider} and
+ * {@linkcode StandardVariableProvider} (and of `addEnvironmentVariables`,
+ * `addStandardVariables`).
+ */
+export interface EnvironmentVariableOptions {
+  /**
+   * Poll the files that `<NAME>_FILE` variables name and reload the
+   * configuration when one changes (a rotated secret). Default `false`;
+   * `createConfiguration({ watch: true })` turns it on.
+   */
+  watch?: boolean;
+  /** How often a watched file is checked, in milliseconds. Default `250`. */
+  pollInterval?: number;
+}
 
 /**
  * Environment variables as a configuration source.
@@ -22,6 +47,16 @@ import { standardVariables } from "./standard_variable_provider.ts";
  * read with the same mapping. Numeric segments build arrays
  * (`APP_LOGGING__PROVIDERS__0__TYPE`). Values are strings; a schema coerces
  * them (see `bind`).
+ *
+ * With a prefix, `<NAME>_FILE` holds the path of a file whose content is
+ * the value of `<NAME>` (one trailing newline dropped, at most 64 KiB), the
+ * way Docker and Kubernetes mount secrets:
+ * `APP_DATABASE__CONNECTION_STRING_FILE=/run/secrets/db` sets
+ * `database:connectionString`, its source `env
+ * APP_DATABASE__CONNECTION_STRING_FILE`, its value masked. The file is read
+ * again by every load and reload; a missing or unreadable file, or
+ * `<NAME>` and `<NAME>_FILE` both set, fails the load naming the variable
+ * and the path.
  *
  * The environment is read through a small runtime adapter: Deno, Node.js and
  * Bun through `process.env`; in a browser there are no variables.
@@ -44,14 +79,18 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   readonly name: string;
   #prefix: string;
   #error: string | undefined;
+  #options: EnvironmentVariableOptions;
+  #files: ReadSecretFile[] = [];
 
   /**
    * Creates the provider.
    *
    * @param prefix Only variables starting with `<prefix>_` are read, the
    * prefix removed. Omit it to read every variable.
+   * @param options Whether to watch the files `<NAME>_FILE` variables name.
    */
-  constructor(prefix?: string) {
+  constructor(prefix?: string, options: EnvironmentVariableOptions = {}) {
+    this.#options = { ...options };
     this.#prefix = normalizePrefix(prefix);
     this.name = this.#prefix === "" ? "env" : `env ${this.#prefix}*`;
   }
@@ -64,25 +103,76 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   /**
    * Reads the environment.
    *
-   * @returns One entry per mapped variable, its source `env <NAME>`.
+   * @returns One entry per mapped variable, its source `env <NAME>`; a
+   * promise of them when `<NAME>_FILE` variables name files to read.
    * @throws {UnsafeConfigurationKeyError} for a variable naming `__proto__`.
+   * @throws {ConfigurationValidationError} (the promise rejects) listing
+   * every `<NAME>_FILE` whose file is missing or unreadable, and every
+   * variable set both directly and through a file.
    */
-  load(): ConfigurationEntry[] {
+  load(): ConfigurationEntry[] | Promise<ConfigurationEntry[]> {
     const { variables, error } = readEnvironment();
     this.#error = error;
     if (error !== undefined) warnEnvironmentUnavailable(this.name, error);
     const entries: ConfigurationEntry[] = [];
+    const files: FileVariable[] = [];
+    const failures: string[] = [];
     for (const name of Object.keys(variables)) {
       const rest = stripPrefix(name, this.#prefix);
       if (rest === undefined) continue;
       if (rest.toLowerCase().includes("__proto__")) {
         throw new UnsafeConfigurationKeyError(rest, `env ${name}`);
       }
+      // Only prefixed variables: without a prefix every variable of the
+      // process is read, and one ending in _FILE is rarely meant for Kit.
+      const base = this.#prefix === "" ? undefined : withoutFileSuffix(rest);
+      if (base !== undefined) {
+        const key = variableToKey(base);
+        if (key === undefined) continue;
+        const direct = this.#prefix + base;
+        if (variables[direct] !== undefined) {
+          failures.push(bothSetFailure(direct, name));
+        } else {
+          files.push({ variable: name, key, path: variables[name] });
+        }
+        continue;
+      }
       const key = variableToKey(rest);
       if (key === undefined) continue;
       entries.push({ key, value: variables[name], source: `env ${name}` });
     }
-    return entries;
+    if (files.length === 0 && failures.length === 0) {
+      this.#files = [];
+      return entries;
+    }
+    const read: ReadSecretFile[] = [];
+    return readFileVariables(files, failures, read).then((fromFiles) => {
+      this.#files = read;
+      return [...entries, ...fromFiles];
+    });
+  }
+
+  /**
+   * Polls the files the last load read for `<NAME>_FILE` variables, when
+   * the provider was created with `watch: true`.
+   *
+   * @param onChange Called when a file changes.
+   * @returns A function that stops polling, or `undefined` when not asked
+   * to watch or no file was read.
+   */
+  watch(
+    onChange: () => void,
+  ): Promise<(() => Promise<void>) | undefined> {
+    if (this.#options.watch !== true || this.#files.length === 0) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(
+      watchSecretFiles(
+        this.#files,
+        this.#options.pollInterval ?? 250,
+        onChange,
+      ),
+    );
   }
 
   /**
@@ -104,13 +194,23 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
     const { variables } = readEnvironment();
     for (const name of Object.keys(variables)) {
       if (Object.hasOwn(standardVariables, name)) continue;
-      const rest = stripPrefix(name, this.#prefix);
+      const standard = withoutFileSuffix(name);
+      if (
+        standard !== undefined && Object.hasOwn(standardVariables, standard)
+      ) {
+        continue;
+      }
+      let rest = stripPrefix(name, this.#prefix);
       if (rest === undefined) continue;
+      // APP_X_FILE stands for APP_X: judged by the key of APP_X.
+      const base = this.#prefix === "" ? undefined : withoutFileSuffix(rest);
+      const suffix = base === undefined ? "" : name.slice(-FILE_SUFFIX.length);
+      rest = base ?? rest;
       const key = variableToKey(rest);
       if (key !== undefined && context.isKnownKey(key)) continue;
       const suggestion = suggestSplit(rest, context);
       if (suggestion !== undefined) {
-        const variable = this.#prefix + suggestion.variable;
+        const variable = this.#prefix + suggestion.variable + suffix;
         findings.push({
           code: "single-underscore",
           variable: name,

@@ -46,6 +46,7 @@
 export type * from "./configuration.ts";
 export * from "./configuration_provider.ts";
 export type * from "./configuration_schema.ts";
+export type * from "./configuration_path.ts";
 export * from "./configuration_manager.ts";
 export * from "./create_configuration.ts";
 export * from "./json_file_provider.ts";

@@ -4,6 +4,15 @@ import type {
 } from "./configuration_provider.ts";
 import { readEnvironment } from "./_environment_deno.ts";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
+import {
+  bothSetFailure,
+  FILE_SUFFIX,
+  type FileVariable,
+  readFileVariables,
+  type ReadSecretFile,
+  watchSecretFiles,
+} from "./_secret_files.ts";
+import type { EnvironmentVariableOptions } from "./environment_variable_provider.ts";
 
 /**
  * The standard variables (`DB_CONNECTION_STRING`, `LOG_LEVEL`, …) and the
@@ -75,6 +84,12 @@ export const standardVariables: Readonly<Record<string, string>> = Object
  * a configuration source; `addStandardVariables()` adds one. Each value's
  * source is `env <NAME>`.
  *
+ * `<NAME>_FILE` (`DB_CONNECTION_STRING_FILE=/run/secrets/db`) reads the
+ * value from that file instead (one trailing newline dropped, at most
+ * 64 KiB, read again on every load and reload); its source is `env
+ * <NAME>_FILE` and its value is masked. A missing or unreadable file, or
+ * both `<NAME>` and `<NAME>_FILE` set, fails the load naming the variable.
+ *
  * @example Usage
  * ```ts
  * import {
@@ -91,22 +106,76 @@ export const standardVariables: Readonly<Record<string, string>> = Object
 export class StandardVariableProvider implements ConfigurationProvider {
   /** Always `env (standard variables)`. */
   readonly name: string = "env (standard variables)";
+  #options: EnvironmentVariableOptions;
+  #files: ReadSecretFile[] = [];
+
+  /**
+   * Creates the provider.
+   *
+   * @param options Whether to watch the files `<NAME>_FILE` variables name.
+   */
+  constructor(options: EnvironmentVariableOptions = {}) {
+    this.#options = { ...options };
+  }
 
   /**
    * Reads the standard variables that are set.
    *
-   * @returns One entry per variable set, its source `env <NAME>`.
+   * @returns One entry per variable set, its source `env <NAME>`; a
+   * promise of them when `<NAME>_FILE` variables name files to read.
+   * @throws {ConfigurationValidationError} (the promise rejects) listing
+   * every file that is missing or unreadable and every variable set both
+   * directly and through a file.
    */
-  load(): ConfigurationEntry[] {
+  load(): ConfigurationEntry[] | Promise<ConfigurationEntry[]> {
     const { variables, error } = readEnvironment();
     if (error !== undefined) warnEnvironmentUnavailable(this.name, error);
     const entries: ConfigurationEntry[] = [];
+    const files: FileVariable[] = [];
+    const failures: string[] = [];
     for (const [name, key] of Object.entries(standardVariables)) {
       const value = variables[name];
-      if (value !== undefined) {
+      const fileVariable = name + FILE_SUFFIX;
+      const path = variables[fileVariable];
+      if (path !== undefined) {
+        if (value !== undefined) {
+          failures.push(bothSetFailure(name, fileVariable));
+        } else files.push({ variable: fileVariable, key, path });
+      } else if (value !== undefined) {
         entries.push({ key, value, source: `env ${name}` });
       }
     }
-    return entries;
+    if (files.length === 0 && failures.length === 0) {
+      this.#files = [];
+      return entries;
+    }
+    const read: ReadSecretFile[] = [];
+    return readFileVariables(files, failures, read).then((fromFiles) => {
+      this.#files = read;
+      return [...entries, ...fromFiles];
+    });
+  }
+
+  /**
+   * Polls the files the last load read for `<NAME>_FILE` variables, when
+   * the provider was created with `watch: true`.
+   *
+   * @param onChange Called when a file changes.
+   * @returns A function that stops polling, or `undefined` when not asked
+   * to watch or no file was read.
+   */
+  watch(
+    onChange: () => void,
+  ): Promise<(() => Promise<void>) | undefined> {
+    if (this.#options.watch !== true || this.#files.length === 0) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(
+      watchSecretFiles(
+        this.#files,
+        this.#options.pollInterval ?? 250,
+        onChange,
+      ),
+    );
   }
 }

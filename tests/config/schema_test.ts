@@ -260,7 +260,7 @@ test("ConfigurationManager({ schema }) validates on load and getValue returns ty
   assert.equal(config.getValue("database:poolSize"), 20);
   assert.equal(config.getValue("api:retryAttempts"), 3);
   assert.equal(config.getSource("api:retryAttempts"), "schema default");
-  assert.equal(config.getValue("custom:thing"), "kept");
+  assert.equal(config.getValue<string>("custom:thing"), "kept");
   assert.equal(config.getSource("database:poolSize"), "memory");
 
   const invalid = new ConfigurationManager({ schema: appConfigSchema });
