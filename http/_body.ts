@@ -63,31 +63,109 @@ async function readCounted(
 ): Promise<string> {
   const body = response.body;
   if (body === null) return "";
-  // Chunks are kept as they are and decoded once at the end, like
-  // response.text() does: a body refused half way then costs its bytes only.
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
+  // The bytes go into one buffer of our own that grows by doubling up to
+  // limit + 1, and are decoded once at the end, like response.text() does.
+  // Keeping the chunks the runtime hands over would cost far more than their
+  // bytes: a decompressing body comes in small views of much larger buffers
+  // (a few KiB of each), and a kept view keeps its whole buffer alive. Where
+  // the body is a byte stream (Deno, Node.js), the runtime reads straight
+  // into our buffer, so it allocates no buffer per chunk either, which left
+  // to the garbage collector would also pile up several times the limit.
+  const sink = new GrowingBuffer(limit + 1);
+  let byob: ReadableStreamBYOBReader | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    reader = body.getReader();
+  }
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > limit) {
-      chunks.length = 0;
-      const error = tooLarge(response, limit, received, false, origin);
-      reader.cancel(error).catch(() => {});
+    if (byob !== undefined) {
+      const { done, value } = await byob.read(sink.space());
+      // The last read, too, hands the (transferred) buffer back.
+      if (value !== undefined) sink.filled(value);
+      if (done) break;
+    } else {
+      const { done, value } = await reader!.read();
+      if (done) break;
+      sink.append(value);
+    }
+    if (sink.length > limit) {
+      const size = sink.length;
+      sink.release();
+      const error = tooLarge(response, limit, size, false, origin);
+      (byob ?? reader)!.cancel(error).catch(() => {});
       throw error;
     }
-    chunks.push(value);
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
-  const bytes = new Uint8Array(received);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+  return new TextDecoder().decode(sink.bytes());
+}
+
+const FIRST_CAPACITY = 16 * 1024;
+
+/**
+ * Bytes collected into one buffer that doubles when full, never beyond
+ * `max`: what a body costs is about its size (1.5 times it while the last
+ * doubling copies), whatever the chunks it came in.
+ */
+class GrowingBuffer {
+  #buffer: ArrayBuffer;
+  #length = 0;
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+    this.#buffer = new ArrayBuffer(Math.min(max, FIRST_CAPACITY));
   }
-  return new TextDecoder().decode(bytes);
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The free end of the buffer, grown first when there is none. */
+  space(): Uint8Array<ArrayBuffer> {
+    if (this.#length === this.#buffer.byteLength) this.#grow(this.#length + 1);
+    return new Uint8Array(
+      this.#buffer,
+      this.#length,
+      this.#buffer.byteLength - this.#length,
+    );
+  }
+
+  /** Takes back the buffer a BYOB read filled (the read transfers it). */
+  filled(view: Uint8Array<ArrayBuffer>): void {
+    this.#buffer = view.buffer;
+    this.#length += view.byteLength;
+  }
+
+  /** Copies a chunk in (as much of it as fits under `max`). */
+  append(chunk: Uint8Array): void {
+    const room = this.#max - this.#length;
+    const part = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
+    const end = this.#length + part.byteLength;
+    if (end > this.#buffer.byteLength) this.#grow(end);
+    new Uint8Array(this.#buffer).set(part, this.#length);
+    // Counted whole: what arrived, even past `max`.
+    this.#length += chunk.byteLength;
+  }
+
+  bytes(): Uint8Array {
+    return new Uint8Array(this.#buffer, 0, this.#length);
+  }
+
+  /** Lets the bytes go at once (a refused body). */
+  release(): void {
+    this.#buffer = new ArrayBuffer(0);
+    this.#length = 0;
+  }
+
+  #grow(needed: number): void {
+    let capacity = this.#buffer.byteLength * 2;
+    while (capacity < needed) capacity *= 2;
+    const next = new Uint8Array(Math.min(capacity, this.#max));
+    next.set(new Uint8Array(this.#buffer, 0, this.#length));
+    this.#buffer = next.buffer;
+  }
 }
 
 /** Reads a non-success response within `limit` and builds its HttpError. */
