@@ -63,15 +63,17 @@ async function readCounted(
 ): Promise<string> {
   const body = response.body;
   if (body === null) return "";
-  // The bytes go into one buffer of our own that grows by doubling up to
-  // limit + 1, and are decoded once at the end, like response.text() does.
-  // Keeping the chunks the runtime hands over would cost far more than their
-  // bytes: a decompressing body comes in small views of much larger buffers
-  // (a few KiB of each), and a kept view keeps its whole buffer alive. Where
-  // the body is a byte stream (Deno, Node.js), the runtime reads straight
-  // into our buffer, so it allocates no buffer per chunk either, which left
-  // to the garbage collector would also pile up several times the limit.
-  const sink = new GrowingBuffer(limit + 1);
+  // The bytes are kept in blocks and decoded once at the end, like
+  // response.text() does: a body refused half way then costs its bytes only.
+  // But never as the runtime hands them over: a decompressing body comes in
+  // small views of much larger buffers (a few KiB of each), and a kept view
+  // keeps its whole buffer alive. Where the body is a byte stream (Deno,
+  // Node.js), the runtime reads into blocks of ours, each filled before the
+  // next, so it allocates no buffer per chunk either, which the garbage
+  // collector would let pile up to several times the limit; elsewhere a
+  // small view is copied out of its buffer.
+  const blocks: Uint8Array[] = [];
+  let received = 0;
   let byob: ReadableStreamBYOBReader | undefined;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -80,93 +82,54 @@ async function readCounted(
     reader = body.getReader();
   }
   for (;;) {
+    let chunk: Uint8Array;
+    let done = false;
     if (byob !== undefined) {
-      const { done, value } = await byob.read(sink.space());
-      // The last read, too, hands the (transferred) buffer back.
-      if (value !== undefined) sink.filled(value);
-      if (done) break;
+      // Never more than one byte past the limit: enough to refuse the body.
+      let buffer = new ArrayBuffer(Math.min(limit + 1 - received, BLOCK_SIZE));
+      let filled = 0;
+      while (filled < buffer.byteLength) {
+        const result = await byob.read(new Uint8Array(buffer, filled));
+        // The read transfers the buffer; the last one hands it back too.
+        if (result.value !== undefined) {
+          buffer = result.value.buffer as ArrayBuffer;
+          filled += result.value.byteLength;
+        }
+        if (result.done) {
+          done = true;
+          break;
+        }
+      }
+      chunk = new Uint8Array(buffer, 0, filled);
     } else {
-      const { done, value } = await reader!.read();
-      if (done) break;
-      sink.append(value);
+      const result = await reader!.read();
+      if (result.done) break;
+      chunk = result.value;
+      if (chunk.byteLength < chunk.buffer.byteLength / 2) chunk = chunk.slice();
     }
-    if (sink.length > limit) {
-      const size = sink.length;
-      sink.release();
-      const error = tooLarge(response, limit, size, false, origin);
+    received += chunk.byteLength;
+    if (received > limit) {
+      blocks.length = 0;
+      const error = tooLarge(response, limit, received, false, origin);
       (byob ?? reader)!.cancel(error).catch(() => {});
       throw error;
     }
+    if (chunk.byteLength > 0) blocks.push(chunk);
+    if (done) break;
   }
-  return new TextDecoder().decode(sink.bytes());
+  if (blocks.length === 1) return new TextDecoder().decode(blocks[0]);
+  const bytes = new Uint8Array(received);
+  let offset = 0;
+  for (const block of blocks) {
+    bytes.set(block, offset);
+    offset += block.byteLength;
+  }
+  blocks.length = 0;
+  return new TextDecoder().decode(bytes);
 }
 
-const FIRST_CAPACITY = 16 * 1024;
-
-/**
- * Bytes collected into one buffer that doubles when full, never beyond
- * `max`: what a body costs is about its size (1.5 times it while the last
- * doubling copies), whatever the chunks it came in.
- */
-class GrowingBuffer {
-  #buffer: ArrayBuffer;
-  #length = 0;
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-    this.#buffer = new ArrayBuffer(Math.min(max, FIRST_CAPACITY));
-  }
-
-  get length(): number {
-    return this.#length;
-  }
-
-  /** The free end of the buffer, grown first when there is none. */
-  space(): Uint8Array<ArrayBuffer> {
-    if (this.#length === this.#buffer.byteLength) this.#grow(this.#length + 1);
-    return new Uint8Array(
-      this.#buffer,
-      this.#length,
-      this.#buffer.byteLength - this.#length,
-    );
-  }
-
-  /** Takes back the buffer a BYOB read filled (the read transfers it). */
-  filled(view: Uint8Array<ArrayBuffer>): void {
-    this.#buffer = view.buffer;
-    this.#length += view.byteLength;
-  }
-
-  /** Copies a chunk in (as much of it as fits under `max`). */
-  append(chunk: Uint8Array): void {
-    const room = this.#max - this.#length;
-    const part = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
-    const end = this.#length + part.byteLength;
-    if (end > this.#buffer.byteLength) this.#grow(end);
-    new Uint8Array(this.#buffer).set(part, this.#length);
-    // Counted whole: what arrived, even past `max`.
-    this.#length += chunk.byteLength;
-  }
-
-  bytes(): Uint8Array {
-    return new Uint8Array(this.#buffer, 0, this.#length);
-  }
-
-  /** Lets the bytes go at once (a refused body). */
-  release(): void {
-    this.#buffer = new ArrayBuffer(0);
-    this.#length = 0;
-  }
-
-  #grow(needed: number): void {
-    let capacity = this.#buffer.byteLength * 2;
-    while (capacity < needed) capacity *= 2;
-    const next = new Uint8Array(Math.min(capacity, this.#max));
-    next.set(new Uint8Array(this.#buffer, 0, this.#length));
-    this.#buffer = next.buffer;
-  }
-}
+/** Bytes of one block of a body read into blocks of the client's own. */
+const BLOCK_SIZE = 64 * 1024;
 
 /** Reads a non-success response within `limit` and builds its HttpError. */
 export async function errorOf(
