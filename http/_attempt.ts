@@ -20,6 +20,8 @@ export class Attempt implements Expiring {
   readonly headers: Record<string, string> | undefined;
   /** `traceparent`/`tracestate` of the attempt's span, set by `fetch`. */
   readonly traceHeaders: Record<string, string> | undefined;
+  /** The call's body, which a 307 or 308 redirect sends again. */
+  readonly body: RequestInit["body"] | undefined;
   readonly #controller: AbortController | undefined;
   readonly #timeout: number;
   readonly #method: string;
@@ -35,6 +37,7 @@ export class Attempt implements Expiring {
     total: AbortSignal | undefined,
     headers: Record<string, string> | undefined,
     traceHeaders: Record<string, string> | undefined,
+    body: RequestInit["body"] | undefined,
   ) {
     this.#timeout = timeout;
     this.#method = method;
@@ -43,6 +46,7 @@ export class Attempt implements Expiring {
     this.#total = total;
     this.headers = headers;
     this.traceHeaders = traceHeaders;
+    this.body = body;
     if (timeout > 0 || caller !== undefined || total !== undefined) {
       this.#controller = new AbortController();
       caller?.addEventListener("abort", this);

@@ -63,32 +63,73 @@ async function readCounted(
 ): Promise<string> {
   const body = response.body;
   if (body === null) return "";
-  // Chunks are kept as they are and decoded once at the end, like
+  // The bytes are kept in blocks and decoded once at the end, like
   // response.text() does: a body refused half way then costs its bytes only.
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
+  // But never as the runtime hands them over: a decompressing body comes in
+  // small views of much larger buffers (a few KiB of each), and a kept view
+  // keeps its whole buffer alive. Where the body is a byte stream (Deno,
+  // Node.js), the runtime reads into blocks of ours, each filled before the
+  // next, so it allocates no buffer per chunk either, which the garbage
+  // collector would let pile up to several times the limit; elsewhere a
+  // small view is copied out of its buffer.
+  const blocks: Uint8Array[] = [];
   let received = 0;
+  let byob: ReadableStreamBYOBReader | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    reader = body.getReader();
+  }
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
+    let chunk: Uint8Array;
+    let done = false;
+    if (byob !== undefined) {
+      // Never more than one byte past the limit: enough to refuse the body.
+      let buffer = new ArrayBuffer(Math.min(limit + 1 - received, BLOCK_SIZE));
+      let filled = 0;
+      while (filled < buffer.byteLength) {
+        const result = await byob.read(new Uint8Array(buffer, filled));
+        // The read transfers the buffer; the last one hands it back too.
+        if (result.value !== undefined) {
+          buffer = result.value.buffer as ArrayBuffer;
+          filled += result.value.byteLength;
+        }
+        if (result.done) {
+          done = true;
+          break;
+        }
+      }
+      chunk = new Uint8Array(buffer, 0, filled);
+    } else {
+      const result = await reader!.read();
+      if (result.done) break;
+      chunk = result.value;
+      if (chunk.byteLength < chunk.buffer.byteLength / 2) chunk = chunk.slice();
+    }
+    received += chunk.byteLength;
     if (received > limit) {
-      chunks.length = 0;
+      blocks.length = 0;
       const error = tooLarge(response, limit, received, false, origin);
-      reader.cancel(error).catch(() => {});
+      (byob ?? reader)!.cancel(error).catch(() => {});
       throw error;
     }
-    chunks.push(value);
+    if (chunk.byteLength > 0) blocks.push(chunk);
+    if (done) break;
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  if (blocks.length === 1) return new TextDecoder().decode(blocks[0]);
   const bytes = new Uint8Array(received);
   let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+  for (const block of blocks) {
+    bytes.set(block, offset);
+    offset += block.byteLength;
   }
+  blocks.length = 0;
   return new TextDecoder().decode(bytes);
 }
+
+/** Bytes of one block of a body read into blocks of the client's own. */
+const BLOCK_SIZE = 64 * 1024;
 
 /** Reads a non-success response within `limit` and builds its HttpError. */
 export async function errorOf(

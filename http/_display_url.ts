@@ -10,5 +10,11 @@ export function displayUrl(url: string): string {
     const cut = url.search(/[?#]/);
     return cut < 0 ? url : url.slice(0, cut) + (url[cut] === "?" ? "?…" : "");
   }
-  return parsed.origin + parsed.pathname + (parsed.search === "" ? "" : "?…");
+  // Not `origin`: a scheme other than http(s) (an ftp: redirect, say) has the
+  // origin "null".
+  const authority = parsed.href.startsWith(parsed.protocol + "//")
+    ? "//" + parsed.host
+    : "";
+  return parsed.protocol + authority + parsed.pathname +
+    (parsed.search === "" ? "" : "?…");
 }

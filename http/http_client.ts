@@ -15,6 +15,13 @@ import {
   sleep,
 } from "./_retry.ts";
 import { HttpError } from "./http_error.ts";
+import {
+  followRedirects,
+  isRedirect,
+  type RedirectPolicy,
+  trustedOrigins,
+} from "./_redirect.ts";
+import { REDIRECT_MODE } from "./_redirect_mode.ts";
 import type { HttpInterceptor } from "./http_interceptor.ts";
 import { startCall } from "./_telemetry.ts";
 import { TimeoutError } from "./timeout_error.ts";
@@ -74,9 +81,31 @@ export interface HttpClientOptions {
    * clients that failed together do not retry together. Default 0.2.
    */
   retryJitter?: number;
+  /**
+   * Redirects one attempt follows at most. One more fails the call with a
+   * {@linkcode RedirectError} (never retried). `0` follows none: the
+   * redirect response is the call's response (the JSON methods throw its
+   * {@linkcode HttpError}). Default 20. In a browser the page's `fetch`
+   * follows redirects by its own rules, and this does not apply.
+   */
+  maxRedirects?: number;
+  /**
+   * Origins that keep the credential headers when a redirect leads to them,
+   * such as `["https://auth.example.com"]` (an address counts by its
+   * origin). A redirect to any other origin drops every header whose name
+   * is a secret by Kit's secret rule (`Authorization`, `Cookie`,
+   * `X-Api-Key`, `X-Auth-Token`, …), the client's, the call's and the
+   * interceptors' alike; a redirect within the origin keeps them. Default
+   * none. Not in a browser, whose `fetch` follows redirects itself.
+   */
+  trustedRedirectOrigins?: readonly string[];
   /** Called before each retry wait; for logging and metrics. */
   onRetry?: (event: HttpRetryEvent) => void;
-  /** The `fetch` to send requests with. Default `globalThis.fetch`. */
+  /**
+   * The `fetch` to send requests with. Default `globalThis.fetch`. Outside a
+   * browser it gets each request with `redirect: "manual"` and the client
+   * follows redirects itself (see `maxRedirects`).
+   */
   fetch?: (input: Request, init?: RequestInit) => Promise<Response>;
 }
 
@@ -171,6 +200,10 @@ export interface ResolvedHttpClientOptions {
   readonly maxRetryAfter: number;
   /** Fraction by which a backoff delay is randomly shortened. */
   readonly retryJitter: number;
+  /** Redirects one attempt follows at most (`0` = none). */
+  readonly maxRedirects: number;
+  /** Origins that keep the credential headers on a redirect to them. */
+  readonly trustedRedirectOrigins: readonly string[];
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -181,6 +214,7 @@ const DEFAULT_RETRY_DELAY = 1_000;
 const DEFAULT_MAX_RETRY_DELAY = 30_000;
 const DEFAULT_MAX_RETRY_AFTER = 60_000;
 const DEFAULT_JITTER = 0.2;
+const DEFAULT_MAX_REDIRECTS = 20;
 const ABSOLUTE_URL = /^[a-z][a-z\d+\-.]*:/i;
 const NO_OPTIONS: HttpRequestOptions = {};
 /** Characters a header value cannot hold. */
@@ -208,6 +242,11 @@ type Fetch = NonNullable<HttpClientOptions["fetch"]>;
  * parsed body (`undefined` for an empty body) and throw {@linkcode HttpError}
  * for a non-success status; {@linkcode HttpClient.request} returns the
  * `Response` itself.
+ *
+ * Redirects are followed by the client itself (up to `maxRedirects`, 20 by
+ * default; past it a {@linkcode RedirectError}): a redirect to another
+ * origin drops the credential headers (`Authorization`, `Cookie`,
+ * `X-Api-Key`, …) unless the origin is in `trustedRedirectOrigins`.
  *
  * Paths are appended to the base address (`/users` and `users` both give
  * `<base>/users`); an absolute URL (`https://...`) is used as it is. The base
@@ -248,6 +287,8 @@ export class HttpClient {
   readonly #maxRetryAfter: number;
   readonly #jitter: number;
   readonly #onRetry: ((event: HttpRetryEvent) => void) | undefined;
+  readonly #redirects: RedirectPolicy;
+  readonly #trustedOrigins: readonly string[];
   /** Headers for requests without a body (lower-case names). */
   readonly #plainHeaders: Record<string, string>;
   /** Headers for requests with a JSON or text body. */
@@ -264,7 +305,8 @@ export class HttpClient {
    * with `/` that is resolved against the page in a browser.
    * @param options Timeouts, retries and default headers.
    * @throws {TypeError} When `baseUrl` is not an absolute http(s) URL or a
-   * path starting with `/`, or has a query or fragment.
+   * path starting with `/`, or has a query or fragment, or an entry of
+   * `trustedRedirectOrigins` is not an http(s) address.
    * @throws {RangeError} When a timeout or delay is negative or too large, or
    * a retry count is not a whole number ≥ 0.
    */
@@ -313,6 +355,14 @@ export class HttpClient {
     }
     this.#jitter = jitter;
     this.#onRetry = options.onRetry;
+    this.#trustedOrigins = Object.freeze(
+      trustedOrigins(options.trustedRedirectOrigins),
+    );
+    const redirects: RedirectPolicy = {
+      max: count("maxRedirects", options.maxRedirects, DEFAULT_MAX_REDIRECTS),
+      trusted: new Set(this.#trustedOrigins),
+    };
+    this.#redirects = redirects;
 
     const headers: Record<string, string> = {
       accept: JSON_TYPE,
@@ -352,7 +402,7 @@ export class HttpClient {
     ): Promise<Response> => {
       const run: Fetch = custom ?? globalThis.fetch;
       const attempt = init?.kit;
-      if (attempt === undefined) return run(request);
+      if (attempt === undefined) return sendOnce(run, request, undefined);
       const headers = attempt.headers;
       if (headers !== undefined) {
         const target = request.headers;
@@ -363,13 +413,36 @@ export class HttpClient {
         const target = request.headers;
         for (const name in traceHeaders) target.set(name, traceHeaders[name]);
       }
-      const signal = attempt.signal;
-      return signal === undefined ? run(request) : run(request, { signal });
+      return sendOnce(run, request, attempt);
+    };
+    // One request and the redirects it meets (see _redirect.ts). The request
+    // ky built is "manual" already; one an interceptor built anew may not be.
+    const sendOnce = async (
+      run: Fetch,
+      request: Request,
+      attempt: Attempt | undefined,
+    ): Promise<Response> => {
+      const signal = attempt?.signal;
+      const response =
+        await (request.redirect === REDIRECT_MODE
+          ? signal === undefined ? run(request) : run(request, { signal })
+          : run(request, { signal, redirect: REDIRECT_MODE }));
+      return isRedirect(response.status)
+        ? followRedirects(
+          response,
+          run,
+          request,
+          signal,
+          redirects,
+          attempt?.body,
+        )
+        : response;
     };
     const base = {
       retry: 0,
       timeout: false as const,
       throwHttpErrors: false,
+      redirect: REDIRECT_MODE,
       fetch: send as typeof globalThis.fetch,
     };
     // The request is sent from ky's beforeRequest hook (after the
@@ -481,6 +554,8 @@ export class HttpClient {
       maxRetryDelay: this.#maxRetryDelay,
       maxRetryAfter: this.#maxRetryAfter,
       retryJitter: this.#jitter,
+      maxRedirects: this.#redirects.max,
+      trustedRedirectOrigins: this.#trustedOrigins,
     });
   }
 
@@ -551,6 +626,8 @@ export class HttpClient {
    * @returns The parsed body; `undefined` when the body is empty.
    * @throws {HttpError} For a non-success status.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
@@ -577,6 +654,8 @@ export class HttpClient {
    * @returns The parsed body; `undefined` when the body is empty.
    * @throws {HttpError} For a non-success status.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
@@ -602,6 +681,8 @@ export class HttpClient {
    * @returns The parsed body; `undefined` when the body is empty.
    * @throws {HttpError} For a non-success status.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
@@ -626,6 +707,8 @@ export class HttpClient {
    * @returns The parsed body; `undefined` when the body is empty.
    * @throws {HttpError} For a non-success status.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
@@ -649,6 +732,8 @@ export class HttpClient {
    * @returns The parsed body; `undefined` when the body is empty.
    * @throws {HttpError} For a non-success status.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
@@ -675,6 +760,8 @@ export class HttpClient {
    * @param options Body, headers, query, signal, timeout of this call.
    * @returns The response; read its body once.
    * @throws {TimeoutError} When an attempt or the call runs out of time.
+   * @throws {RedirectError} When a redirect is not followed: past
+   * `maxRedirects`, or to an address that is not http(s).
    *
    * @example Usage
    * ```ts
@@ -831,6 +918,7 @@ export class HttpClient {
           totalSignal,
           context === undefined ? headers : undefined,
           telemetry?.startAttempt(),
+          body,
         );
         init.kit = attempt;
         let response: Response;

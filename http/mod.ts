@@ -35,6 +35,7 @@ export type * from "./http_interceptor.ts";
 export * from "./http_error.ts";
 export * from "./response_too_large_error.ts";
 export * from "./timeout_error.ts";
+export * from "./redirect_error.ts";
 export * from "./http_configuration_error.ts";
 export * from "./error_interceptor.ts";
 export * from "./auth_interceptor.ts";
