@@ -18,7 +18,8 @@ const NPM_DIRS: Record<string, string> = {
 /** Returns the file URL of a module's entry point (`core`, `platform`, …). */
 export function moduleUrl(folder: string): string {
   const here = import.meta.url;
-  const npm = /\/npm\/tests\/(esm|cjs)\/_support\//.exec(here);
+  // `npm/`, or the folder KIT_NPM_OUT named (`npm-http/`…).
+  const npm = /\/npm[^/]*\/tests\/(esm|cjs)\/_support\//.exec(here);
   if (npm) {
     const flavor = npm[1] === "cjs" ? "script" : "esm";
     return new URL(`../../../${NPM_DIRS[folder]}/${flavor}/mod.js`, here).href;
@@ -28,5 +29,5 @@ export function moduleUrl(folder: string): string {
 
 /** Whether the tests run against the built npm packages. */
 export function isNpmPass(): boolean {
-  return /\/npm\/tests\/(esm|cjs)\//.test(import.meta.url);
+  return /\/npm[^/]*\/tests\/(esm|cjs)\//.test(import.meta.url);
 }
