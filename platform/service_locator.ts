@@ -139,10 +139,12 @@ class LocatorState {
  * A named registry of lazily created singletons.
  *
  * Register a factory under a name; the service is created on the first
- * `get` and the same instance is returned afterwards. Static methods act on
- * a process-wide default locator, as application code usually writes them
- * (`ServiceLocator.get<ConfigurationManager>('config')`); `new
- * ServiceLocator()` gives an isolated one for tests and scopes.
+ * `get` and the same instance is returned afterwards (or one per scope, or
+ * a new one each time: see {@linkcode ServiceRegistrationOptions.lifetime}).
+ * Static methods, as application code usually writes them
+ * (`ServiceLocator.get<ConfigurationManager>('config')`), read the services
+ * of the running application (see {@linkcode ServiceLocator.default});
+ * `new ServiceLocator()` gives an isolated one for tests.
  *
  * Creation is guarded: a cycle of factories throws
  * {@linkcode CircularDependencyError} naming the chain; a factory that throws
@@ -191,6 +193,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   // Created on first use: a static initializer that constructs the class
   // itself trips the CommonJS/ESM transpilers of the npm build.
   static #defaultLocator: ServiceLocator | undefined;
+  // The locators of the applications started and not stopped yet, oldest
+  // first: the static methods act on the newest.
+  static #running: ServiceLocator[] = [];
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
@@ -212,13 +217,36 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       takeCreated: (): CreatedService[] => this.#takeCreated(),
       close: (reason: string): void => {
         this.#state.closed = reason;
+        const running = ServiceLocator.#running;
+        const index = running.lastIndexOf(this as ServiceLocator);
+        if (index >= 0) running.splice(index, 1);
+      },
+      open: (): void => {
+        ServiceLocator.#running.push(this as ServiceLocator);
       },
     });
   }
 
-  /** The process-wide locator that the static methods act on. */
+  /**
+   * The process-wide locator of the static methods. `register`,
+   * `registerInstance`, `unregister`, `dispose` and `reset` always act on
+   * it. While an application started with `Application.start` or
+   * `Application.run` runs (the newest, when several do), `get`, `getAsync`
+   * and `has` read that application's services first, and this locator for
+   * names only it knows; once the application stops, this one again.
+   */
   static get default(): ServiceLocator {
     return ServiceLocator.#defaultLocator ??= new ServiceLocator();
+  }
+
+  // Where the static reads look for `name`: the running application's
+  // locator, unless only the process-wide default knows the name (registered
+  // there with the static methods, before the application started).
+  static #for(name: string): ServiceLocator {
+    const app = ServiceLocator.#running.at(-1);
+    if (app === undefined) return ServiceLocator.default;
+    const own = ServiceLocator.#defaultLocator;
+    return own !== undefined && !app.has(name) && own.has(name) ? own : app;
   }
 
   /**
@@ -284,7 +312,27 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   static get<T = unknown>(name: string): T {
-    return ServiceLocator.default.get(name) as T;
+    try {
+      return ServiceLocator.#for(name).get(name) as T;
+    } catch (error) {
+      throw ServiceLocator.#explained(error);
+    }
+  }
+
+  // A name unknown to the standalone default locator most often means the
+  // call ran before Application.start or after stop: say so.
+  static #explained(error: unknown): unknown {
+    if (
+      error instanceof ServiceNotFoundError &&
+      ServiceLocator.#running.length === 0 && error.creating.length === 0
+    ) {
+      error.message += "\nNo application is running: the static " +
+        "ServiceLocator methods read the services of the application started " +
+        "with Application.start or Application.run until it stops. Call " +
+        "them while it runs, use app.services, or register the service " +
+        "with ServiceLocator.register.";
+    }
+    return error;
   }
 
   /**
@@ -306,8 +354,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ServiceLocator.reset();
    * ```
    */
-  static getAsync<T = unknown>(name: string): Promise<T> {
-    return ServiceLocator.default.getAsync(name) as Promise<T>;
+  static async getAsync<T = unknown>(name: string): Promise<T> {
+    try {
+      return await ServiceLocator.#for(name).getAsync(name) as T;
+    } catch (error) {
+      throw ServiceLocator.#explained(error);
+    }
   }
 
   /**
@@ -324,7 +376,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   static has(name: string): boolean {
-    return ServiceLocator.default.has(name);
+    return ServiceLocator.#for(name).has(name);
   }
 
   /**
