@@ -8,6 +8,9 @@ import { disposeValue, isDisposable } from "./_dispose.ts";
 import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
 import { suggest } from "./_suggest.ts";
 import { contextStore } from "./_async_context.ts";
+import { ServiceLifetimeError } from "./service_lifetime_error.ts";
+import type { ServiceScope } from "./service_scope.ts";
+import { currentScope, Scope, ScopeHandle, scopeOfContext } from "./_scope.ts";
 
 const requestContext = contextStore<unknown>();
 
@@ -31,6 +34,27 @@ export type ServiceFactory<
 > = (locator: ServiceLocator<TServices>) => T | Promise<T>;
 
 /**
+ * How long a service lives:
+ * - `"singleton"` (the default): one instance, created on first request,
+ *   disposed when the locator is (at the application's shutdown);
+ * - `"scoped"`: one instance per scope (each request handled through
+ *   `app.handle()`, or a scope made with `createScope()`), disposed when
+ *   the scope ends;
+ * - `"transient"`: a new instance on every request; the locator does not
+ *   keep or dispose it (the code that asked for it owns it).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceLifetime } from "@vendor/kit/platform";
+ *
+ * const lifetime: ServiceLifetime = "scoped";
+ * ```
+ */
+export type ServiceLifetime = "singleton" | "scoped" | "transient";
+
+const LIFETIMES: readonly string[] = ["singleton", "scoped", "transient"];
+
+/**
  * How a service is registered.
  *
  * @example Usage
@@ -41,6 +65,12 @@ export type ServiceFactory<
  * ```
  */
 export interface ServiceRegistrationOptions {
+  /**
+   * How long the service lives (see {@linkcode ServiceLifetime}). Default
+   * `"singleton"`. A singleton or transient service cannot depend on a
+   * scoped one (a {@linkcode ServiceLifetimeError} names both).
+   */
+  lifetime?: ServiceLifetime;
   /**
    * Create the service during the application's start-up (after its four
    * steps) instead of on first request, so a bad password or a missing file
@@ -121,6 +151,8 @@ export type ResolvedService<
 // factories are caught too.
 class LocatorState {
   readonly factories = new Map<string, ServiceFactory>();
+  // The names registered as scoped or transient (singletons are absent).
+  readonly lifetimes = new Map<string, "scoped" | "transient">();
   // Names registered with { eager } or { hosted }, in registration order.
   readonly eager = new Map<string, ServiceRegistrationOptions>();
   readonly serviceCreated = new Signal<ServiceCreatedEvent>();
@@ -133,6 +165,16 @@ class LocatorState {
   readonly resolving: string[] = [];
   // Set when the application host stopped: creations are refused.
   closed: string | undefined;
+  // Aborted when the application stops: scopes pass it to dispose(options).
+  #stopping: AbortController | undefined;
+
+  stopSignal = (): AbortSignal =>
+    (this.#stopping ??= new AbortController()).signal;
+
+  close(reason: string): void {
+    this.closed = reason;
+    this.#stopping?.abort(new Error(reason));
+  }
 }
 
 /**
@@ -199,6 +241,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
+  // The scope a view resolves scoped services from (a scope's own view, and
+  // the views handed to scoped factories); else the current context's.
+  #scope: Scope | undefined;
 
   /**
    * Creates an empty locator.
@@ -216,7 +261,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     locatorHooks.set(this, {
       takeCreated: (): CreatedService[] => this.#takeCreated(),
       close: (reason: string): void => {
-        this.#state.closed = reason;
+        this.#state.close(reason);
         const running = ServiceLocator.#running;
         const index = running.lastIndexOf(this as ServiceLocator);
         if (index >= 0) running.splice(index, 1);
@@ -433,15 +478,18 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   }
 
   /**
-   * Registers a lazily created singleton. Registering a name again replaces
-   * the registration and forgets an instance created from the old one.
+   * Registers a lazily created service: a singleton unless `options.lifetime`
+   * says otherwise. Registering a name again replaces the registration and
+   * forgets a singleton created from the old one.
    *
    * @typeParam T The type of the service.
    * @param name The service name.
    * @param factory Creates the service on first request; it receives this
    * locator to get its dependencies.
+   * @param options Its lifetime; whether it is eager or hosted.
    * @returns This locator, for chaining.
-   * @throws {TypeError} When `factory` is not a function.
+   * @throws {TypeError} When `factory` is not a function, `lifetime` is not
+   * one of the three, or a scoped or transient service is eager or hosted.
    *
    * @example Usage
    * ```ts
@@ -469,14 +517,28 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         `ServiceLocator.register('${name}'): the factory must be a function`,
       );
     }
+    const lifetime = options?.lifetime ?? "singleton";
+    if (!LIFETIMES.includes(lifetime)) {
+      throw new TypeError(
+        `ServiceLocator.register('${name}'): lifetime must be "singleton", "scoped" or "transient", not ${
+          JSON.stringify(lifetime)
+        }`,
+      );
+    }
+    const eager = options?.eager === true || options?.hosted === true;
+    if (eager && lifetime !== "singleton") {
+      throw new TypeError(
+        `ServiceLocator.register('${name}'): a ${lifetime} service cannot be eager or hosted (only a singleton can be created at start-up)`,
+      );
+    }
     const state = this.#state;
     state.instances.delete(name);
     state.pending.delete(name);
     state.factories.set(name, factory as unknown as ServiceFactory);
     state.eager.delete(name);
-    if (options?.eager === true || options?.hosted === true) {
-      state.eager.set(name, { ...options });
-    }
+    if (lifetime === "singleton") state.lifetimes.delete(name);
+    else state.lifetimes.set(name, lifetime);
+    if (eager) state.eager.set(name, { ...options });
     return this;
   }
 
@@ -533,9 +595,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   }
 
   /**
-   * Dispatched each time this locator creates a service (a factory's value,
-   * not a registered instance), after the factory returned or its promise
-   * resolved. The application host logs these lines with `KIT_LOG_LEVEL=debug`
+   * Dispatched each time this locator creates a singleton (a factory's
+   * value, not a registered instance, nor a scoped or transient service),
+   * after the factory returned or its promise resolved. The application host logs these lines with `KIT_LOG_LEVEL=debug`
    * and picks up services that have a `checkHealth()` method.
    *
    * @returns The signal; `add` returns a function that detaches the handler.
@@ -578,6 +640,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   >(name: K, instance: ResolvedService<T, TServices, K>): this {
     const state = this.#state;
     state.factories.delete(name);
+    state.lifetimes.delete(name);
     state.eager.delete(name);
     state.pending.delete(name);
     state.instances.set(name, instance);
@@ -594,6 +657,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * @throws {CircularDependencyError} When creating it needs itself.
    * @throws {AsyncServiceError} When its factory is asynchronous and it is not
    * created yet.
+   * @throws {ServiceLifetimeError} When it is scoped and there is no scope
+   * (outside a request or `createScope()`), or a singleton or transient
+   * service depends on it.
    *
    * @example Usage
    * ```ts
@@ -610,6 +676,22 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const instance = this.#state.instances.get(name);
     if (instance !== undefined) {
       return instance as ResolvedService<T, TServices, K>;
+    }
+    // A scoped service already made in this scope: one more Map lookup.
+    const scope = this.#scope ?? currentScope(this.#state);
+    if (scope !== undefined) {
+      const scoped = scope.instances.get(name);
+      if (scoped !== undefined) {
+        return scoped as ResolvedService<T, TServices, K>;
+      }
+    }
+    const lifetime = this.#state.lifetimes.get(name);
+    if (lifetime !== undefined) {
+      return this.#other(name, lifetime, false) as ResolvedService<
+        T,
+        TServices,
+        K
+      >;
     }
     return this.#create(name) as ResolvedService<T, TServices, K>;
   }
@@ -649,6 +731,10 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const instance = state.instances.get(name);
     if (instance !== undefined || state.instances.has(name)) {
       return instance as R;
+    }
+    const lifetime = state.lifetimes.get(name);
+    if (lifetime !== undefined) {
+      return await this.#other(name, lifetime, true) as R;
     }
     const pending = state.pending.get(name);
     if (pending !== undefined) {
@@ -700,11 +786,46 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const state = this.#state;
     const known = this.has(name);
     state.factories.delete(name);
+    state.lifetimes.delete(name);
     state.eager.delete(name);
     state.instances.delete(name);
     state.pending.delete(name);
     state.created = state.created.filter((entry) => entry.name !== name);
     return known;
+  }
+
+  /**
+   * Makes a scope by hand, for work that is not a request through
+   * `app.handle()` (which makes one per request): a queue message, a
+   * scheduled job. Each scoped service is created once in it and disposed,
+   * newest first, when the scope is; `await using` disposes it at the end
+   * of the block. `scope.run(fn)` makes it current for `services.get()`
+   * calls inside `fn`.
+   *
+   * @returns The scope.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const services = new ServiceLocator();
+   * services.register("unitOfWork", () => ({ dispose: () => {} }), {
+   *   lifetime: "scoped",
+   * });
+   * async function onMessage(): Promise<void> {
+   *   await using scope = services.createScope();
+   *   scope.get("unitOfWork");
+   * } // disposed here
+   * await onMessage();
+   * ```
+   */
+  createScope(): ServiceScope<TServices> {
+    const state = this.#state;
+    const scope = new Scope(state, "disposed", state.stopSignal);
+    const view = new ServiceLocator<TServices>();
+    view.#state = state;
+    view.#scope = scope;
+    return new ScopeHandle(scope, view);
   }
 
   /**
@@ -872,10 +993,94 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     }
   }
 
-  #scoped(name: string): ServiceLocator<TServices> {
+  #scoped(name: string, scope?: Scope): ServiceLocator<TServices> {
     const view = new ServiceLocator<TServices>();
     view.#state = this.#state;
     view.#path = [...this.#path, name];
+    view.#scope = scope;
     return view;
+  }
+
+  // A scoped or transient service. `wait`: a promise from an async factory
+  // is returned (getAsync) instead of an AsyncServiceError (get).
+  #other(
+    name: string,
+    lifetime: "scoped" | "transient",
+    wait: boolean,
+  ): unknown {
+    const state = this.#state;
+    let scope: Scope | undefined;
+    if (lifetime === "scoped") {
+      // The service being created that asks for this one, if any: through
+      // the locator its factory received, else the synchronous creations.
+      const dependent = this.#path.at(-1) ?? state.resolving.at(-1);
+      if (dependent !== undefined) {
+        const kind = state.lifetimes.get(dependent) ?? "singleton";
+        if (kind !== "scoped") {
+          throw new ServiceLifetimeError("captive", name, {
+            name: dependent,
+            lifetime: kind,
+          });
+        }
+      }
+      const found = this.#scope ??
+        scopeOfContext(state, state.stopSignal);
+      if (typeof found === "string") {
+        throw new ServiceLifetimeError(found, name);
+      }
+      if (found.disposed) throw new ServiceLifetimeError(found.ended, name);
+      scope = found;
+      const instance = scope.instances.get(name);
+      if (instance !== undefined || scope.instances.has(name)) return instance;
+      const pending = scope.pending.get(name);
+      if (pending !== undefined) {
+        if (this.#path.includes(name)) {
+          throw new CircularDependencyError([...this.#path, name]);
+        }
+        if (wait) return pending;
+        throw new AsyncServiceError(name);
+      }
+    }
+    const factory = state.factories.get(name)!;
+    if (state.resolving.includes(name)) {
+      throw new CircularDependencyError([...state.resolving, name]);
+    }
+    if (state.closed !== undefined) {
+      throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
+    }
+    state.resolving.push(name);
+    let result: unknown;
+    try {
+      // In the caller's context: the service belongs to it. Its factory
+      // resolves scoped dependencies from the same scope.
+      result = factory(this.#scoped(name, scope ?? this.#scope));
+    } finally {
+      state.resolving.pop();
+    }
+    if (!isPromiseLike(result)) {
+      scope?.store(name, result);
+      return result;
+    }
+    let promise: Promise<unknown> = Promise.resolve(result);
+    if (scope !== undefined) {
+      const owner = scope;
+      promise = promise.then(
+        (value) => {
+          if (owner.pending.get(name) === promise) {
+            owner.pending.delete(name);
+            owner.store(name, value);
+          }
+          return value;
+        },
+        (error: unknown) => {
+          if (owner.pending.get(name) === promise) owner.pending.delete(name);
+          throw error;
+        },
+      );
+      owner.pending.set(name, promise);
+    }
+    if (wait) return promise;
+    promise.catch(() => {});
+    throw new AsyncServiceError(name);
   }
 }
