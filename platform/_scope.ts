@@ -139,6 +139,9 @@ export class ScopeHandle<TServices extends object = ServiceMap>
   get<T = never, K extends ServiceName<TServices> = ServiceName<TServices>>(
     name: K,
   ): ResolvedService<T, TServices, K> {
+    // A scoped service this scope made already: one Map lookup.
+    const made = this.#scope.instances.get(name);
+    if (made !== undefined) return made as ResolvedService<T, TServices, K>;
     return this.#resolver.get<T, K>(name);
   }
 
