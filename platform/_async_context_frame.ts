@@ -27,6 +27,19 @@ export class ContextFrame {
    * returned), or only `scope` may be used (a hand-made scope's run()).
    */
   closed: "ended" | "fixed" | undefined = undefined;
+  /**
+   * For a request's frame: the route template a router matched (the Hono
+   * middleware sets it), for the span and the access line.
+   */
+  route: string | undefined = undefined;
+  /**
+   * For a request's frame: an error a router caught and handed to Kit (the
+   * Hono middleware), to be logged and recorded on the span as if the
+   * handler had thrown it.
+   */
+  failure: Error | undefined = undefined;
+  /** For a request's frame: run once the handler's response is known. */
+  after: (() => void) | undefined = undefined;
 
   constructor(
     values: RequestContextValues | undefined,

@@ -5,7 +5,7 @@
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
 import { messageOf } from "./_application_support.ts";
-import { loadOpenTelemetryApi, randomId } from "../core/mod.ts";
+import { loadOpenTelemetryApi, maskSecretText, randomId } from "../core/mod.ts";
 import { ContextFrame, frames } from "./_async_context_frame.ts";
 import { disposeFrameScopes } from "./_scope.ts";
 import {
@@ -129,6 +129,16 @@ export function wrapHandler<A extends unknown[]>(
     outcome?: Outcome,
   ): Promise<Response> => {
     const started = performance.now();
+    const failed = (error: unknown): void => {
+      if (outcome !== undefined) outcome.failure = error;
+      const path = pathOf(request.url);
+      // The message is masked here; the error's own text and stack are the
+      // logger's to mask.
+      logger().error(
+        `${request.method} ${path} failed: ${maskSecretText(messageOf(error))}`,
+        { error, method: request.method, path, requestId },
+      );
+    };
     let response: Response;
     try {
       response = await handler(request, ...args);
@@ -139,18 +149,17 @@ export function wrapHandler<A extends unknown[]>(
           } instead of a Response`,
         );
       }
+      // An error a router caught and answered with Kit's 500 (the Hono
+      // middleware): reported as a thrown one.
+      if (frame.failure !== undefined) failed(frame.failure);
     } catch (error) {
-      if (outcome !== undefined) outcome.failure = error;
-      const path = pathOf(request.url);
-      logger().error(
-        `${request.method} ${path} failed: ${messageOf(error)}`,
-        { error, method: request.method, path, requestId },
-      );
+      failed(error);
       response = Response.json(
         { message: "Internal Server Error", requestId },
         { status: 500, headers: { "Content-Type": "application/json" } },
       );
     }
+    frame.after?.();
     if (frame.scope === undefined) {
       // No scoped service was resolved: none may be after the response.
       frame.closed = "ended";
@@ -172,15 +181,25 @@ export function wrapHandler<A extends unknown[]>(
       const durationMs = Math.round((performance.now() - started) * 100) /
         100;
       const path = pathOf(request.url);
+      const route = frame.route;
       log.info(
         `${request.method} ${path} ${response.status} ${durationMs} ms`,
-        {
-          method: request.method,
-          path,
-          status: response.status,
-          durationMs,
-          requestId,
-        },
+        route === undefined
+          ? {
+            method: request.method,
+            path,
+            status: response.status,
+            durationMs,
+            requestId,
+          }
+          : {
+            method: request.method,
+            path,
+            route,
+            status: response.status,
+            durationMs,
+            requestId,
+          },
       );
     }
     return withHeader(response, requestId);
@@ -197,6 +216,11 @@ export function wrapHandler<A extends unknown[]>(
     try {
       return await handle(request, requestId, args, frame, outcome);
     } finally {
+      // The route a router matched (the Hono middleware) names the span.
+      if (frame.route !== undefined && server.span !== undefined) {
+        server.span.setAttribute("http.route", frame.route);
+        server.span.updateName(`${request.method} ${frame.route}`);
+      }
       // Ended even when a logger throws.
       endServerSpan(server, request, outcome.status, outcome.failure, started);
     }
