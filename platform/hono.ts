@@ -17,8 +17,9 @@
  *   of the access line (whose message keeps the real path).
  *
  * Register it first, before other middleware, so that it sees the errors of
- * all of them. This module loads nothing from Hono at run time (only its
- * types); Hono stays an optional peer dependency of the package.
+ * all of them. This module loads nothing from Hono, not even its types (it
+ * describes the little of Hono's `Context` it uses); Hono stays an optional
+ * peer dependency of the package.
  *
  * @example Usage
  * ```ts ignore
@@ -35,14 +36,54 @@
  *
  * @module
  */
-import type { Context, MiddlewareHandler, Next } from "hono";
 import { type ContextFrame, frames } from "./_async_context_frame.ts";
+
+/**
+ * What {@linkcode kit} uses of Hono's `Context` (`c`): Hono's own `Context`
+ * fits it, so `hono.use(kit())` type-checks without this module importing
+ * Hono's types.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import type { Context } from "hono";
+ * import type { HonoContext } from "@vendor/kit/platform/hono";
+ *
+ * const fits = (c: Context): HonoContext => c;
+ * ```
+ */
+export interface HonoContext {
+  /** The request; `routeIndex` is the handler running now. */
+  readonly req: { routeIndex: number };
+  /** The error a handler threw, once Hono (or Kit) caught it. */
+  error: Error | undefined;
+  /** The response so far. */
+  res: Response;
+  /** Whether a handler set a response. */
+  finalized: boolean;
+  /** The application's not-found response. */
+  notFound(): Response | Promise<Response>;
+}
+
+/**
+ * The middleware {@linkcode kit} returns, in Hono's shape: `(c, next)`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { kit, type KitMiddleware } from "@vendor/kit/platform/hono";
+ *
+ * const middleware: KitMiddleware = kit();
+ * ```
+ */
+export type KitMiddleware = (
+  c: HonoContext,
+  next: () => Promise<void>,
+) => Promise<void>;
 
 // A route of the request as Hono matched it (the list `c.req.matchedRoutes`
 // gives): the middleware and handlers to run, in order.
 interface MatchedRoute {
   readonly path: string;
-  readonly handler: (c: Context, next: Next) => unknown;
+  readonly handler: (c: HonoContext, next: () => Promise<void>) => unknown;
 }
 
 // An HTTPException, or any error that carries its own response: Hono's
@@ -62,7 +103,7 @@ function internalError(frame: ContextFrame): Response {
   );
 }
 
-function matchedRoutes(c: Context): readonly MatchedRoute[] | undefined {
+function matchedRoutes(c: HonoContext): readonly MatchedRoute[] | undefined {
   try {
     const routes = (c.req as unknown as { matchedRoutes?: unknown })
       .matchedRoutes;
@@ -100,8 +141,11 @@ function templateOf(route: MatchedRoute | undefined): string | undefined {
  * });
  * ```
  */
-export function kit(): MiddlewareHandler {
-  return async function kit(c: Context, next: Next): Promise<void> {
+export function kit(): KitMiddleware {
+  return async function kit(
+    c: HonoContext,
+    next: () => Promise<void>,
+  ): Promise<void> {
     const frame = frames.get()?.owner;
     const routes = frame?.values === undefined ? undefined : matchedRoutes(c);
     if (frame === undefined || routes === undefined) {

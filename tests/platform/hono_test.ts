@@ -272,6 +272,14 @@ describe("kit() Hono middleware", () => {
     assert.deepEqual(lines.filter((line) => line.level === "error"), []);
   });
 
+  it("fits Hono's types, with typed variables too (a compile-time check)", () => {
+    const typed = new Hono<{ Variables: { user: string } }>();
+    typed.use(kit());
+    typed.use("/api/*", kit());
+    typed.get("/me", kit(), (c) => c.text(c.get("user")));
+    assert.equal(typeof kit(), "function");
+  });
+
   it("steps aside outside app.handle(): Hono answers as without it", async () => {
     const watch = watchConsoleError();
     let response: Response;
