@@ -18,6 +18,9 @@
  * - imports between Kit's folders (`../core/mod.ts`) become dependencies on
  *   the sibling package at the same version; bare imports go through the
  *   `imports` map of deno.json and become `dependencies` with its ranges;
+ * - further entry points of `PackageInfo.subpaths` (`@vendor/kit-platform/hono`)
+ *   get bundles of their own; the npm packages only they need
+ *   (`optionalPeers`) become optional peer dependencies;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `browser`/`import`/`require`/`types` conditions, `bin` for
  *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, a
@@ -543,6 +546,49 @@ async function buildPackage(
   }, () => web.twins > 0);
   if (browserSize !== undefined) bundles["esm/mod_browser.js"] = browserSize;
 
+  // Subpath entries (`@vendor/kit-platform/hono`): server bundles of their
+  // own, which the main entry never imports.
+  const subpathExports: Record<string, unknown> = {};
+  for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
+    const path = join(ROOT, source);
+    if (!path.startsWith(moduleDir + "/") || !existsSync(path)) {
+      throw new Error(
+        `${info.name}: the subpath '${subpath}' needs ${source}, which ${
+          existsSync(path) ? "is outside the module" : "does not exist"
+        }; create it or drop it from subpaths in scripts/_packages.ts`,
+      );
+    }
+    const base = relative(moduleDir, path).slice(0, -3);
+    for (
+      const [folder, format] of [["esm", "esm"], ["script", "cjs"]] as const
+    ) {
+      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, {
+        entryPoints: [path],
+        outfile: join(dir, folder, `${base}.js`),
+        format,
+        platform: "node",
+        ...(format === "cjs"
+          ? { logOverride: { "empty-import-meta": "silent" } }
+          : {}),
+        plugins: [kitResolver(info, config, "node", { twins: 0 })],
+      }))!;
+    }
+    subpathExports[subpath] = {
+      import: { types: `./esm/${base}.d.ts`, default: `./esm/${base}.js` },
+      require: {
+        types: `./script/${base}.d.ts`,
+        default: `./script/${base}.js`,
+      },
+    };
+  }
+  // What only a subpath needs is an optional peer, not a dependency.
+  const peers: Record<string, string> = {};
+  for (const name of info.optionalPeers ?? []) {
+    peers[name] = dependencies[name] ??
+      resolveNpmImport(name, config.imports, "scripts/_packages.ts").range;
+    delete dependencies[name];
+  }
+
   // Command-line programs: a Node.js bundle per program that runs its main.
   const bins: Record<string, string> = {};
   for (const [name, source] of Object.entries(info.bins ?? {})) {
@@ -611,6 +657,7 @@ async function buildPackage(
         import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
         require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
       },
+      ...subpathExports,
       "./package.json": "./package.json",
     },
     ...(Object.keys(bins).length > 0 ? { bin: bins } : {}),
@@ -624,6 +671,14 @@ async function buildPackage(
       "LICENSE",
     ],
     dependencies: sortedDependencies,
+    ...(Object.keys(peers).length > 0
+      ? {
+        peerDependencies: peers,
+        peerDependenciesMeta: Object.fromEntries(
+          Object.keys(peers).map((name) => [name, { optional: true }]),
+        ),
+      }
+      : {}),
     publishConfig: registry
       ? { registry, access: "restricted" }
       : { access: "restricted" },
