@@ -118,6 +118,22 @@ export function wrapHandler<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
+  // Logs a handler's error; `outcome` gets it for the span.
+  const failed = (
+    request: Request,
+    requestId: string,
+    error: unknown,
+    outcome: Outcome | undefined,
+  ): void => {
+    if (outcome !== undefined) outcome.failure = error;
+    const path = pathOf(request.url);
+    // The message is masked here; the error's own text and stack are the
+    // logger's to mask.
+    logger().error(
+      `${request.method} ${path} failed: ${maskSecretText(messageOf(error))}`,
+      { error, method: request.method, path, requestId },
+    );
+  };
   // `outcome`, when given, receives the status and the handler's error for
   // the request's span (only while an OpenTelemetry SDK is registered, so
   // the path without one is exactly the one before telemetry).
@@ -129,16 +145,6 @@ export function wrapHandler<A extends unknown[]>(
     outcome?: Outcome,
   ): Promise<Response> => {
     const started = performance.now();
-    const failed = (error: unknown): void => {
-      if (outcome !== undefined) outcome.failure = error;
-      const path = pathOf(request.url);
-      // The message is masked here; the error's own text and stack are the
-      // logger's to mask.
-      logger().error(
-        `${request.method} ${path} failed: ${maskSecretText(messageOf(error))}`,
-        { error, method: request.method, path, requestId },
-      );
-    };
     let response: Response;
     try {
       response = await handler(request, ...args);
@@ -151,9 +157,11 @@ export function wrapHandler<A extends unknown[]>(
       }
       // An error a router caught and answered with Kit's 500 (the Hono
       // middleware): reported as a thrown one.
-      if (frame.failure !== undefined) failed(frame.failure);
+      if (frame.failure !== undefined) {
+        failed(request, requestId, frame.failure, outcome);
+      }
     } catch (error) {
-      failed(error);
+      failed(request, requestId, error, outcome);
       response = Response.json(
         { message: "Internal Server Error", requestId },
         { status: 500, headers: { "Content-Type": "application/json" } },
