@@ -291,10 +291,10 @@ export function packageReadmeBody(doc: string): string {
     "$1",
   );
   return unlinked.replace(
-    /(["'])@vendor\/kit\/([a-z]+)\1/g,
-    (whole, quote: string, folder: string) => {
+    /(["'])@vendor\/kit\/([a-z]+)(\/[a-z_]+)?\1/g,
+    (whole, quote: string, folder: string, subpath = "") => {
       const name = packageOfFolder(folder)?.name;
-      return name === undefined ? whole : quote + name + quote;
+      return name === undefined ? whole : quote + name + subpath + quote;
     },
   ).trim();
 }
@@ -354,8 +354,11 @@ function dropDuplicateMembers(dts: string): string {
 export function npmDocPaths(text: string, info: PackageInfo): string {
   return text
     .replace(
-      /@vendor\/kit\/([a-z]+)(?![\w/-])/g,
-      (whole, folder: string) => packageOfFolder(folder)?.name ?? whole,
+      /@vendor\/kit\/([a-z]+)(\/[a-z_]+)?(?![\w/-])/g,
+      (whole, folder: string, subpath = "") => {
+        const name = packageOfFolder(folder)?.name;
+        return name === undefined ? whole : name + subpath;
+      },
     )
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
@@ -549,6 +552,7 @@ async function buildPackage(
   // Subpath entries (`@vendor/kit-platform/hono`): server bundles of their
   // own, which the main entry never imports.
   const subpathExports: Record<string, unknown> = {};
+  const stubs: string[] = [];
   for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
     const path = join(ROOT, source);
     if (!path.startsWith(moduleDir + "/") || !existsSync(path)) {
@@ -580,6 +584,24 @@ async function buildPackage(
         default: `./script/${base}.js`,
       },
     };
+    // Resolvers that ignore `exports` (TypeScript's `moduleResolution:
+    // node`, older bundlers) find the subpath as a folder with its own
+    // package.json.
+    const stub = join(dir, subpath.slice(2));
+    await mkdir(stub, { recursive: true });
+    await writeFile(
+      join(stub, "package.json"),
+      JSON.stringify(
+        {
+          main: `../script/${base}.js`,
+          module: `../esm/${base}.js`,
+          types: `../script/${base}.d.ts`,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    stubs.push(subpath.slice(2) + "/");
   }
   // What only a subpath needs is an optional peer, not a dependency.
   const peers: Record<string, string> = {};
@@ -667,6 +689,7 @@ async function buildPackage(
       "esm/",
       "script/",
       ...(Object.keys(bins).length > 0 ? ["bin/"] : []),
+      ...stubs,
       "README.md",
       "LICENSE",
     ],
