@@ -597,8 +597,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   /**
    * Dispatched each time this locator creates a singleton (a factory's
    * value, not a registered instance, nor a scoped or transient service),
-   * after the factory returned or its promise resolved. The application host logs these lines with `KIT_LOG_LEVEL=debug`
-   * and picks up services that have a `checkHealth()` method.
+   * after the factory returned or its promise resolved. The application
+   * host logs these lines with `KIT_LOG_LEVEL=debug` and picks up services
+   * that have a `checkHealth()` method.
    *
    * @returns The signal; `add` returns a function that detaches the handler.
    *
@@ -927,6 +928,23 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         creating,
       );
     }
+    const started = performance.now();
+    // Outside the caller's request context: a singleton outlives the request
+    // that happened to create it, and its timers and callbacks must not
+    // carry that request's id.
+    const result = this.#invoke(
+      name,
+      () => requestContext.exit(() => factory(this.#scoped(name))),
+    );
+    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
+    else this.#started.set(result, started);
+    return result;
+  }
+
+  // Calls a factory (through `call`) with cycle detection, unless the
+  // application has stopped.
+  #invoke(name: string, call: () => unknown): unknown {
+    const state = this.#state;
     if (state.resolving.includes(name)) {
       throw new CircularDependencyError([...state.resolving, name]);
     }
@@ -934,19 +952,11 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
     }
     state.resolving.push(name);
-    const started = performance.now();
-    let result: unknown;
     try {
-      // Outside the caller's request context: a service outlives the
-      // request that happened to create it, and its timers and callbacks
-      // must not carry that request's id.
-      result = requestContext.exit(() => factory(this.#scoped(name)));
+      return call();
     } finally {
       state.resolving.pop();
     }
-    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
-    else this.#started.set(result, started);
-    return result;
   }
 
   // When each async factory's promise was started, for serviceCreated.
@@ -1042,21 +1052,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       }
     }
     const factory = state.factories.get(name)!;
-    if (state.resolving.includes(name)) {
-      throw new CircularDependencyError([...state.resolving, name]);
-    }
-    if (state.closed !== undefined) {
-      throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
-    }
-    state.resolving.push(name);
-    let result: unknown;
-    try {
-      // In the caller's context: the service belongs to it. Its factory
-      // resolves scoped dependencies from the same scope.
-      result = factory(this.#scoped(name, scope ?? this.#scope));
-    } finally {
-      state.resolving.pop();
-    }
+    // In the caller's context: the service belongs to it. Its factory
+    // resolves scoped dependencies from the same scope.
+    const result = this.#invoke(
+      name,
+      () => factory(this.#scoped(name, scope ?? this.#scope)),
+    );
     if (!isPromiseLike(result)) {
       scope?.store(name, result);
       return result;
