@@ -13,8 +13,9 @@ export interface ContextStore<T> {
 
 // One storage per process even when two copies of the platform package are
 // installed (a nested node_modules), so a context set through one is seen
-// through the other.
-const KEY = Symbol.for("@vendor/kit-platform/request-context");
+// through the other. "/2": it holds a ContextFrame (values and scope), not
+// the values themselves as earlier versions did.
+const KEY = Symbol.for("@vendor/kit-platform/request-context/2");
 
 /** The process-wide store of the current request context. */
 export function contextStore<T>(): ContextStore<T> {

@@ -6,8 +6,8 @@
 import type { ContextStore } from "./_async_context.ts";
 
 // Its own key: the server flavour keeps its AsyncLocalStorage under
-// "@vendor/kit-platform/request-context".
-const KEY = Symbol.for("@vendor/kit-platform/request-context/page");
+// "@vendor/kit-platform/request-context/2".
+const KEY = Symbol.for("@vendor/kit-platform/request-context/page/2");
 
 interface PageContext {
   // The runs not finished yet, oldest first; the last one is current.

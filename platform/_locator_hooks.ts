@@ -1,6 +1,7 @@
 // What the application host needs from a ServiceLocator beyond its public
 // API: to take over the disposal of the services it created (in its own
-// order, with a deadline). Not re-exported.
+// order, with a deadline), and to make it the one the static methods read
+// while the application runs. Not re-exported.
 
 /** A service a locator created, with its name. */
 export interface CreatedService {
@@ -17,6 +18,11 @@ export interface LocatorHooks {
    * now would never be disposed).
    */
   close(reason: string): void;
+  /**
+   * The locator serves an application that is starting: the static
+   * ServiceLocator methods read it until `close`.
+   */
+  open(): void;
 }
 
 /** Filled by each ServiceLocator's constructor. */

@@ -5,14 +5,14 @@
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
 import { messageOf } from "./_application_support.ts";
-import { loadOpenTelemetryApi, randomId } from "../core/mod.ts";
-import { contextStore } from "./_async_context.ts";
+import { loadOpenTelemetryApi, maskSecretText, randomId } from "../core/mod.ts";
+import { ContextFrame, frames } from "./_async_context_frame.ts";
+import { disposeFrameScopes } from "./_scope.ts";
 import {
   endServerSpan,
   type ServerSpan,
   startServerSpan,
 } from "./_telemetry.ts";
-import type { RequestContextValues } from "./request_context.ts";
 import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
@@ -57,7 +57,52 @@ function withHeader(response: Response, id: string): Response {
   }
 }
 
-const store = contextStore<RequestContextValues>();
+// Disposes the request's scoped services when its response is done: at
+// once for a response without a body; for one with a body, once the body
+// has been read to the end, failed, or been cancelled (the client went
+// away), before the reader sees its end. The body is wrapped only when the
+// request created a scope.
+async function endScopes(
+  frame: ContextFrame,
+  response: Response,
+  failed: (error: unknown) => void,
+): Promise<Response> {
+  const body = response.body;
+  if (body === null) {
+    await disposeFrameScopes(frame, failed);
+    return response;
+  }
+  let finished: Promise<void> | undefined;
+  const finish = (): Promise<void> =>
+    finished ??= disposeFrameScopes(frame, failed);
+  const reader = body.getReader();
+  const wrapped = new ReadableStream<Uint8Array>({
+    async pull(controller): Promise<void> {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        await finish();
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
+        await finish();
+        controller.close();
+      } else {
+        controller.enqueue(chunk.value);
+      }
+    },
+    async cancel(reason): Promise<void> {
+      try {
+        await reader.cancel(reason);
+      } finally {
+        await finish();
+      }
+    },
+  }, { highWaterMark: 0 });
+  return new Response(wrapped, response);
+}
 
 /** What the request's span needs to know about its answer. */
 interface Outcome {
@@ -73,6 +118,22 @@ export function wrapHandler<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
+  // Logs a handler's error; `outcome` gets it for the span.
+  const failed = (
+    request: Request,
+    requestId: string,
+    error: unknown,
+    outcome: Outcome | undefined,
+  ): void => {
+    if (outcome !== undefined) outcome.failure = error;
+    const path = pathOf(request.url);
+    // The message is masked here; the error's own text and stack are the
+    // logger's to mask.
+    logger().error(
+      `${request.method} ${path} failed: ${maskSecretText(messageOf(error))}`,
+      { error, method: request.method, path, requestId },
+    );
+  };
   // `outcome`, when given, receives the status and the handler's error for
   // the request's span (only while an OpenTelemetry SDK is registered, so
   // the path without one is exactly the one before telemetry).
@@ -80,6 +141,7 @@ export function wrapHandler<A extends unknown[]>(
     request: Request,
     requestId: string,
     args: A,
+    frame: ContextFrame,
     outcome?: Outcome,
   ): Promise<Response> => {
     const started = performance.now();
@@ -93,17 +155,32 @@ export function wrapHandler<A extends unknown[]>(
           } instead of a Response`,
         );
       }
+      // An error a router caught and answered with Kit's 500 (the Hono
+      // middleware): reported as a thrown one.
+      if (frame.failure !== undefined) {
+        failed(request, requestId, frame.failure, outcome);
+      }
     } catch (error) {
-      if (outcome !== undefined) outcome.failure = error;
-      const path = pathOf(request.url);
-      logger().error(
-        `${request.method} ${path} failed: ${messageOf(error)}`,
-        { error, method: request.method, path, requestId },
-      );
+      failed(request, requestId, error, outcome);
       response = Response.json(
         { message: "Internal Server Error", requestId },
         { status: 500, headers: { "Content-Type": "application/json" } },
       );
+    }
+    frame.after?.();
+    if (frame.scope === undefined) {
+      // No scoped service was resolved: none may be after the response.
+      frame.closed = "ended";
+    } else {
+      response = await endScopes(frame, response, (error) => {
+        const path = pathOf(request.url);
+        logger().error(
+          `${request.method} ${path}: disposing scoped services failed: ${
+            messageOf(error)
+          }`,
+          { error, method: request.method, path, requestId },
+        );
+      });
     }
     if (outcome !== undefined) outcome.status = response.status;
     const log = logger();
@@ -112,15 +189,25 @@ export function wrapHandler<A extends unknown[]>(
       const durationMs = Math.round((performance.now() - started) * 100) /
         100;
       const path = pathOf(request.url);
+      const route = frame.route;
       log.info(
         `${request.method} ${path} ${response.status} ${durationMs} ms`,
-        {
-          method: request.method,
-          path,
-          status: response.status,
-          durationMs,
-          requestId,
-        },
+        route === undefined
+          ? {
+            method: request.method,
+            path,
+            status: response.status,
+            durationMs,
+            requestId,
+          }
+          : {
+            method: request.method,
+            path,
+            route,
+            status: response.status,
+            durationMs,
+            requestId,
+          },
       );
     }
     return withHeader(response, requestId);
@@ -129,13 +216,19 @@ export function wrapHandler<A extends unknown[]>(
     request: Request,
     requestId: string,
     args: A,
+    frame: ContextFrame,
     server: ServerSpan,
   ): Promise<Response> => {
     const started = performance.now();
     const outcome: Outcome = { status: 500, failure: undefined };
     try {
-      return await handle(request, requestId, args, outcome);
+      return await handle(request, requestId, args, frame, outcome);
     } finally {
+      // The route a router matched (the Hono middleware) names the span.
+      if (frame.route !== undefined && server.span !== undefined) {
+        server.span.setAttribute("http.route", frame.route);
+        server.span.updateName(`${request.method} ${frame.route}`);
+      }
       // Ended even when a logger throws.
       endServerSpan(server, request, outcome.status, outcome.failure, started);
     }
@@ -144,17 +237,19 @@ export function wrapHandler<A extends unknown[]>(
     const requestId = requestIdOf(request);
     // The same store as RequestContext (one per process), without the
     // checks and the copy that RequestContext.run makes of foreign values.
-    return store.run(Object.freeze({ requestId }), () => {
+    // The frame owns the request's scope, made on the first scoped service.
+    const frame = new ContextFrame(Object.freeze({ requestId }), null);
+    return frames.run(frame, () => {
       const server = startServerSpan(request, requestId, pathOf);
-      if (server === undefined) return handle(request, requestId, args);
+      if (server === undefined) return handle(request, requestId, args, frame);
       // The span is active while the handler runs: Kit's HTTP calls, cache
       // reads and log entries inside it are its children. (A span exists
       // only while a provider is registered, so the API is loaded then.)
       return server.context === undefined
-        ? traced(request, requestId, args, server)
+        ? traced(request, requestId, args, frame, server)
         : loadOpenTelemetryApi().context.with(
           server.context,
-          () => traced(request, requestId, args, server),
+          () => traced(request, requestId, args, frame, server),
         );
     });
   };

@@ -526,6 +526,8 @@ export class Application<TServices extends object = ServiceMap> {
 
   async #start(options: ApplicationOptions<TServices, unknown>): Promise<void> {
     const services = this.#services;
+    // Static ServiceLocator calls read this locator until the app stops.
+    locatorHooks.get(services)?.open();
     const began = performance.now();
     let step: 1 | 2 | 3 | 4 = 1;
     try {

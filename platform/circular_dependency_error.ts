@@ -1,8 +1,9 @@
 /**
  * Thrown when creating a service needs that same service, directly or
- * through others. The message names the whole resolution chain, for example
- * `Circular dependency detected: a -> b -> a`, instead of the
- * `RangeError: Maximum call stack size exceeded` the recursion would end in.
+ * through others. It is a `RangeError`, the error such a recursion would end
+ * in (`Maximum call stack size exceeded`), so code that catches that keeps
+ * working; but it is thrown at once, and its message names the whole
+ * resolution chain, for example `Circular dependency detected: a -> b -> a`.
  *
  * @example Usage
  * ```ts
@@ -15,12 +16,13 @@
  *   locator.get("a");
  * } catch (error) {
  *   if (error instanceof CircularDependencyError) {
+ *     console.log(error instanceof RangeError); // true
  *     console.log(error.chain); // ["a", "b", "a"]
  *   }
  * }
  * ```
  */
-export class CircularDependencyError extends Error {
+export class CircularDependencyError extends RangeError {
   /** The names in the order they were being created, the repeated one last. */
   readonly chain: readonly string[];
 

@@ -1,4 +1,4 @@
-import { contextStore } from "./_async_context.ts";
+import { ContextFrame, frames } from "./_async_context_frame.ts";
 
 /**
  * The values of one request's context: its `requestId`, plus anything the
@@ -19,8 +19,6 @@ export interface RequestContextValues {
   /** Any other value the application wants carried along. */
   readonly [key: string]: unknown;
 }
-
-const store = contextStore<RequestContextValues>();
 
 /**
  * The context of the request being handled, carried across `await`s with no
@@ -68,7 +66,12 @@ export class RequestContext {
         "RequestContext.run: values.requestId must be a non-empty string",
       );
     }
-    return store.run(Object.freeze({ ...values }), fn);
+    // The scope of the request around it (if any) stays current: a
+    // middleware that adds a value keeps the request's scoped services.
+    return frames.run(
+      new ContextFrame(Object.freeze({ ...values }), frames.get()?.owner),
+      fn,
+    );
   }
 
   /**
@@ -84,6 +87,6 @@ export class RequestContext {
    * ```
    */
   static current(): RequestContextValues | undefined {
-    return store.get();
+    return frames.get()?.values;
   }
 }

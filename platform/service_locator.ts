@@ -8,6 +8,9 @@ import { disposeValue, isDisposable } from "./_dispose.ts";
 import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
 import { suggest } from "./_suggest.ts";
 import { contextStore } from "./_async_context.ts";
+import { ServiceLifetimeError } from "./service_lifetime_error.ts";
+import type { ServiceScope } from "./service_scope.ts";
+import { currentScope, Scope, ScopeHandle, scopeOfContext } from "./_scope.ts";
 
 const requestContext = contextStore<unknown>();
 
@@ -31,6 +34,27 @@ export type ServiceFactory<
 > = (locator: ServiceLocator<TServices>) => T | Promise<T>;
 
 /**
+ * How long a service lives:
+ * - `"singleton"` (the default): one instance, created on first request,
+ *   disposed when the locator is (at the application's shutdown);
+ * - `"scoped"`: one instance per scope (each request handled through
+ *   `app.handle()`, or a scope made with `createScope()`), disposed when
+ *   the scope ends;
+ * - `"transient"`: a new instance on every request; the locator does not
+ *   keep or dispose it (the code that asked for it owns it).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceLifetime } from "@vendor/kit/platform";
+ *
+ * const lifetime: ServiceLifetime = "scoped";
+ * ```
+ */
+export type ServiceLifetime = "singleton" | "scoped" | "transient";
+
+const LIFETIMES: readonly string[] = ["singleton", "scoped", "transient"];
+
+/**
  * How a service is registered.
  *
  * @example Usage
@@ -41,6 +65,12 @@ export type ServiceFactory<
  * ```
  */
 export interface ServiceRegistrationOptions {
+  /**
+   * How long the service lives (see {@linkcode ServiceLifetime}). Default
+   * `"singleton"`. A singleton or transient service cannot depend on a
+   * scoped one (a {@linkcode ServiceLifetimeError} names both).
+   */
+  lifetime?: ServiceLifetime;
   /**
    * Create the service during the application's start-up (after its four
    * steps) instead of on first request, so a bad password or a missing file
@@ -121,6 +151,8 @@ export type ResolvedService<
 // factories are caught too.
 class LocatorState {
   readonly factories = new Map<string, ServiceFactory>();
+  // The names registered as scoped or transient (singletons are absent).
+  readonly lifetimes = new Map<string, "scoped" | "transient">();
   // Names registered with { eager } or { hosted }, in registration order.
   readonly eager = new Map<string, ServiceRegistrationOptions>();
   readonly serviceCreated = new Signal<ServiceCreatedEvent>();
@@ -133,16 +165,28 @@ class LocatorState {
   readonly resolving: string[] = [];
   // Set when the application host stopped: creations are refused.
   closed: string | undefined;
+  // Aborted when the application stops: scopes pass it to dispose(options).
+  #stopping: AbortController | undefined;
+
+  stopSignal = (): AbortSignal =>
+    (this.#stopping ??= new AbortController()).signal;
+
+  close(reason: string): void {
+    this.closed = reason;
+    this.#stopping?.abort(new Error(reason));
+  }
 }
 
 /**
  * A named registry of lazily created singletons.
  *
  * Register a factory under a name; the service is created on the first
- * `get` and the same instance is returned afterwards. Static methods act on
- * a process-wide default locator, as application code usually writes them
- * (`ServiceLocator.get<ConfigurationManager>('config')`); `new
- * ServiceLocator()` gives an isolated one for tests and scopes.
+ * `get` and the same instance is returned afterwards (or one per scope, or
+ * a new one each time: see {@linkcode ServiceRegistrationOptions.lifetime}).
+ * Static methods, as application code usually writes them
+ * (`ServiceLocator.get<ConfigurationManager>('config')`), read the services
+ * of the running application (see {@linkcode ServiceLocator.default});
+ * `new ServiceLocator()` gives an isolated one for tests.
  *
  * Creation is guarded: a cycle of factories throws
  * {@linkcode CircularDependencyError} naming the chain; a factory that throws
@@ -191,9 +235,15 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   // Created on first use: a static initializer that constructs the class
   // itself trips the CommonJS/ESM transpilers of the npm build.
   static #defaultLocator: ServiceLocator | undefined;
+  // The locators of the applications started and not stopped yet, oldest
+  // first: the static methods act on the newest.
+  static #running: ServiceLocator[] = [];
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
+  // The scope a view resolves scoped services from (a scope's own view, and
+  // the views handed to scoped factories); else the current context's.
+  #scope: Scope | undefined;
 
   /**
    * Creates an empty locator.
@@ -211,14 +261,37 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     locatorHooks.set(this, {
       takeCreated: (): CreatedService[] => this.#takeCreated(),
       close: (reason: string): void => {
-        this.#state.closed = reason;
+        this.#state.close(reason);
+        const running = ServiceLocator.#running;
+        const index = running.lastIndexOf(this as ServiceLocator);
+        if (index >= 0) running.splice(index, 1);
+      },
+      open: (): void => {
+        ServiceLocator.#running.push(this as ServiceLocator);
       },
     });
   }
 
-  /** The process-wide locator that the static methods act on. */
+  /**
+   * The process-wide locator of the static methods. `register`,
+   * `registerInstance`, `unregister`, `dispose` and `reset` always act on
+   * it. While an application started with `Application.start` or
+   * `Application.run` runs (the newest, when several do), `get`, `getAsync`
+   * and `has` read that application's services first, and this locator for
+   * names only it knows; once the application stops, this one again.
+   */
   static get default(): ServiceLocator {
     return ServiceLocator.#defaultLocator ??= new ServiceLocator();
+  }
+
+  // Where the static reads look for `name`: the running application's
+  // locator, unless only the process-wide default knows the name (registered
+  // there with the static methods, before the application started).
+  static #for(name: string): ServiceLocator {
+    const app = ServiceLocator.#running.at(-1);
+    if (app === undefined) return ServiceLocator.default;
+    const own = ServiceLocator.#defaultLocator;
+    return own !== undefined && !app.has(name) && own.has(name) ? own : app;
   }
 
   /**
@@ -284,7 +357,27 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   static get<T = unknown>(name: string): T {
-    return ServiceLocator.default.get(name) as T;
+    try {
+      return ServiceLocator.#for(name).get(name) as T;
+    } catch (error) {
+      throw ServiceLocator.#explained(error);
+    }
+  }
+
+  // A name unknown to the standalone default locator most often means the
+  // call ran before Application.start or after stop: say so.
+  static #explained(error: unknown): unknown {
+    if (
+      error instanceof ServiceNotFoundError &&
+      ServiceLocator.#running.length === 0 && error.creating.length === 0
+    ) {
+      error.message += "\nNo application is running: the static " +
+        "ServiceLocator methods read the services of the application started " +
+        "with Application.start or Application.run until it stops. Call " +
+        "them while it runs, use app.services, or register the service " +
+        "with ServiceLocator.register.";
+    }
+    return error;
   }
 
   /**
@@ -306,8 +399,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ServiceLocator.reset();
    * ```
    */
-  static getAsync<T = unknown>(name: string): Promise<T> {
-    return ServiceLocator.default.getAsync(name) as Promise<T>;
+  static async getAsync<T = unknown>(name: string): Promise<T> {
+    try {
+      return await ServiceLocator.#for(name).getAsync(name) as T;
+    } catch (error) {
+      throw ServiceLocator.#explained(error);
+    }
   }
 
   /**
@@ -324,7 +421,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   static has(name: string): boolean {
-    return ServiceLocator.default.has(name);
+    return ServiceLocator.#for(name).has(name);
   }
 
   /**
@@ -381,15 +478,18 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   }
 
   /**
-   * Registers a lazily created singleton. Registering a name again replaces
-   * the registration and forgets an instance created from the old one.
+   * Registers a lazily created service: a singleton unless `options.lifetime`
+   * says otherwise. Registering a name again replaces the registration and
+   * forgets a singleton created from the old one.
    *
    * @typeParam T The type of the service.
    * @param name The service name.
    * @param factory Creates the service on first request; it receives this
    * locator to get its dependencies.
+   * @param options Its lifetime; whether it is eager or hosted.
    * @returns This locator, for chaining.
-   * @throws {TypeError} When `factory` is not a function.
+   * @throws {TypeError} When `factory` is not a function, `lifetime` is not
+   * one of the three, or a scoped or transient service is eager or hosted.
    *
    * @example Usage
    * ```ts
@@ -417,14 +517,28 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         `ServiceLocator.register('${name}'): the factory must be a function`,
       );
     }
+    const lifetime = options?.lifetime ?? "singleton";
+    if (!LIFETIMES.includes(lifetime)) {
+      throw new TypeError(
+        `ServiceLocator.register('${name}'): lifetime must be "singleton", "scoped" or "transient", not ${
+          JSON.stringify(lifetime)
+        }`,
+      );
+    }
+    const eager = options?.eager === true || options?.hosted === true;
+    if (eager && lifetime !== "singleton") {
+      throw new TypeError(
+        `ServiceLocator.register('${name}'): a ${lifetime} service cannot be eager or hosted (only a singleton can be created at start-up)`,
+      );
+    }
     const state = this.#state;
     state.instances.delete(name);
     state.pending.delete(name);
     state.factories.set(name, factory as unknown as ServiceFactory);
     state.eager.delete(name);
-    if (options?.eager === true || options?.hosted === true) {
-      state.eager.set(name, { ...options });
-    }
+    if (lifetime === "singleton") state.lifetimes.delete(name);
+    else state.lifetimes.set(name, lifetime);
+    if (eager) state.eager.set(name, { ...options });
     return this;
   }
 
@@ -481,10 +595,11 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   }
 
   /**
-   * Dispatched each time this locator creates a service (a factory's value,
-   * not a registered instance), after the factory returned or its promise
-   * resolved. The application host logs these lines with `KIT_LOG_LEVEL=debug`
-   * and picks up services that have a `checkHealth()` method.
+   * Dispatched each time this locator creates a singleton (a factory's
+   * value, not a registered instance, nor a scoped or transient service),
+   * after the factory returned or its promise resolved. The application
+   * host logs these lines with `KIT_LOG_LEVEL=debug` and picks up services
+   * that have a `checkHealth()` method.
    *
    * @returns The signal; `add` returns a function that detaches the handler.
    *
@@ -526,6 +641,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   >(name: K, instance: ResolvedService<T, TServices, K>): this {
     const state = this.#state;
     state.factories.delete(name);
+    state.lifetimes.delete(name);
     state.eager.delete(name);
     state.pending.delete(name);
     state.instances.set(name, instance);
@@ -542,6 +658,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * @throws {CircularDependencyError} When creating it needs itself.
    * @throws {AsyncServiceError} When its factory is asynchronous and it is not
    * created yet.
+   * @throws {ServiceLifetimeError} When it is scoped and there is no scope
+   * (outside a request or `createScope()`), or a singleton or transient
+   * service depends on it.
    *
    * @example Usage
    * ```ts
@@ -558,6 +677,22 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const instance = this.#state.instances.get(name);
     if (instance !== undefined) {
       return instance as ResolvedService<T, TServices, K>;
+    }
+    // A scoped service already made in this scope: one more Map lookup.
+    const scope = this.#scope ?? currentScope(this.#state);
+    if (scope !== undefined) {
+      const scoped = scope.instances.get(name);
+      if (scoped !== undefined) {
+        return scoped as ResolvedService<T, TServices, K>;
+      }
+    }
+    const lifetime = this.#state.lifetimes.get(name);
+    if (lifetime !== undefined) {
+      return this.#other(name, lifetime, false) as ResolvedService<
+        T,
+        TServices,
+        K
+      >;
     }
     return this.#create(name) as ResolvedService<T, TServices, K>;
   }
@@ -597,6 +732,10 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const instance = state.instances.get(name);
     if (instance !== undefined || state.instances.has(name)) {
       return instance as R;
+    }
+    const lifetime = state.lifetimes.get(name);
+    if (lifetime !== undefined) {
+      return await this.#other(name, lifetime, true) as R;
     }
     const pending = state.pending.get(name);
     if (pending !== undefined) {
@@ -648,11 +787,46 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     const state = this.#state;
     const known = this.has(name);
     state.factories.delete(name);
+    state.lifetimes.delete(name);
     state.eager.delete(name);
     state.instances.delete(name);
     state.pending.delete(name);
     state.created = state.created.filter((entry) => entry.name !== name);
     return known;
+  }
+
+  /**
+   * Makes a scope by hand, for work that is not a request through
+   * `app.handle()` (which makes one per request): a queue message, a
+   * scheduled job. Each scoped service is created once in it and disposed,
+   * newest first, when the scope is; `await using` disposes it at the end
+   * of the block. `scope.run(fn)` makes it current for `services.get()`
+   * calls inside `fn`.
+   *
+   * @returns The scope.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const services = new ServiceLocator();
+   * services.register("unitOfWork", () => ({ dispose: () => {} }), {
+   *   lifetime: "scoped",
+   * });
+   * async function onMessage(): Promise<void> {
+   *   await using scope = services.createScope();
+   *   scope.get("unitOfWork");
+   * } // disposed here
+   * await onMessage();
+   * ```
+   */
+  createScope(): ServiceScope<TServices> {
+    const state = this.#state;
+    const scope = new Scope(state, "disposed", state.stopSignal);
+    const view = new ServiceLocator<TServices>();
+    view.#state = state;
+    view.#scope = scope;
+    return new ScopeHandle(scope, view);
   }
 
   /**
@@ -754,6 +928,23 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         creating,
       );
     }
+    const started = performance.now();
+    // Outside the caller's request context: a singleton outlives the request
+    // that happened to create it, and its timers and callbacks must not
+    // carry that request's id.
+    const result = this.#invoke(
+      name,
+      () => requestContext.exit(() => factory(this.#scoped(name))),
+    );
+    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
+    else this.#started.set(result, started);
+    return result;
+  }
+
+  // Calls a factory (through `call`) with cycle detection, unless the
+  // application has stopped.
+  #invoke(name: string, call: () => unknown): unknown {
+    const state = this.#state;
     if (state.resolving.includes(name)) {
       throw new CircularDependencyError([...state.resolving, name]);
     }
@@ -761,19 +952,11 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
     }
     state.resolving.push(name);
-    const started = performance.now();
-    let result: unknown;
     try {
-      // Outside the caller's request context: a service outlives the
-      // request that happened to create it, and its timers and callbacks
-      // must not carry that request's id.
-      result = requestContext.exit(() => factory(this.#scoped(name)));
+      return call();
     } finally {
       state.resolving.pop();
     }
-    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
-    else this.#started.set(result, started);
-    return result;
   }
 
   // When each async factory's promise was started, for serviceCreated.
@@ -820,10 +1003,85 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     }
   }
 
-  #scoped(name: string): ServiceLocator<TServices> {
+  #scoped(name: string, scope?: Scope): ServiceLocator<TServices> {
     const view = new ServiceLocator<TServices>();
     view.#state = this.#state;
     view.#path = [...this.#path, name];
+    view.#scope = scope;
     return view;
+  }
+
+  // A scoped or transient service. `wait`: a promise from an async factory
+  // is returned (getAsync) instead of an AsyncServiceError (get).
+  #other(
+    name: string,
+    lifetime: "scoped" | "transient",
+    wait: boolean,
+  ): unknown {
+    const state = this.#state;
+    let scope: Scope | undefined;
+    if (lifetime === "scoped") {
+      // The service being created that asks for this one, if any: through
+      // the locator its factory received, else the synchronous creations.
+      const dependent = this.#path.at(-1) ?? state.resolving.at(-1);
+      if (dependent !== undefined) {
+        const kind = state.lifetimes.get(dependent) ?? "singleton";
+        if (kind !== "scoped") {
+          throw new ServiceLifetimeError("captive", name, {
+            name: dependent,
+            lifetime: kind,
+          });
+        }
+      }
+      const found = this.#scope ??
+        scopeOfContext(state, state.stopSignal);
+      if (typeof found === "string") {
+        throw new ServiceLifetimeError(found, name);
+      }
+      if (found.disposed) throw new ServiceLifetimeError(found.ended, name);
+      scope = found;
+      const instance = scope.instances.get(name);
+      if (instance !== undefined || scope.instances.has(name)) return instance;
+      const pending = scope.pending.get(name);
+      if (pending !== undefined) {
+        if (this.#path.includes(name)) {
+          throw new CircularDependencyError([...this.#path, name]);
+        }
+        if (wait) return pending;
+        throw new AsyncServiceError(name);
+      }
+    }
+    const factory = state.factories.get(name)!;
+    // In the caller's context: the service belongs to it. Its factory
+    // resolves scoped dependencies from the same scope.
+    const result = this.#invoke(
+      name,
+      () => factory(this.#scoped(name, scope ?? this.#scope)),
+    );
+    if (!isPromiseLike(result)) {
+      scope?.store(name, result);
+      return result;
+    }
+    let promise: Promise<unknown> = Promise.resolve(result);
+    if (scope !== undefined) {
+      const owner = scope;
+      promise = promise.then(
+        (value) => {
+          if (owner.pending.get(name) === promise) {
+            owner.pending.delete(name);
+            owner.store(name, value);
+          }
+          return value;
+        },
+        (error: unknown) => {
+          if (owner.pending.get(name) === promise) owner.pending.delete(name);
+          throw error;
+        },
+      );
+      owner.pending.set(name, promise);
+    }
+    if (wait) return promise;
+    promise.catch(() => {});
+    throw new AsyncServiceError(name);
   }
 }

@@ -21,6 +21,19 @@ export interface PackageInfo {
    * arguments after the program name and returns the exit code.
    */
   bins?: Record<string, string>;
+  /**
+   * Further entry points: the package.json `exports` subpath (`./hono`) and
+   * its source file, relative to the repository root (JSR: the `exports` of
+   * deno.json under the module's name, `./platform/hono`). Each gets its own
+   * bundles, `esm/<file>.js` and `script/<file>.js`.
+   */
+  subpaths?: Record<string, string>;
+  /**
+   * npm packages only a subpath needs: optional peer dependencies rather
+   * than dependencies, never loaded through the main entry
+   * (`scripts/check_packages.ts` checks both).
+   */
+  optionalPeers?: readonly string[];
 }
 
 export const PACKAGES: readonly PackageInfo[] = [
@@ -37,6 +50,8 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform",
     description:
       "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
+    subpaths: { "./hono": "platform/hono.ts" },
+    optionalPeers: ["hono"],
   },
   {
     folder: "config",

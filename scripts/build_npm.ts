@@ -18,6 +18,9 @@
  * - imports between Kit's folders (`../core/mod.ts`) become dependencies on
  *   the sibling package at the same version; bare imports go through the
  *   `imports` map of deno.json and become `dependencies` with its ranges;
+ * - further entry points of `PackageInfo.subpaths` (`@vendor/kit-platform/hono`)
+ *   get bundles of their own; the npm packages only they need
+ *   (`optionalPeers`) become optional peer dependencies;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `browser`/`import`/`require`/`types` conditions, `bin` for
  *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, a
@@ -288,10 +291,10 @@ export function packageReadmeBody(doc: string): string {
     "$1",
   );
   return unlinked.replace(
-    /(["'])@vendor\/kit\/([a-z]+)\1/g,
-    (whole, quote: string, folder: string) => {
+    /(["'])@vendor\/kit\/([a-z]+)(\/[a-z_]+)?\1/g,
+    (whole, quote: string, folder: string, subpath = "") => {
       const name = packageOfFolder(folder)?.name;
-      return name === undefined ? whole : quote + name + quote;
+      return name === undefined ? whole : quote + name + subpath + quote;
     },
   ).trim();
 }
@@ -351,8 +354,11 @@ function dropDuplicateMembers(dts: string): string {
 export function npmDocPaths(text: string, info: PackageInfo): string {
   return text
     .replace(
-      /@vendor\/kit\/([a-z]+)(?![\w/-])/g,
-      (whole, folder: string) => packageOfFolder(folder)?.name ?? whole,
+      /@vendor\/kit\/([a-z]+)(\/[a-z_]+)?(?![\w/-])/g,
+      (whole, folder: string, subpath = "") => {
+        const name = packageOfFolder(folder)?.name;
+        return name === undefined ? whole : name + subpath;
+      },
     )
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
@@ -543,6 +549,68 @@ async function buildPackage(
   }, () => web.twins > 0);
   if (browserSize !== undefined) bundles["esm/mod_browser.js"] = browserSize;
 
+  // Subpath entries (`@vendor/kit-platform/hono`): server bundles of their
+  // own, which the main entry never imports.
+  const subpathExports: Record<string, unknown> = {};
+  const stubs: string[] = [];
+  for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
+    const path = join(ROOT, source);
+    if (!path.startsWith(moduleDir + "/") || !existsSync(path)) {
+      throw new Error(
+        `${info.name}: the subpath '${subpath}' needs ${source}, which ${
+          existsSync(path) ? "is outside the module" : "does not exist"
+        }; create it or drop it from subpaths in scripts/_packages.ts`,
+      );
+    }
+    const base = relative(moduleDir, path).slice(0, -3);
+    for (
+      const [folder, format] of [["esm", "esm"], ["script", "cjs"]] as const
+    ) {
+      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, {
+        entryPoints: [path],
+        outfile: join(dir, folder, `${base}.js`),
+        format,
+        platform: "node",
+        ...(format === "cjs"
+          ? { logOverride: { "empty-import-meta": "silent" } }
+          : {}),
+        plugins: [kitResolver(info, config, "node", { twins: 0 })],
+      }))!;
+    }
+    subpathExports[subpath] = {
+      import: { types: `./esm/${base}.d.ts`, default: `./esm/${base}.js` },
+      require: {
+        types: `./script/${base}.d.ts`,
+        default: `./script/${base}.js`,
+      },
+    };
+    // Resolvers that ignore `exports` (TypeScript's `moduleResolution:
+    // node`, older bundlers) find the subpath as a folder with its own
+    // package.json.
+    const stub = join(dir, subpath.slice(2));
+    await mkdir(stub, { recursive: true });
+    await writeFile(
+      join(stub, "package.json"),
+      JSON.stringify(
+        {
+          main: `../script/${base}.js`,
+          module: `../esm/${base}.js`,
+          types: `../script/${base}.d.ts`,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    stubs.push(subpath.slice(2) + "/");
+  }
+  // What only a subpath needs is an optional peer, not a dependency.
+  const peers: Record<string, string> = {};
+  for (const name of info.optionalPeers ?? []) {
+    peers[name] = dependencies[name] ??
+      resolveNpmImport(name, config.imports, "scripts/_packages.ts").range;
+    delete dependencies[name];
+  }
+
   // Command-line programs: a Node.js bundle per program that runs its main.
   const bins: Record<string, string> = {};
   for (const [name, source] of Object.entries(info.bins ?? {})) {
@@ -611,6 +679,7 @@ async function buildPackage(
         import: { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
         require: { types: "./script/mod.d.ts", default: "./script/mod.js" },
       },
+      ...subpathExports,
       "./package.json": "./package.json",
     },
     ...(Object.keys(bins).length > 0 ? { bin: bins } : {}),
@@ -620,10 +689,19 @@ async function buildPackage(
       "esm/",
       "script/",
       ...(Object.keys(bins).length > 0 ? ["bin/"] : []),
+      ...stubs,
       "README.md",
       "LICENSE",
     ],
     dependencies: sortedDependencies,
+    ...(Object.keys(peers).length > 0
+      ? {
+        peerDependencies: peers,
+        peerDependenciesMeta: Object.fromEntries(
+          Object.keys(peers).map((name) => [name, { optional: true }]),
+        ),
+      }
+      : {}),
     publishConfig: registry
       ? { registry, access: "restricted" }
       : { access: "restricted" },

@@ -15,6 +15,9 @@
  *   of each package (`npm pack`, dependencies excluded) is reported against
  *   the 50 kB goal, a performance goal like the others tracked in
  *   BENCHMARKS.md, with the share of the source maps beside it;
+ * - each subpath entry (`@vendor/kit-platform/hono`) is in both `exports`
+ *   maps and built, and the npm packages only it needs are optional peers
+ *   that the main bundles never import, not even on first use;
  * - the server bundles (`esm/mod.js`, `script/mod.js`) load none of the
  *   dependencies Kit loads on first use (`DEFERRED`: the OpenTelemetry API,
  *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache) when
@@ -54,6 +57,8 @@ interface Manifest {
   name: string;
   version: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   exports: Record<string, { browser?: { default: string } } | string>;
   bin?: Record<string, string>;
 }
@@ -159,7 +164,10 @@ function deferredImports(fileName: string, code: string): string[] {
  * the package from the installed workspace, or undefined when the workspace
  * is not installed.
  */
-function deferredLoaded(name: string): string[] | undefined {
+function deferredLoaded(
+  name: string,
+  also: readonly string[] = [],
+): string[] | undefined {
   if (!existsSync(join(NPM, "node_modules", "@vendor"))) return undefined;
   const run = spawnSync("node", [
     "-e",
@@ -168,7 +176,7 @@ function deferredLoaded(name: string): string[] | undefined {
   ], { cwd: NPM, encoding: "utf8", timeout: 60_000 });
   if (run.status !== 0) return [`(node failed: ${run.stderr.trim()})`];
   const files = JSON.parse(run.stdout) as string[];
-  return DEFERRED.filter((dependency) =>
+  return [...DEFERRED, ...also].filter((dependency) =>
     files.some((file) => file.includes(`/node_modules/${dependency}/`))
   );
 }
@@ -253,7 +261,50 @@ for (const info of PACKAGES) {
       );
     }
   }
-  const loaded = deferredLoaded(info.name);
+  // Subpath entries: declared on both sides, built; what only they need is
+  // an optional peer that the main bundles never import, even on demand.
+  for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
+    const jsrKey = `./${info.folder}/${subpath.slice(2)}`;
+    if (denoJson.exports[jsrKey] !== `./${source}`) {
+      problems.push(`deno.json exports has no '${jsrKey}': './${source}'`);
+    }
+    if (manifest.exports[subpath] === undefined) {
+      problems.push(`${info.name}: package.json exports has no '${subpath}'`);
+    }
+    const base = source.slice(info.folder.length + 1, -3);
+    for (const bundle of [`esm/${base}.js`, `script/${base}.js`]) {
+      if (!existsSync(join(dir, bundle))) {
+        problems.push(`${info.name}: ${bundle} (for '${subpath}') is missing`);
+      }
+    }
+  }
+  for (const peer of info.optionalPeers ?? []) {
+    if (manifest.dependencies?.[peer] !== undefined) {
+      problems.push(
+        `${info.name}: ${peer} is a dependency; it must be an optional peer`,
+      );
+    }
+    if (
+      manifest.peerDependencies?.[peer] !== undefined &&
+      manifest.peerDependenciesMeta?.[peer]?.optional !== true
+    ) {
+      problems.push(`${info.name}: the peer ${peer} is not marked optional`);
+    }
+    for (const bundle of ["esm/mod.js", "script/mod.js"]) {
+      const code = await readFile(join(dir, bundle), "utf8");
+      const refs = ts.preProcessFile(code, true, true).importedFiles
+        .map((ref) => ref.fileName)
+        .filter((name) => name === peer || name.startsWith(peer + "/"));
+      if (refs.length > 0) {
+        problems.push(
+          `${info.name}: ${bundle} imports ${
+            refs.join(", ")
+          }, which only a subpath may load`,
+        );
+      }
+    }
+  }
+  const loaded = deferredLoaded(info.name, info.optionalPeers);
   if (loaded === undefined) {
     console.log(
       `SKIPPED: what ${info.name} loads at require: npm/node_modules is not installed (run scripts/test_npm.ts first)`,

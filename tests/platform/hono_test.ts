@@ -1,0 +1,295 @@
+// Kit's Hono middleware with a real Hono app served through app.handle() on
+// a node:http server on loopback: a route's error becomes Kit's JSON 500,
+// logged once (to a real log file, stack masked) with the request id, the
+// span marked; an HTTPException keeps its response; the matched route names
+// the span and the access line; an onError of the app's own still decides.
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { Application, type ApplicationLogger } from "../../platform/mod.ts";
+import { kit } from "@vendor/kit-platform/hono";
+import { FileLogProvider, LoggerManager } from "../../logging/mod.ts";
+import { installOtelSdk, type OtelSdk } from "../_support/otel_sdk.ts";
+
+type Handler = (request: Request) => Promise<Response>;
+
+// A minimal node:http front for a fetch-style handler (Deno, Node.js, Bun).
+async function serve(
+  handler: Handler,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (req, res) => {
+    const response = await handler(
+      new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+      }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve())
+  );
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Line {
+  level: string;
+  message: string;
+  properties?: Record<string, unknown>;
+}
+
+function recording(lines: Line[]): { getLogger(): ApplicationLogger } {
+  const write =
+    (level: string) =>
+    (message: string, properties?: Record<string, unknown>): void => {
+      lines.push({ level, message, properties });
+    };
+  return {
+    getLogger: () => ({
+      debug: write("debug"),
+      info: write("info"),
+      warning: write("warning"),
+      error: write("error"),
+    }),
+  };
+}
+
+// Hono's default error handler writes with console.error: count its calls.
+function watchConsoleError(): { calls: unknown[][]; restore(): void } {
+  const original = console.error;
+  const calls: unknown[][] = [];
+  console.error = (...args: unknown[]) => void calls.push(args);
+  return { calls, restore: () => void (console.error = original) };
+}
+
+function honoApp(): Hono {
+  const hono = new Hono();
+  hono.use(kit());
+  hono.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
+  hono.get("/boom/:id", () => {
+    throw new Error("database password=hunter2 rejected");
+  });
+  hono.get("/private", () => {
+    throw new HTTPException(401, { message: "sign in first" });
+  });
+  return hono;
+}
+
+describe("kit() Hono middleware", () => {
+  let sdk: OtelSdk | undefined;
+  beforeEach(() => {
+    sdk = undefined;
+  });
+  afterEach(async () => {
+    await sdk?.uninstall();
+  });
+
+  it("answers a route's error with Kit's JSON 500, logged once with the request id, Hono printing nothing", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const hono = honoApp();
+    const server = await serve(app.handle(hono.fetch));
+    const watch = watchConsoleError();
+    let response: Response;
+    try {
+      response = await fetch(`${server.url}/boom/7`, {
+        headers: { "X-Request-ID": "req-500" },
+      });
+    } finally {
+      watch.restore();
+      await server.close();
+    }
+    assert.equal(response.status, 500);
+    assert.match(response.headers.get("content-type") ?? "", /json/);
+    const body = await response.text();
+    assert.deepEqual(JSON.parse(body), {
+      message: "Internal Server Error",
+      requestId: "req-500",
+    });
+    assert.doesNotMatch(body, /hunter2|database/);
+    assert.deepEqual(watch.calls, [], "Hono's console.error did not run");
+    const errors = lines.filter((line) => line.level === "error");
+    assert.equal(errors.length, 1, JSON.stringify(lines));
+    assert.match(errors[0].message, /^GET \/boom\/7 failed: /);
+    assert.equal(errors[0].properties?.requestId, "req-500");
+    const error = errors[0].properties?.error as Error;
+    assert.equal(error.message, "database password=hunter2 rejected");
+    assert.equal(
+      "getResponse" in error,
+      false,
+      "the error is left as it was thrown",
+    );
+    const access = lines.filter((line) => line.level === "info").at(-1)!;
+    assert.match(access.message, /^GET \/boom\/7 500 [\d.]+ ms$/);
+    assert.equal(access.properties?.route, "/boom/:id");
+  });
+
+  it("writes the error's stack, secrets masked, to Kit's log file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kit-hono-"));
+    const filename = join(dir, "app.log");
+    try {
+      const app = await Application.start({
+        configuration: () => ({}),
+        logging: () =>
+          new LoggerManager().configure({
+            level: "info",
+            providers: [new FileLogProvider({ filename, format: "json" })],
+          }),
+      });
+      const hono = honoApp();
+      const handler = app.handle(hono.fetch);
+      const watch = watchConsoleError();
+      try {
+        const response = await handler(
+          new Request("http://localhost/boom/1", {
+            headers: { "X-Request-ID": "req-file" },
+          }),
+        );
+        assert.equal(response.status, 500);
+      } finally {
+        watch.restore();
+      }
+      await app.stop();
+      const entries = (await readFile(filename, "utf8")).trim().split("\n")
+        .map((line) => JSON.parse(line));
+      const failures = entries.filter((entry) => entry.level === "error");
+      assert.equal(failures.length, 1);
+      const text = JSON.stringify(failures[0]);
+      assert.match(text, /req-file/);
+      assert.match(text, /at .*hono_test/, "the stack is written");
+      assert.doesNotMatch(text, /hunter2/, "the secret is masked");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lets an HTTPException keep its own response and status, without an error line", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const handler = app.handle(honoApp().fetch);
+    const response = await handler(new Request("http://localhost/private"));
+    assert.equal(response.status, 401);
+    assert.equal(await response.text(), "sign in first");
+    assert.deepEqual(lines.filter((line) => line.level === "error"), []);
+  });
+
+  it("names the access line's route and keeps the real path in its message", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const server = await serve(app.handle(honoApp().fetch));
+    try {
+      const ok = await fetch(`${server.url}/users/42?token=x`);
+      assert.deepEqual(await ok.json(), { id: "42" });
+      const missing = await fetch(`${server.url}/nothing`);
+      assert.equal(missing.status, 404);
+      await missing.body?.cancel();
+    } finally {
+      await server.close();
+    }
+    const access = lines.filter((line) => line.level === "info").slice(-2);
+    assert.match(access[0].message, /^GET \/users\/42 200 [\d.]+ ms$/);
+    assert.equal(access[0].properties?.route, "/users/:id");
+    assert.equal(access[0].properties?.path, "/users/42");
+    assert.match(access[1].message, /^GET \/nothing 404 /);
+    assert.equal("route" in (access[1].properties ?? {}), false);
+  });
+
+  it("sets http.route on the span, renames it, and marks a route's error on it", async () => {
+    sdk = installOtelSdk();
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording([]),
+    });
+    const handler = app.handle(honoApp().fetch);
+    await (await handler(new Request("http://localhost/users/5"))).text();
+    const watch = watchConsoleError();
+    try {
+      await (await handler(new Request("http://localhost/boom/5"))).text();
+    } finally {
+      watch.restore();
+    }
+    const [ok] = sdk.spansNamed("GET /users/:id");
+    assert.ok(ok, sdk.spans().map((span) => span.name).join(", "));
+    assert.equal(ok.attributes["http.route"], "/users/:id");
+    assert.equal(ok.attributes["url.path"], "/users/5");
+    const [failed] = sdk.spansNamed("GET /boom/:id");
+    assert.ok(failed);
+    assert.equal(failed.status.code, SpanStatusCode.ERROR);
+    assert.equal(failed.attributes["http.response.status_code"], 500);
+    assert.equal(failed.attributes["error.type"], "Error");
+    assert.equal(failed.events[0]?.name, "exception");
+    assert.doesNotMatch(JSON.stringify(failed.events), /hunter2/);
+  });
+
+  it("leaves the answer to an onError of the app's own, and shows c.error to middleware after it", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const seen: string[] = [];
+    const hono = new Hono();
+    hono.use(kit());
+    hono.use(async (c, next) => {
+      await next();
+      seen.push(`${c.error?.message} ${c.res.status}`);
+    });
+    hono.get("/boom", () => {
+      throw new Error("custom");
+    });
+    hono.onError((error, c) => c.text(`handled: ${error.message}`, 503));
+    const response = await app.handle(hono.fetch)(
+      new Request("http://localhost/boom"),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(await response.text(), "handled: custom");
+    assert.deepEqual(seen, ["custom 500"]);
+    assert.deepEqual(lines.filter((line) => line.level === "error"), []);
+  });
+
+  it("fits Hono's types, with typed variables too (a compile-time check)", () => {
+    const typed = new Hono<{ Variables: { user: string } }>();
+    typed.use(kit());
+    typed.use("/api/*", kit());
+    typed.get("/me", kit(), (c) => c.text(c.get("user")));
+    assert.equal(typeof kit(), "function");
+  });
+
+  it("steps aside outside app.handle(): Hono answers as without it", async () => {
+    const watch = watchConsoleError();
+    let response: Response;
+    try {
+      response = await honoApp().fetch(new Request("http://localhost/boom/1"));
+    } finally {
+      watch.restore();
+    }
+    assert.equal(response.status, 500);
+    assert.equal(await response.text(), "Internal Server Error");
+    assert.equal(watch.calls.length, 1);
+  });
+});
