@@ -10,6 +10,7 @@ import {
   unrefTimer,
 } from "../core/mod.ts";
 import { partialSuccess } from "./_otlp.ts";
+import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
 import {
   countRecords,
@@ -54,6 +55,9 @@ function detach(error: unknown, depth = 0): Error {
   if (error.stack !== undefined) copy.stack = error.stack;
   return copy;
 }
+
+/** Characters of a collector's reason for rejecting records shown at most. */
+const MAX_REASON_CHARS = 200;
 
 const RETRY_STATUSES: number[] = [408, 429];
 for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
@@ -169,13 +173,20 @@ export class RemoteDelivery {
         this.unreachable = false;
         this.failing = false;
         if (rejected > 0) {
+          // The collector's own words: masked, cut and escaped, since the
+          // default onError prints them on the console.
+          const why = partial?.message
+            ? `: ${
+              escapeControls(
+                maskSecretText(partial.message).slice(0, MAX_REASON_CHARS),
+              )
+            }`
+            : "";
           settings.drop(
             rejected,
             `RemoteLogProvider: ${endpoint} rejected ${
               entries(rejected)
-            } of ${batchLength}${
-              partial?.message ? `: ${maskSecretText(partial.message)}` : ""
-            }`,
+            } of ${batchLength}${why}`,
             response.status,
           );
         }

@@ -10,7 +10,7 @@ import {
   LogLevel,
   LogProviderOptionError,
 } from "../../logging/mod.ts";
-import { tempDir } from "./_helpers.ts";
+import { assertEscapedStack, hostileError, tempDir } from "./_helpers.ts";
 
 function entry(id: number, padding = 0): LogEntry {
   return {
@@ -315,6 +315,52 @@ test("FileLogProvider format simple writes the console's text line", async () =>
     await provider.dispose();
     const [line] = await lines(filename);
     assert.match(line, /^\S+Z INFO \[test\] plain text \{"id":5\}$/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("FileLogProvider format simple escapes control characters in an error's message, stack and cause as in the message", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const filename = join(dir, "app.log");
+    const provider = new FileLogProvider({ filename, format: "simple" });
+    await provider.log({
+      ...entry(6),
+      category: "orders",
+      level: LogLevel.Error,
+      message: "Request failed",
+      error: hostileError(),
+    });
+    await provider.dispose();
+    const text = await readFile(filename, "utf8");
+    assert.ok(text.endsWith("\n"));
+    assertEscapedStack(text.slice(0, -1));
+  } finally {
+    await cleanup();
+  }
+});
+
+test("FileLogProvider format json keeps every control character escaped, C1 and DEL too", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const filename = join(dir, "app.log");
+    const provider = new FileLogProvider({ filename });
+    const message = "esc \x1b[2K cr \r csi \u009b2J del \u007f";
+    await provider.log({
+      ...entry(7),
+      message,
+      properties: { note: message },
+      error: hostileError(),
+    });
+    await provider.dispose();
+    const text = await readFile(filename, "utf8");
+    // deno-lint-ignore no-control-regex
+    assert.equal(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/.exec(text), null, text);
+    const [line] = await lines(filename);
+    const parsed = JSON.parse(line);
+    assert.equal(parsed.message, message, "the same text after parsing");
+    assert.equal(parsed.properties.note, message);
   } finally {
     await cleanup();
   }
