@@ -212,6 +212,6 @@ export function assertEscapedStack(text: string): void {
   const [, ...rest] = text.split("\n");
   assert.ok(rest.length > 2, "the stack follows on its own lines");
   for (const line of rest) {
-    assert.match(line, /^    (SyntaxError: |Caused by: |\s*at )/, line);
+    assert.match(line, /^ {4}(SyntaxError: |Caused by: |\s*at )/, line);
   }
 }
