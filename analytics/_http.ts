@@ -58,6 +58,9 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * retriable for every other status. The failure's reason, and the message of
  * its cause, pass through `mask`, so a collector that echoes the API key, or
  * a network error that repeats the URL, never puts a secret in an error.
+ * Redirects are followed only within the origin of `url` (307 and 308, at
+ * most {@linkcode MAX_REDIRECTS}); any other redirect is a failure that is
+ * not retried. Of an answer's body at most a few KiB are read.
  */
 export async function postJson(
   url: string,
