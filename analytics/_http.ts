@@ -2,6 +2,7 @@
 // the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
 // browsers); nothing here is runtime-specific.
 import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
+import { readSnippet } from "./_body_snippet.ts";
 
 /** Why a send failed, and whether trying again can help. */
 export interface SendFailureInfo {
@@ -43,12 +44,23 @@ export interface PostOptions {
   noCors?: boolean;
 }
 
+/** Redirects within the endpoint's origin followed for one POST at most. */
+export const MAX_REDIRECTS = 5;
+
+// Statuses whose redirect keeps the method and the body. A 301, 302 or 303
+// would turn the POST into a GET without its body, which delivers nothing.
+const REPOST_STATUSES = new Set([307, 308]);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 /**
  * POSTs a JSON body. Resolves on a 2xx answer; throws {@linkcode SendFailure}
  * otherwise: retriable for network errors, timeouts, 408, 429 and 5xx, not
  * retriable for every other status. The failure's reason, and the message of
  * its cause, pass through `mask`, so a collector that echoes the API key, or
  * a network error that repeats the URL, never puts a secret in an error.
+ * Redirects are followed only within the origin of `url` (307 and 308, at
+ * most {@linkcode MAX_REDIRECTS}); any other redirect is a failure that is
+ * not retried. Of an answer's body at most a few KiB are read.
  */
 export async function postJson(
   url: string,
@@ -70,63 +82,147 @@ export async function postJson(
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
   try {
-    let response: Response;
-    try {
-      const init: RequestInit = {
-        method: "POST",
-        headers: {
-          "content-type": options.contentType ?? "application/json",
-          ...headers,
-        },
-        body,
-        signal: controller.signal,
-      };
-      if (options.noCors === true) {
-        init.mode = "no-cors";
-        init.credentials = "omit";
+    let target = url;
+    for (let redirects = 0;; redirects++) {
+      const response = await send(target, body, headers, options, controller);
+      const status = response.status;
+      if (response.ok || response.type === "opaque") {
+        // Read a short body so the connection can be reused; a long one is
+        // cancelled after a few KiB.
+        await readSnippet(response, (text) => text);
+        return;
       }
-      // In a page that is being unloaded, keepalive lets the request finish.
-      if (
-        "document" in globalThis && body.length < BROWSER_KEEPALIVE_LIMIT
-      ) {
-        init.keepalive = true;
+      const next = REDIRECT_STATUSES.has(status) || response.type ===
+          "opaqueredirect"
+        ? redirectTarget(response, target, redirects)
+        : undefined;
+      if (typeof next === "string") {
+        await response.body?.cancel().catch(() => {});
+        target = next;
+        continue;
       }
-      response = await fetch(url, init);
-    } catch (error) {
-      const reason = `network error: ${messageOf(error)}`;
-      const masked = mask(reason);
+      let detail: string;
+      if (next === undefined) {
+        const snippet = await readSnippet(response, mask);
+        detail = snippet ? ": " + snippet : "";
+      } else {
+        await response.body?.cancel().catch(() => {});
+        detail = next.reason;
+      }
+      const retriable = status === 408 || status === 429 || status >= 500;
       throw new SendFailure({
-        retriable: true,
-        reason: masked,
-        // The runtime's error may quote the URL (GA4's api_secret): keep it
-        // only when it holds nothing to mask.
-        cause: masked === reason ? error : new Error(masked),
+        retriable,
+        status,
+        retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+        reason: mask(
+          `HTTP ${status}${
+            response.statusText ? " " + response.statusText : ""
+          }${detail}`,
+        ),
       });
     }
-    if (response.ok || response.type === "opaque") {
-      // Read the body so the connection can be reused (and no resource leaks).
-      await response.arrayBuffer().catch(() => undefined);
-      return;
-    }
-    const text = await response.text().catch(() => "");
-    const status = response.status;
-    const retriable = status === 408 || status === 429 || status >= 500;
-    // Masked before it is cut, so a secret across the cut is masked too.
-    const snippet = mask(text.trim()).slice(0, 200);
-    throw new SendFailure({
-      retriable,
-      status,
-      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
-      reason: mask(
-        `HTTP ${status}${response.statusText ? " " + response.statusText : ""}${
-          snippet ? ": " + snippet : ""
-        }`,
-      ),
-    });
   } finally {
     clearTimeout(timer);
     outer?.removeEventListener("abort", onAbort);
   }
+}
+
+// One fetch. Redirects are never left to fetch: it would send the headers
+// (the API key) and the body on to whatever origin the collector names.
+async function send(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+  controller: AbortController,
+): Promise<Response> {
+  const mask = options.mask ?? ((text: string) => text);
+  try {
+    const init: RequestInit = {
+      method: "POST",
+      headers: {
+        "content-type": options.contentType ?? "application/json",
+        ...headers,
+      },
+      body,
+      signal: controller.signal,
+      redirect: "manual",
+    };
+    if (options.noCors === true) {
+      init.mode = "no-cors";
+      init.credentials = "omit";
+      // A page's send without CORS carries no key (the measurement id is
+      // public) and its answer cannot be read anyway: the browser follows
+      // the collector's redirects as it does for Google's own tag.
+      init.redirect = "follow";
+    }
+    // In a page that is being unloaded, keepalive lets the request finish.
+    if (
+      "document" in globalThis && body.length < BROWSER_KEEPALIVE_LIMIT
+    ) {
+      init.keepalive = true;
+    }
+    return await fetch(url, init);
+  } catch (error) {
+    const reason = `network error: ${messageOf(error)}`;
+    const masked = mask(reason);
+    throw new SendFailure({
+      retriable: true,
+      reason: masked,
+      // The runtime's error may quote the URL (GA4's api_secret): keep it
+      // only when it holds nothing to mask.
+      cause: masked === reason ? error : new Error(masked),
+    });
+  }
+}
+
+/**
+ * Where a redirect answer leads: the address to POST to next when it stays
+ * in the origin of `from` (and the body goes with it), or why it is not
+ * followed. Only origins appear in the reason: the new address's path and
+ * query may hold a token.
+ */
+function redirectTarget(
+  response: Response,
+  from: string,
+  redirects: number,
+): string | { reason: string } {
+  const fromOrigin = new URL(from).origin;
+  // In a browser a manual redirect is opaque: where it leads is hidden.
+  if (response.type === "opaqueredirect") {
+    return {
+      reason:
+        `: redirect not followed: the browser does not reveal where it leads, and the key and the events go only to ${fromOrigin} (set the endpoint to the address that accepts them)`,
+    };
+  }
+  const location = response.headers.get("location");
+  let next: URL | undefined;
+  try {
+    next = location === null ? undefined : new URL(location, from);
+  } catch {
+    next = undefined;
+  }
+  if (next === undefined) {
+    return { reason: ": redirect without a valid Location, not followed" };
+  }
+  if (next.origin !== fromOrigin) {
+    return {
+      reason:
+        ` to another origin, ${next.origin}, not followed: the key and the events go only to ${fromOrigin} (set the endpoint to the address that accepts them)`,
+    };
+  }
+  if (!REPOST_STATUSES.has(response.status)) {
+    return {
+      reason:
+        ` to ${next.pathname}, not followed: it would turn the POST into a GET without the events (answer 307 or 308, or set the endpoint to the new address)`,
+    };
+  }
+  if (redirects >= MAX_REDIRECTS) {
+    return {
+      reason: `: more than ${MAX_REDIRECTS} redirects, not followed further`,
+    };
+  }
+  return next.href;
 }
 
 function messageOf(error: unknown): string {

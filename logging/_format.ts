@@ -11,6 +11,7 @@
 import type { LogEntry } from "./log_entry.ts";
 import type { LogLevelName } from "./log_level.ts";
 import { type Redactor, serializeError } from "./_redactor.ts";
+import { escapeJsonControls } from "./_escape.ts";
 
 export const LEVEL_NAMES: readonly LogLevelName[] = [
   "debug",
@@ -105,6 +106,8 @@ export class JsonFormatter {
     if (entry.error !== undefined) {
       line += ',"error":' + safeStringify(serializeError(entry.error));
     }
-    return line + "}";
+    // JSON.stringify leaves DEL and C1 characters raw: escaped too, so a
+    // JSON line printed on a terminal cannot drive it either.
+    return escapeJsonControls(line + "}");
   }
 }

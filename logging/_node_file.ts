@@ -106,11 +106,25 @@ export async function openLogFile(
   return new NodeLogFile(path, fd, size, highest);
 }
 
+// Opens the file for appending (and reading its last byte). A file that does
+// not end with a line break was cut in the middle of a line (the process
+// died during a write): a line break first, so the fragment stays a line of
+// its own and the first new entry is whole on the next one.
 async function openAppend(path: string): Promise<[number, number]> {
-  const fd = await call<number>((done) => fs.open(path, "a", done));
+  const fd = await call<number>((done) => fs.open(path, "a+", done));
   try {
     const stats = await call<{ size: number }>((done) => fs.fstat(fd, done));
-    return [fd, stats.size];
+    let size = stats.size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await call<number>((done) => fs.read(fd, last, 0, 1, size - 1, done));
+      if (last[0] !== 0x0a) {
+        const newline = Buffer.from("\n");
+        await call<number>((done) => fs.write(fd, newline, 0, 1, null, done));
+        size += 1;
+      }
+    }
+    return [fd, size];
   } catch (error) {
     fs.closeSync(fd);
     throw error;

@@ -10,6 +10,8 @@ import {
   unrefTimer,
 } from "../core/mod.ts";
 import { partialSuccess } from "./_otlp.ts";
+import { escapeControls } from "./_escape.ts";
+import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
 import {
   countRecords,
   endDeliverySpan,
@@ -53,6 +55,9 @@ function detach(error: unknown, depth = 0): Error {
   if (error.stack !== undefined) copy.stack = error.stack;
   return copy;
 }
+
+/** Characters of a collector's reason for rejecting records shown at most. */
+const MAX_REASON_CHARS = 200;
 
 const RETRY_STATUSES: number[] = [408, 429];
 for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
@@ -152,12 +157,7 @@ export class RemoteDelivery {
         );
         const response = await runIn(
           delivery.context,
-          () =>
-            client.post(endpoint, {
-              body,
-              signal,
-              headers: { "idempotency-key": key },
-            }),
+          () => this.#send(client, ky!, body, signal, key),
         );
         // An OTLP collector may accept a batch in part: its answer's
         // partialSuccess counts the records it rejected.
@@ -173,13 +173,20 @@ export class RemoteDelivery {
         this.unreachable = false;
         this.failing = false;
         if (rejected > 0) {
+          // The collector's own words: masked, cut and escaped, since the
+          // default onError prints them on the console.
+          const why = partial?.message
+            ? `: ${
+              escapeControls(
+                maskSecretText(partial.message).slice(0, MAX_REASON_CHARS),
+              )
+            }`
+            : "";
           settings.drop(
             rejected,
             `RemoteLogProvider: ${endpoint} rejected ${
               entries(rejected)
-            } of ${batchLength}${
-              partial?.message ? `: ${maskSecretText(partial.message)}` : ""
-            }`,
+            } of ${batchLength}${why}`,
             response.status,
           );
         }
@@ -189,6 +196,10 @@ export class RemoteDelivery {
           ? error
           : undefined;
         if (httpError !== undefined) status = httpError.response.status;
+        const refused = error instanceof RedirectNotFollowed
+          ? error
+          : undefined;
+        if (refused !== undefined) status = refused.status;
         endDeliverySpan(delivery.span, status, error);
         if (signal.aborted) return "aborted";
         this.failing = true;
@@ -204,9 +215,13 @@ export class RemoteDelivery {
           this.unreachable = false;
           settings.drop(
             batchLength,
-            `RemoteLogProvider: ${endpoint} answered ${status}; ${
-              entries(batchLength)
-            } dropped (not retried)`,
+            refused !== undefined
+              ? `RemoteLogProvider: ${endpoint} ${refused.message}; ${
+                entries(batchLength)
+              } dropped`
+              : `RemoteLogProvider: ${endpoint} answered ${status}; ${
+                entries(batchLength)
+              } dropped (not retried)`,
             status,
             detach(error),
           );
@@ -239,6 +254,35 @@ export class RemoteDelivery {
         signal,
       );
       if (signal.aborted) return "aborted";
+    }
+  }
+
+  // One POST, following the collector's redirects within the endpoint's
+  // origin (fetch follows none: see the client options); a redirect that is
+  // not followed throws RedirectNotFollowed.
+  async #send(
+    client: KyInstance,
+    ky: typeof import("ky"),
+    body: string,
+    signal: AbortSignal,
+    key: string,
+  ): Promise<Response> {
+    let target = this.#settings.endpoint;
+    for (let redirects = 0;; redirects++) {
+      try {
+        return await client.post(target, {
+          body,
+          signal,
+          headers: { "idempotency-key": key },
+        });
+      } catch (error) {
+        if (!(error instanceof ky.HTTPError)) throw error;
+        const next = followRedirect(error.response, target, redirects);
+        if (next === undefined) throw error;
+        await error.response.body?.cancel().catch(() => {});
+        if (typeof next !== "string") throw next;
+        target = next;
+      }
     }
   }
 }

@@ -3,7 +3,9 @@
 // category and the message, neutralises control characters and terminal
 // escape sequences in the message and category (log forging), and colours
 // the line with its ANSI formatter. Kit adds the properties (masked, as JSON),
-// the request id, the trace and span ids and the error stack.
+// the request id, the trace and span ids and the error stack, escaped the
+// same way (_escape.ts), so nothing on the line can move the cursor, erase a
+// line or forge another entry.
 //
 //   2025-01-02T03:04:05.678Z INFO [orders] Order placed {"orderId":42}
 //   2025-01-02T03:04:05.678Z INFO [orders] Paid requestId="r-1" trace=4bf9… span=00f0…
@@ -12,6 +14,7 @@
 import type { LogRecord, TextFormatter } from "@logtape/logtape";
 import type { LogEntry } from "./log_entry.ts";
 import { isoTimestamp, LEVEL_NAMES, safeStringify } from "./_format.ts";
+import { escapeControls, escapedStack } from "./_escape.ts";
 import { loadLogTape } from "./_logtape_deno.ts";
 import {
   type Redactor,
@@ -87,7 +90,9 @@ export function textFormatter(
   return (entry: LogEntry): string => {
     let suffix = "";
     for (const _ in entry.properties) {
-      suffix = " " + safeStringify(redactor.prepare(entry.properties));
+      // JSON escapes C0 characters; DEL and C1 ones are escaped here.
+      suffix = " " +
+        escapeControls(safeStringify(redactor.prepare(entry.properties)));
       break;
     }
     if (entry.requestId !== undefined) {
@@ -102,19 +107,22 @@ export function textFormatter(
     let stack = "";
     if (entry.error !== undefined) {
       // The stack starts with "Name: message"; without one, write that line.
-      // Causes follow, each introduced by "Caused by:".
+      // Causes follow, each introduced by "Caused by:". The message may
+      // quote any input (a JSON.parse error quotes the body): it and every
+      // frame are escaped like the entry's message, so the stack cannot
+      // forge a line or drive the terminal.
       let error: SerializedError | undefined = serializeError(entry.error);
       let prefix = "";
       while (error !== undefined) {
-        stack += "\n    " + prefix +
-          (error.stack ?? `${error.name}: ${error.message}`).replace(
-            /\n/g,
-            "\n    ",
-          );
+        const lines = escapedStack(
+          `${error.name}: ${error.message}`,
+          error.stack,
+        );
+        stack += "\n    " + prefix + lines.join("\n    ");
         const cause: unknown = error.cause;
         error = isSerializedError(cause) ? cause : undefined;
         if (error === undefined && cause !== undefined) {
-          stack += "\n    Caused by: " + safeStringify(cause);
+          stack += "\n    Caused by: " + escapeControls(safeStringify(cause));
         }
         prefix = "Caused by: ";
       }

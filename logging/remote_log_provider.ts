@@ -229,6 +229,9 @@ export class RemoteLogProvider implements ILogProvider {
       // Retries are Kit's own (see RemoteDelivery): ky's waits are ref'd
       // timers that would keep a process alive after its script ended.
       retry: 0,
+      // The key must not travel to another origin: RemoteDelivery follows a
+      // redirect itself, and only within the endpoint's origin.
+      redirect: "manual",
     };
     this.#delivery = new RemoteDelivery({
       endpoint: this.#endpoint,

@@ -1,4 +1,5 @@
 // Shared helpers of the logging tests.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import process from "node:process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -169,5 +170,48 @@ export async function runChild(source: string): Promise<ChildResult> {
     });
   } finally {
     await cleanup();
+  }
+}
+
+// An error whose message quotes hostile input (as a JSON.parse error quotes
+// a request body): cursor-up, erase-line and carriage return, an 8-bit CSI,
+// a line break that forges a second entry, an OSC title in the cause, and a
+// cause that is not an Error.
+export function hostileError(): Error {
+  const body = '{"a":1}\x1b[1A\x1b[2K\rINFO [orders] forged\u009b2J';
+  return new SyntaxError(
+    `Unexpected token in JSON: ${body}\nINFO [orders] second forged line`,
+    {
+      cause: new Error("inner \x1b]0;title\x07", {
+        cause: "plain cause \x1b[31m\u009b\u007f",
+      }),
+    },
+  );
+}
+
+/**
+ * Checks that a "simple" entry with {@linkcode hostileError} carries no
+ * control character but the line breaks of the stack, and that every line
+ * after the first is an indented stack line.
+ */
+export function assertEscapedStack(text: string): void {
+  // deno-lint-ignore no-control-regex
+  const control = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/.exec(text);
+  assert.equal(
+    control,
+    null,
+    `a raw control character in ${JSON.stringify(text)}`,
+  );
+  assert.ok(
+    text.includes(
+      "\\x1b[1A\\x1b[2K\\rINFO [orders] forged\\x9b2J\\nINFO [orders] second forged line",
+    ),
+    text,
+  );
+  assert.ok(text.includes("inner \\x1b]0;title\\x07"), text);
+  const [, ...rest] = text.split("\n");
+  assert.ok(rest.length > 2, "the stack follows on its own lines");
+  for (const line of rest) {
+    assert.match(line, /^ {4}(SyntaxError: |Caused by: |\s*at )/, line);
   }
 }

@@ -7,7 +7,11 @@ import {
   LogLevel,
   LogProviderOptionError,
 } from "../../logging/mod.ts";
-import { captureConsole } from "./_helpers.ts";
+import {
+  assertEscapedStack,
+  captureConsole,
+  hostileError,
+} from "./_helpers.ts";
 
 const ESC = "\x1b[";
 
@@ -89,6 +93,21 @@ test("ConsoleLogProvider keeps an entry on one line: line breaks and escapes in 
   assert.ok(!text.includes("\n"), text);
   assert.ok(!text.includes("\x1b"), text);
   assert.ok(text.includes("line one\\nINFO [orders] forged line"));
+});
+
+test("ConsoleLogProvider escapes control characters in an error's message, stack and cause as in the message", () => {
+  const { output, logger } = setup({ isTerminal: false });
+  logger.error("Request failed", { error: hostileError(), raw: "csi\u009b" });
+  assertEscapedStack(output.calls[0].text);
+  assert.ok(output.calls[0].text.includes("csi\\x9b"), output.calls[0].text);
+
+  // Coloured: Kit's own colour codes only, nothing of the error's.
+  const coloured = setup({ colorize: true, isTerminal: true });
+  coloured.logger.error("Request failed", hostileError());
+  const text = coloured.output.calls[0].text;
+  for (const sequence of ["\x1b[1A", "\x1b[2K", "\x1b]0", "\r", "\u009b"]) {
+    assert.ok(!text.includes(sequence), JSON.stringify(sequence));
+  }
 });
 
 test("ConsoleLogProvider without timestamp starts the line with the level", () => {

@@ -10,7 +10,7 @@ import {
   LogLevel,
   LogProviderOptionError,
 } from "../../logging/mod.ts";
-import { tempDir } from "./_helpers.ts";
+import { assertEscapedStack, hostileError, tempDir } from "./_helpers.ts";
 
 function entry(id: number, padding = 0): LogEntry {
   return {
@@ -204,6 +204,46 @@ test("FileLogProvider after a restart appends to the file and continues the rota
   }
 });
 
+test("FileLogProvider after a restart on a file whose last line is torn starts its first entry on a new line", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const filename = join(dir, "app.log");
+    // A run that died in the middle of a write: two whole lines and a piece.
+    const whole = [
+      JSON.stringify({ message: "before 1", properties: { id: -2 } }),
+      JSON.stringify({ message: "before 2", properties: { id: -1 } }),
+    ];
+    const torn = '{"timestamp":"2026-11-26T10:00:00.000Z","level":"inf';
+    await writeFile(filename, whole.join("\n") + "\n" + torn);
+    const provider = new FileLogProvider({ filename, format: "json" });
+    await provider.log(entry(1));
+    await provider.log(entry(2));
+    await provider.dispose();
+    const all = await lines(filename);
+    assert.equal(all.length, 5, all.join("\n"));
+    assert.equal(all[2], torn, "the fragment stays as it was, on its own");
+    const parsed = all.filter((line) => line !== torn).map((line) =>
+      JSON.parse(line).properties.id
+    );
+    assert.deepEqual(parsed, [-2, -1, 1, 2]);
+
+    // A file that ends with a whole line gets no empty line.
+    const again = new FileLogProvider({ filename, format: "json" });
+    await again.log(entry(3));
+    await again.dispose();
+    const text = await readFile(filename, "utf8");
+    assert.ok(!text.includes("\n\n"), "no empty line");
+    assert.deepEqual(
+      (await lines(filename)).slice(3).map((line) =>
+        JSON.parse(line).properties.id
+      ),
+      [1, 2, 3],
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
 test("FileLogProvider removes rotated files beyond maxFiles left by an earlier run", async () => {
   const { dir, cleanup } = await tempDir();
   try {
@@ -315,6 +355,52 @@ test("FileLogProvider format simple writes the console's text line", async () =>
     await provider.dispose();
     const [line] = await lines(filename);
     assert.match(line, /^\S+Z INFO \[test\] plain text \{"id":5\}$/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("FileLogProvider format simple escapes control characters in an error's message, stack and cause as in the message", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const filename = join(dir, "app.log");
+    const provider = new FileLogProvider({ filename, format: "simple" });
+    await provider.log({
+      ...entry(6),
+      category: "orders",
+      level: LogLevel.Error,
+      message: "Request failed",
+      error: hostileError(),
+    });
+    await provider.dispose();
+    const text = await readFile(filename, "utf8");
+    assert.ok(text.endsWith("\n"));
+    assertEscapedStack(text.slice(0, -1));
+  } finally {
+    await cleanup();
+  }
+});
+
+test("FileLogProvider format json keeps every control character escaped, C1 and DEL too", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const filename = join(dir, "app.log");
+    const provider = new FileLogProvider({ filename });
+    const message = "esc \x1b[2K cr \r csi \u009b2J del \u007f";
+    await provider.log({
+      ...entry(7),
+      message,
+      properties: { note: message },
+      error: hostileError(),
+    });
+    await provider.dispose();
+    const text = await readFile(filename, "utf8");
+    // deno-lint-ignore no-control-regex
+    assert.equal(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/.exec(text), null, text);
+    const [line] = await lines(filename);
+    const parsed = JSON.parse(line);
+    assert.equal(parsed.message, message, "the same text after parsing");
+    assert.equal(parsed.properties.note, message);
   } finally {
     await cleanup();
   }

@@ -413,6 +413,39 @@ describe("RemoteLogProvider format otlp partial success", () => {
   });
 });
 
+describe("RemoteLogProvider format otlp: a collector's reason", () => {
+  it("is escaped and cut in the error, so it cannot drive the console it is printed on", async () => {
+    await using server = await startTestServer((_request, response) =>
+      sendJson(response, 200, {
+        partialSuccess: {
+          rejectedLogRecords: 1,
+          errorMessage: "bad\x1b[1A\x1b[2K\r\u009bforged" + "x".repeat(5000),
+        },
+      })
+    );
+    const errors: Error[] = [];
+    const remote = otlpProvider(server, {
+      onError: (error) => errors.push(error),
+    });
+    const logs = new LoggerManager().configure({
+      level: "info",
+      providers: [remote],
+    });
+    logs.getLogger("orders").info("one");
+    await logs.dispose();
+    // (The announcement of the loss is rejected the same way.)
+    assert.ok(errors.length >= 1);
+    const message = errors[0].message;
+    // deno-lint-ignore no-control-regex
+    assert.equal(/[\x00-\x1f\x7f-\x9f]/.exec(message), null, message);
+    assert.match(
+      message,
+      /rejected 1 entry of 1: bad\\x1b\[1A\\x1b\[2K\\r\\x9bforgedx+$/,
+    );
+    assert.ok(message.length < 400, `${message.length} characters`);
+  });
+});
+
 describe("RemoteLogProvider format otlp endpoint and service name", () => {
   const VARIABLES = [
     "OTEL_EXPORTER_OTLP_ENDPOINT",

@@ -1,0 +1,76 @@
+// Control characters in text that reaches a terminal or a text file. The
+// "simple" format's message goes through LogTape's sanitizer; everything
+// else Kit adds to a line (properties, an error's message, stack and cause)
+// goes through these functions, which escape the same characters the same
+// way: a line feed as `\n`, a carriage return as `\r`, ESC as `\x1b`, any
+// other C0 character (but tab), DEL and the 8-bit C1 characters (U+0080 to
+// U+009F, among them the one-character CSI) as `\xNN`. What is left cannot
+// move the cursor, erase a line or start an escape sequence.
+
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+// deno-lint-ignore no-control-regex
+const HAS_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
+
+function escapeOne(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code === 10) return "\\n";
+  if (code === 13) return "\\r";
+  return "\\x" + code.toString(16).padStart(2, "0");
+}
+
+/** The text with every control character escaped, line breaks included. */
+export function escapeControls(text: string): string {
+  return HAS_CONTROL.test(text) ? text.replace(CONTROLS, escapeOne) : text;
+}
+
+// JSON.stringify escapes C0 characters itself but leaves DEL and C1 raw.
+const JSON_RAW = /[\x7f-\x9f]/g;
+const HAS_JSON_RAW = /[\x7f-\x9f]/;
+
+/**
+ * JSON text with DEL and the C1 characters written as `\u00NN` too, so a
+ * JSON line holds no control character at all and parses to the same value.
+ */
+export function escapeJsonControls(json: string): string {
+  return HAS_JSON_RAW.test(json)
+    ? json.replace(
+      JSON_RAW,
+      (char) => "\\u00" + char.charCodeAt(0).toString(16),
+    )
+    : json;
+}
+
+/**
+ * An error's stack as lines for a text destination: the first line (the
+ * error's name and message, which may quote any input and span lines) with
+ * every control character escaped, so it stays one line; then the stack
+ * frames, one per line, each escaped but for its line break. `head` is
+ * `name: message`, written first when the stack does not start with it
+ * (browsers other than Chromium leave it out).
+ */
+export function escapedStack(
+  head: string,
+  stack: string | undefined,
+): string[] {
+  if (stack === undefined) return [escapeControls(head)];
+  let first: string;
+  let frames: string[];
+  if (stack.startsWith(head)) {
+    // Whatever follows the message on its last line stays with it.
+    const [rest, ...others] = stack.slice(head.length).split("\n");
+    first = head + rest;
+    frames = others;
+  } else {
+    const lines = stack.split("\n");
+    const frame = lines.findIndex((line) => /^\s*at /.test(line));
+    if (frame > 0) {
+      first = lines.slice(0, frame).join("\n");
+      frames = lines.slice(frame);
+    } else {
+      first = head;
+      frames = lines;
+    }
+  }
+  return [escapeControls(first), ...frames.map(escapeControls)];
+}
