@@ -37,3 +37,4 @@ export * from "./request_context.ts";
 export * from "./application.ts";
 export * from "./application_options.ts";
 export * from "./application_start_error.ts";
+export * from "./server_options.ts";
