@@ -34,7 +34,7 @@ import {
 } from "./_application_support.ts";
 import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
-import { HostServer } from "./_server.ts";
+import { HostServer } from "./_server_host.ts";
 import {
   configuredShutdownTimeout,
   type ServerSettings,
