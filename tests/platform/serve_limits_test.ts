@@ -171,7 +171,7 @@ timeouts("serve: connection timeouts", () => {
     assert.ok(await silent.closed(3_500) >= 900);
   });
 
-  trickle(
+  nodeOnly(
     "closes a connection whose headers do not arrive in time",
     async () => {
       await using app = await echoApp({
