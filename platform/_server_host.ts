@@ -17,7 +17,10 @@ type Handler = (request: Request, ...args: unknown[]) => Promise<Response>;
 export interface ServerHost {
   /** app.handle: request id, context, access line, span. */
   handle(
-    handler: (request: Request, ...args: unknown[]) => Promise<Response>,
+    handler: (
+      request: Request,
+      ...args: unknown[]
+    ) => Response | Promise<Response>,
   ): Handler;
   /** The `/health` answer (app.healthHandler()). */
   health: (request: Request) => Promise<Response>;
@@ -119,14 +122,16 @@ export function limitBody(
     ...args: unknown[]
   ) => Response | Promise<Response>,
   limit: number,
-): (request: Request, ...args: unknown[]) => Promise<Response> {
-  return async (request: Request, ...args: unknown[]): Promise<Response> => {
-    const body = request.body;
-    if (body === null) return await handler(request, ...args);
+): (request: Request, ...args: unknown[]) => Response | Promise<Response> {
+  const limited = async (
+    request: Request,
+    body: ReadableStream<Uint8Array>,
+    args: unknown[],
+  ): Promise<Response> => {
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > limit) return tooLarge(limit);
     let over = false;
-    const limited = new Request(request.url, {
+    const counted = new Request(request.url, {
       method: request.method,
       headers: request.headers,
       body: limitedBody(body, limit, () => over = true),
@@ -135,7 +140,7 @@ export function limitBody(
     } as RequestInit);
     let response: Response | undefined;
     try {
-      response = await handler(limited, ...args);
+      response = await handler(counted, ...args);
     } catch (error) {
       if (!over) throw error;
     }
@@ -145,6 +150,16 @@ export function limitBody(
       return tooLarge(limit);
     }
     return response!;
+  };
+  return (request: Request, ...args: unknown[]) => {
+    // GET and HEAD carry no body: the common case adds no promise and no
+    // body access.
+    const method = request.method;
+    if (method === "GET" || method === "HEAD") return handler(request, ...args);
+    const body = request.body;
+    return body === null
+      ? handler(request, ...args)
+      : limited(request, body, args);
   };
 }
 
