@@ -49,9 +49,10 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
 /**
  * The application host: runs the four start-up steps in order
  * (configuration, logging, platform services, application services), then
- * the eager and hosted services; answers health checks; wraps request
- * handlers with a request context; and stops everything, logging last,
- * within a deadline.
+ * the eager and hosted services; with the `serve` option, listens for HTTP
+ * with health probes and drains at shutdown; answers health checks; wraps
+ * request handlers with a request context; and stops everything, logging
+ * last, within a deadline.
  *
  * Each step is awaited and timed; with the environment variable
  * `KIT_LOG_LEVEL=debug` every step, its duration and every service creation
@@ -75,25 +76,15 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
  * await app.stop();
  * ```
  *
- * @example A service that runs until SIGINT or SIGTERM
+ * @example An HTTP service that runs until SIGINT or SIGTERM
  * ```ts ignore
  * import { Application } from "@vendor/kit/platform";
  *
  * await Application.run({
- *   configuration: () => ({ port: 3000 }),
- *   services: (services, config, app) => {
- *     let server: Deno.HttpServer | undefined;
- *     app.addHostedService("http", {
- *       start() {
- *         server = Deno.serve(
- *           { port: config.port },
- *           app.handle(() => new Response("ok")),
- *         );
- *       },
- *       // Stops accepting, then closes; stop() waits for it.
- *       stop: () => server?.shutdown(),
- *     });
- *   },
+ *   configuration: () => ({}),
+ *   // Listens on server:port (else PORT, else 3000) once start-up is done,
+ *   // with /health, /health/live and /health/ready; drains on SIGTERM.
+ *   serve: () => () => new Response("ok"),
  * });
  * ```
  */
@@ -161,7 +152,10 @@ export class Application<TServices extends object = ServiceMap> {
    * @param options The steps and the shutdown deadline.
    * @returns The running application.
    * @throws {ApplicationStartError} When a step, an eager service or a
-   * hosted service's `start` fails; what was created is disposed first.
+   * hosted service's `start` fails, when a server option or
+   * `host:shutdownTimeout` has a bad value (step 1, naming the key and its
+   * source), or when the server cannot listen (step 4, naming the address);
+   * what was created is disposed first.
    * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
    *
    * @example Usage
@@ -579,7 +573,10 @@ export class Application<TServices extends object = ServiceMap> {
 
   /**
    * Stops the application once (later calls return the same promise):
-   * hosted services stop, newest first; then the services the locator
+   * the server of `serve` first (readiness turns 503 at once, requests are
+   * served for `drainDelay`, then it stops accepting, lets the requests in
+   * flight finish and closes idle connections); then hosted services stop,
+   * newest first; then the services the locator
    * created are disposed, newest first (a `dispose(options)` method receives
    * `{ signal }` for the time left); then logging, last, so the shutdown's
    * own lines are written. All within `shutdownTimeout`: past it, `stop()`
