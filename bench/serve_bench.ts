@@ -6,7 +6,10 @@
 // alternate so drift hits both sides.
 //
 // Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
+//      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
 import autocannon from "autocannon";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
 
@@ -69,9 +72,13 @@ interface Result {
   p99: number;
 }
 
-async function measure(mode: string, seconds: number): Promise<Result> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "server", mode],
+async function measure(
+  mode: string,
+  seconds: number,
+  command: [string, ...string[]],
+): Promise<Result> {
+  const child = new Deno.Command(command[0], {
+    args: command.slice(1),
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -106,19 +113,89 @@ async function measure(mode: string, seconds: number): Promise<Result> {
   }
 }
 
-async function main(seconds: number): Promise<void> {
-  const modes = ["bare", "handle", "kit"] as const;
+// Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
+// installs its workspace in npm/, or KIT_NPM_OUT) against a bare
+// @hono/node-server app, installed with npm into a temporary folder at the
+// version bench/deno.json names.
+const NODE_SERVER = `
+import process from "node:process";
+const [mode, out] = process.argv.slice(2);
+const handler = () =>
+  new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+let stop;
+if (mode === "hono") {
+  const { serve } = await import("@hono/node-server");
+  const server = serve({ fetch: handler, port: 0, hostname: "127.0.0.1" },
+    (info) => console.log(info.port));
+  stop = () => new Promise((resolve) => server.close(resolve));
+} else {
+  const { Application } = await import(out + "/node_modules/@vendor/kit-platform/esm/mod.js");
+  const { LoggerManager } = await import(out + "/node_modules/@vendor/kit-platform-logging/esm/mod.js");
+  const app = await Application.start({
+    configuration: () => ({}),
+    logging: () => new LoggerManager().configure({ level: "warning", providers: [] }),
+    serve: () => handler,
+    server: { port: 0, hostname: "127.0.0.1" },
+  });
+  console.log(new URL(app.url).port);
+  stop = () => app.stop();
+}
+process.on("SIGTERM", async () => {
+  await stop();
+  process.exit(0);
+});
+`;
+
+async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
+  const root = new URL("..", import.meta.url).pathname;
+  const out = join(root, Deno.env.get("KIT_NPM_OUT") ?? "npm");
+  if (!existsSync(join(out, "node_modules/@vendor/kit-platform"))) {
+    throw new Error(
+      `no built packages in ${out}: run scripts/test_npm.ts first (KIT_NPM_TESTS=platform is enough)`,
+    );
+  }
+  const imports = JSON.parse(
+    await Deno.readTextFile(new URL("./deno.json", import.meta.url)),
+  ).imports as Record<string, string>;
+  const spec = imports["@hono/node-server"].slice("npm:".length);
+  const dir = await Deno.makeTempDir({ prefix: "kit-serve-bench-" });
+  await Deno.writeTextFile(join(dir, "package.json"), '{"type":"module"}');
+  await Deno.writeTextFile(join(dir, "server.mjs"), NODE_SERVER);
+  const install = await new Deno.Command("npm", {
+    args: ["install", spec, "--no-audit", "--no-fund", "--silent"],
+    cwd: dir,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!install.success) throw new Error(`npm install ${spec} failed`);
+  return (mode) => ["node", join(dir, "server.mjs"), mode, out];
+}
+
+async function main(seconds: number, runtime: string): Promise<void> {
+  const deno = runtime !== "node";
+  const modes = deno ? ["bare", "handle", "kit"] : ["hono", "kit"];
+  const command = deno
+    ? (mode: string): [string, ...string[]] => [
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      "server",
+      mode,
+    ]
+    : await nodeCommand();
   const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of modes) {
-      results.get(mode)!.push(await measure(mode, seconds));
+      results.get(mode)!.push(await measure(mode, seconds, command(mode)));
     }
   }
   const median = (values: number[]): number =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const bare = median(results.get("bare")!.map((r) => r.requests));
+  const peer = median(results.get(modes[0])!.map((r) => r.requests));
+  const peerName = deno ? "bare Deno.serve" : "bare @hono/node-server";
   console.log(
-    `${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
+    `${runtime}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
   );
   for (const mode of modes) {
     const rows = results.get(mode)!;
@@ -127,11 +204,12 @@ async function main(seconds: number): Promise<void> {
       `${mode.padEnd(6)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
         median(rows.map((r) => r.p50))
       } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
-        (rps / bare * 100).toFixed(1)
-      } % of bare Deno.serve`,
+        (rps / peer * 100).toFixed(1)
+      } % of ${peerName}`,
     );
   }
 }
 
 if (Deno.args[0] === "server") await server(Deno.args[1] ?? "bare");
-else await main(Number(Deno.args[0] ?? 8));
+else if (Deno.args[0] === "node") await main(Number(Deno.args[1] ?? 8), "node");
+else await main(Number(Deno.args[0] ?? 8), "deno");

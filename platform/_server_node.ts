@@ -8,6 +8,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import { unrefTimer } from "../core/mod.ts";
 import {
@@ -182,6 +183,29 @@ async function serveNode(
   }
 }
 
+// Node.js's Response keeps a body made from a string or bytes under an
+// internal symbol; writing that directly spares the stream a body read
+// costs. Where it is absent (another Node.js) every body streams.
+const STATE: symbol | undefined = Reflect.ownKeys(new Response()).find((
+  key,
+): key is symbol => typeof key === "symbol" && key.description === "state");
+
+function sourceOf(response: Response): string | Uint8Array | undefined {
+  if (STATE === undefined) return undefined;
+  const state = (response as unknown as Record<symbol, unknown>)[STATE] as
+    | { body?: { source?: unknown; stream?: { locked?: boolean } } | null }
+    | undefined;
+  const body = state?.body;
+  // A body already read (or being read) by someone else streams as usual.
+  if (body == null || body.stream?.locked === true || response.bodyUsed) {
+    return undefined;
+  }
+  const source = body.source;
+  return typeof source === "string" || source instanceof Uint8Array
+    ? source
+    : undefined;
+}
+
 async function write(
   response: Response,
   outgoing: ServerResponse,
@@ -192,6 +216,17 @@ async function write(
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
+  const source = sourceOf(response);
+  if (source !== undefined) {
+    headers["content-length"] = String(
+      typeof source === "string"
+        ? Buffer.byteLength(source)
+        : source.byteLength,
+    );
+    outgoing.writeHead(response.status, response.statusText, headers);
+    outgoing.end(source);
+    return;
+  }
   outgoing.writeHead(response.status, response.statusText, headers);
   if (response.body === null) {
     outgoing.end();
