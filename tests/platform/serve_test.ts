@@ -41,6 +41,43 @@ describe("Application serve", () => {
     assert.equal(answer.headers["x-request-id"], "req-42");
   });
 
+  it("passes statuses, repeated headers, streamed and byte bodies through", async () => {
+    await using app = await Application.start({
+      configuration: () => ({}),
+      serve: () => (request: Request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/stream") {
+          const parts = ["one ", "two ", "three"];
+          return new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                const part = parts.shift();
+                if (part === undefined) controller.close();
+                else controller.enqueue(new TextEncoder().encode(part));
+              },
+            }),
+          );
+        }
+        if (path === "/bytes") {
+          return new Response(new Uint8Array([104, 105]), { status: 201 });
+        }
+        const headers = new Headers({ "Content-Type": "text/plain" });
+        headers.append("Set-Cookie", "a=1");
+        headers.append("Set-Cookie", "b=2");
+        return new Response("héllo", { status: 202, headers });
+      },
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    const text = await send(app.url!, "/");
+    assert.equal(text.status, 202);
+    assert.equal(text.body, "héllo");
+    assert.deepEqual(text.headers["set-cookie"], ["a=1", "b=2"]);
+    assert.equal((await send(app.url!, "/stream")).body, "one two three");
+    const bytes = await send(app.url!, "/bytes");
+    assert.equal(bytes.status, 201);
+    assert.equal(bytes.body, "hi");
+  });
+
   it("does not listen without serve", async () => {
     await using app = await Application.start({ configuration: () => ({}) });
     assert.equal(app.url, undefined);
