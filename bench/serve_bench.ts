@@ -116,17 +116,23 @@ async function measure(
 // Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
 // installs its workspace in npm/, or KIT_NPM_OUT) against a bare
 // @hono/node-server app, installed with npm into a temporary folder at the
-// version bench/deno.json names.
+// version bench/deno.json names: as it comes ("hono", replacing the global
+// Request and Response) and with the standard ones ("hono-std").
 const NODE_SERVER = `
 import process from "node:process";
 const [mode, out] = process.argv.slice(2);
 const handler = () =>
   new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
 let stop;
-if (mode === "hono") {
+if (mode.startsWith("hono")) {
+  // By default @hono/node-server replaces the global Request and Response
+  // with lighter ones of its own; "hono-std" keeps the standard ones, as Kit
+  // does.
   const { serve } = await import("@hono/node-server");
-  const server = serve({ fetch: handler, port: 0, hostname: "127.0.0.1" },
-    (info) => console.log(info.port));
+  const server = serve({
+    fetch: handler, port: 0, hostname: "127.0.0.1",
+    overrideGlobalObjects: mode === "hono",
+  }, (info) => console.log(info.port));
   stop = () => new Promise((resolve) => server.close(resolve));
 } else {
   const { Application } = await import(out + "/node_modules/@vendor/kit-platform/esm/mod.js");
@@ -173,7 +179,7 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
 
 async function main(seconds: number, runtime: string): Promise<void> {
   const deno = runtime !== "node";
-  const modes = deno ? ["bare", "handle", "kit"] : ["hono", "kit"];
+  const modes = deno ? ["bare", "handle", "kit"] : ["hono", "hono-std", "kit"];
   const command = deno
     ? (mode: string): [string, ...string[]] => [
       Deno.execPath(),
@@ -201,7 +207,7 @@ async function main(seconds: number, runtime: string): Promise<void> {
     const rows = results.get(mode)!;
     const rps = median(rows.map((r) => r.requests));
     console.log(
-      `${mode.padEnd(6)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
+      `${mode.padEnd(8)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
         median(rows.map((r) => r.p50))
       } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
         (rps / peer * 100).toFixed(1)
