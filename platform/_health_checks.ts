@@ -14,6 +14,15 @@ export interface RegisteredCheck {
   check: HealthCheck;
   timeout: number;
   critical: boolean;
+  tags?: readonly string[];
+}
+
+/** The tag that keeps a check out of the readiness probe. */
+export const NO_READINESS = "no-readiness";
+
+/** Whether a check counts for readiness. */
+export function inReadiness(check: RegisteredCheck): boolean {
+  return check.tags === undefined || !check.tags.includes(NO_READINESS);
 }
 
 const RANK: Record<HealthStatus, number> = {
@@ -26,7 +35,7 @@ const STATUSES = new Set<string>(["healthy", "degraded", "unhealthy"]);
 
 /** Runs one check under its timeout; never rejects. */
 export async function runCheck(
-  { check, timeout, critical }: RegisteredCheck,
+  { check, timeout, critical, tags }: RegisteredCheck,
 ): Promise<HealthCheckReport> {
   const started = performance.now();
   const controller = new AbortController();
@@ -69,6 +78,7 @@ export async function runCheck(
   }
   entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
   if (!critical) entry.critical = false;
+  if (tags !== undefined && tags.length > 0) entry.tags = tags;
   return entry;
 }
 

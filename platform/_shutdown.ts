@@ -1,6 +1,7 @@
-// The application's shutdown sequence: hosted services (newest first), then
-// the services the locator created (newest first, logging kept for last),
-// all within one deadline, with a reserve of it for logging's last flush.
+// The application's shutdown sequence: the HTTP server (drained), hosted
+// services (newest first), then the services the locator created (newest
+// first, logging kept for last), all within one deadline, with a reserve of
+// it for logging's last flush.
 import { deadlineSignal } from "../core/mod.ts";
 import type {
   ApplicationLogger,
@@ -28,6 +29,11 @@ export interface ShutdownPlan {
   logStop: boolean;
   /** The logger of the moment. */
   logger: () => ApplicationLogger;
+  /**
+   * The HTTP server, stopped first (drain, then close); `false` from it
+   * means the deadline came before its connections ended.
+   */
+  server?: { stop(signal: AbortSignal): Promise<boolean> };
   /** The hosted services that started, oldest first. */
   hosted: { name: string; service: HostedService }[];
   /** Hands over what the locator created, oldest first. */
@@ -41,6 +47,9 @@ interface Outcome {
   errors: Error[];
 }
 
+// Thrown by a part that noticed the deadline itself.
+const TIMED_OUT = Symbol("timed out");
+
 async function settle(
   name: string,
   run: () => unknown,
@@ -51,7 +60,8 @@ async function settle(
     const finished = await abandonAfter(Promise.resolve().then(run), signal);
     if (!finished) into.timedOut.push(name);
   } catch (error) {
-    into.errors.push(errorOf(name, error));
+    if (error === TIMED_OUT) into.timedOut.push(name);
+    else into.errors.push(errorOf(name, error));
   }
 }
 
@@ -70,6 +80,17 @@ export async function shutdown(plan: ShutdownPlan): Promise<ShutdownReport> {
   try {
     const outcome: Outcome = { timedOut: [], errors: [] };
     if (plan.logStop) plan.logger().info("Application stopping");
+    const server = plan.server;
+    if (server !== undefined) {
+      await settle(
+        "server",
+        async () => {
+          if (!await server.stop(signal)) throw TIMED_OUT;
+        },
+        signal,
+        outcome,
+      );
+    }
     for (const { name, service } of [...plan.hosted].reverse()) {
       await settle(name, () => service.stop(signal), signal, outcome);
     }

@@ -15,7 +15,11 @@ import type {
 } from "./health.ts";
 import { ServiceCreationError } from "./service_creation_error.ts";
 import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
-import { type RegisteredCheck, runChecks } from "./_health_checks.ts";
+import {
+  inReadiness,
+  type RegisteredCheck,
+  runChecks,
+} from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
 import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
@@ -30,6 +34,12 @@ import {
 } from "./_application_support.ts";
 import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
+import { HostServer } from "./_server_host.ts";
+import {
+  configuredShutdownTimeout,
+  type ServerSettings,
+  serverSettings,
+} from "./_server_settings.ts";
 
 type State = "starting" | "running" | "stopping" | "stopped";
 
@@ -39,9 +49,10 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
 /**
  * The application host: runs the four start-up steps in order
  * (configuration, logging, platform services, application services), then
- * the eager and hosted services; answers health checks; wraps request
- * handlers with a request context; and stops everything, logging last,
- * within a deadline.
+ * the eager and hosted services; with the `serve` option, listens for HTTP
+ * with health probes and drains at shutdown; answers health checks; wraps
+ * request handlers with a request context; and stops everything, logging
+ * last, within a deadline.
  *
  * Each step is awaited and timed; with the environment variable
  * `KIT_LOG_LEVEL=debug` every step, its duration and every service creation
@@ -65,31 +76,26 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
  * await app.stop();
  * ```
  *
- * @example A service that runs until SIGINT or SIGTERM
+ * @example An HTTP service that runs until SIGINT or SIGTERM
  * ```ts ignore
  * import { Application } from "@vendor/kit/platform";
  *
  * await Application.run({
- *   configuration: () => ({ port: 3000 }),
- *   services: (services, config, app) => {
- *     let server: Deno.HttpServer | undefined;
- *     app.addHostedService("http", {
- *       start() {
- *         server = Deno.serve(
- *           { port: config.port },
- *           app.handle(() => new Response("ok")),
- *         );
- *       },
- *       // Stops accepting, then closes; stop() waits for it.
- *       stop: () => server?.shutdown(),
- *     });
- *   },
+ *   configuration: () => ({}),
+ *   // Listens on server:port (else PORT, else 3000) once start-up is done,
+ *   // with /health, /health/live and /health/ready; drains on SIGTERM.
+ *   serve: () => () => new Response("ok"),
  * });
  * ```
  */
 export class Application<TServices extends object = ServiceMap> {
   readonly #services: ServiceLocator<TServices>;
-  readonly #shutdownTimeout: number;
+  #shutdownTimeout: number;
+  readonly #shutdownTimeoutInCode: boolean;
+  // The HTTP server of the `serve` option, once it listens; and the same
+  // until a shutdown takes it to stop it.
+  #server: HostServer | undefined;
+  #serverToStop: HostServer | undefined;
   readonly #checks = new Map<string, RegisteredCheck>();
   // Checks found on created services (checkHealth()), by service name.
   readonly #serviceChecks = new Map<string, HealthCheckable>();
@@ -115,6 +121,7 @@ export class Application<TServices extends object = ServiceMap> {
       );
     }
     this.#shutdownTimeout = timeout;
+    this.#shutdownTimeoutInCode = options.shutdownTimeout !== undefined;
     this.#services = options.locator ?? new ServiceLocator<TServices>();
     this.#diagnostics = diagnosticsEnabled(
       readEnvironmentVariable("KIT_LOG_LEVEL"),
@@ -145,7 +152,10 @@ export class Application<TServices extends object = ServiceMap> {
    * @param options The steps and the shutdown deadline.
    * @returns The running application.
    * @throws {ApplicationStartError} When a step, an eager service or a
-   * hosted service's `start` fails; what was created is disposed first.
+   * hosted service's `start` fails, when a server option or
+   * `host:shutdownTimeout` has a bad value (step 1, naming the key and its
+   * source), or when the server cannot listen (step 4, naming the address);
+   * what was created is disposed first.
    * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
    *
    * @example Usage
@@ -265,6 +275,53 @@ export class Application<TServices extends object = ServiceMap> {
   }
 
   /**
+   * The address the server of the `serve` option listens on
+   * (`http://127.0.0.1:8080`; the real port when 0 was asked; loopback for
+   * a wildcard address such as `0.0.0.0`), once start-up is done;
+   * `undefined` without `serve`.
+   *
+   * @returns The URL, without a trailing slash.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({
+   *   configuration: () => ({}),
+   *   serve: () => () => new Response("hello"),
+   *   server: { port: 0, hostname: "127.0.0.1" },
+   * });
+   * console.log(await (await fetch(app.url!)).text()); // "hello"
+   * await app.stop();
+   * ```
+   */
+  get url(): string | undefined {
+    return this.#server?.url;
+  }
+
+  /**
+   * The shutdown deadline in force, in milliseconds: the `shutdownTimeout`
+   * option, else the configuration key `host:shutdownTimeout` (read once
+   * step 1 is done), else 10,000.
+   *
+   * @returns The deadline.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * const app = await Application.start({
+   *   configuration: () => ({ host: { shutdownTimeout: 3000 } }),
+   * });
+   * console.log(app.shutdownTimeout); // 3000
+   * await app.stop();
+   * ```
+   */
+  get shutdownTimeout(): number {
+    return this.#shutdownTimeout;
+  }
+
+  /**
    * Adds a hosted service. Added before start-up finished (in step 3 or 4),
    * it starts after the eager services, in the order added; added later, it
    * starts at once. Hosted services stop first at shutdown, newest first.
@@ -315,10 +372,11 @@ export class Application<TServices extends object = ServiceMap> {
    * @param name The name in the health report.
    * @param check Returns or resolves to `{ status, detail? }`; a throw
    * counts as `unhealthy`.
-   * @param options `timeout` (default 2000 ms) and `critical` (default
-   * `true`).
+   * @param options `timeout` (default 2000 ms), `critical` (default
+   * `true`) and `tags` (`"no-readiness"` keeps it out of `/health/ready`).
    * @returns This application, for chaining.
-   * @throws {TypeError} When `check` is not a function.
+   * @throws {TypeError} When `check` is not a function, or `tags` not an
+   * array of strings.
    * @throws {RangeError} When `timeout` is not a positive number of at most
    * 2147483647 (about 24.8 days).
    *
@@ -353,10 +411,22 @@ export class Application<TServices extends object = ServiceMap> {
         `addHealthCheck('${name}'): timeout must be a positive number of milliseconds, at most 2147483647: ${timeout}`,
       );
     }
+    const tags = options.tags;
+    if (
+      tags !== undefined &&
+      (!Array.isArray(tags) || tags.some((tag) => typeof tag !== "string"))
+    ) {
+      throw new TypeError(
+        `addHealthCheck('${name}'): tags must be an array of strings`,
+      );
+    }
     this.#checks.set(name, {
       check,
       timeout,
       critical: options.critical ?? true,
+      ...(tags !== undefined && tags.length > 0
+        ? { tags: Object.freeze([...tags]) }
+        : {}),
     });
     return this;
   }
@@ -386,7 +456,12 @@ export class Application<TServices extends object = ServiceMap> {
    * await app.stop();
    * ```
    */
-  async health(): Promise<HealthReport> {
+  health(): Promise<HealthReport> {
+    return this.#health(false);
+  }
+
+  // The report of every check, or of those that count for readiness.
+  async #health(readiness: boolean): Promise<HealthReport> {
     if (this.#state !== "running") {
       return {
         status: this.#state === "starting" ? "starting" : "stopping",
@@ -401,9 +476,14 @@ export class Application<TServices extends object = ServiceMap> {
         critical: true,
       });
     }
-    for (const [name, check] of this.#checks) checks.set(name, check);
+    for (const [name, check] of this.#checks) {
+      if (readiness && !inReadiness(check)) checks.delete(name);
+      else checks.set(name, check);
+    }
     const report = await runChecks(checks);
-    if (this.#state === "running") this.#healthGauge.update(report);
+    if (this.#state === "running" && !readiness) {
+      this.#healthGauge.update(report);
+    }
     return report;
   }
 
@@ -493,7 +573,10 @@ export class Application<TServices extends object = ServiceMap> {
 
   /**
    * Stops the application once (later calls return the same promise):
-   * hosted services stop, newest first; then the services the locator
+   * the server of `serve` first (readiness turns 503 at once, requests are
+   * served for `drainDelay`, then it stops accepting, lets the requests in
+   * flight finish and closes idle connections); then hosted services stop,
+   * newest first; then the services the locator
    * created are disposed, newest first (a `dispose(options)` method receives
    * `{ signal }` for the time left); then logging, last, so the shutdown's
    * own lines are written. All within `shutdownTimeout`: past it, `stop()`
@@ -531,9 +614,18 @@ export class Application<TServices extends object = ServiceMap> {
     const began = performance.now();
     let step: 1 | 2 | 3 | 4 = 1;
     try {
+      let settings: ServerSettings | undefined;
       await this.#step(1, async () => {
         services.register("config" as never, options.configuration as never);
-        return await services.getAsync("config" as never);
+        const config: unknown = await services.getAsync("config" as never);
+        // The host's own settings come from code, then this configuration.
+        if (!this.#shutdownTimeoutInCode) {
+          this.#shutdownTimeout = configuredShutdownTimeout(config) ??
+            this.#shutdownTimeout;
+        }
+        if (options.serve !== undefined) {
+          settings = serverSettings(options.server, config);
+        }
       });
       const config = services.get("config" as never) as unknown;
       if (options.logging !== undefined) {
@@ -568,6 +660,9 @@ export class Application<TServices extends object = ServiceMap> {
         await this.#startHosted(entry);
         this.#checkNotStopped(4);
       }
+      if (options.serve !== undefined) {
+        await this.#listen(options.serve, config, settings!);
+      }
     } catch (error) {
       const failure = error instanceof ApplicationStartError
         ? error
@@ -591,6 +686,37 @@ export class Application<TServices extends object = ServiceMap> {
     const ms = (performance.now() - began).toFixed(1);
     this.#logger.info(`Application started in ${ms} ms`, {
       durationMs: Number(ms),
+    });
+  }
+
+  // Last in start-up: the server listens once everything it serves runs.
+  async #listen(
+    serve: NonNullable<ApplicationOptions<TServices, unknown>["serve"]>,
+    config: unknown,
+    settings: ServerSettings,
+  ): Promise<void> {
+    let server: HostServer;
+    try {
+      const handler = await serve(this.#services, config, this);
+      if (typeof handler !== "function") {
+        throw new TypeError(
+          `serve must return a request handler (request) => Response, not ${
+            handler === null ? "null" : typeof handler
+          }`,
+        );
+      }
+      server = await HostServer.start(handler, settings, {
+        handle: (inner) => this.handle(inner),
+        health: this.healthHandler(),
+        readiness: () => this.#health(true),
+      });
+    } catch (error) {
+      throw new ApplicationStartError(4, error, "server");
+    }
+    this.#server = this.#serverToStop = server;
+    this.#checkNotStopped(4);
+    this.#logger.info(`Listening on ${server.url} (${server.kind})`, {
+      url: server.url,
     });
   }
 
@@ -702,6 +828,7 @@ export class Application<TServices extends object = ServiceMap> {
       reserveForLogging: this.#hasLogging,
       logStop,
       logger: () => this.#logger,
+      server: this.#takeServer(),
       hosted: this.#started.splice(0),
       takeCreated: () => {
         const hooks = locatorHooks.get(this.#services);
@@ -714,6 +841,12 @@ export class Application<TServices extends object = ServiceMap> {
     this.#logger = consoleLogger(this.#diagnostics);
     this.#state = "stopped";
     return report;
+  }
+
+  #takeServer(): HostServer | undefined {
+    const server = this.#serverToStop;
+    this.#serverToStop = undefined;
+    return server;
   }
 
   #debug(message: string, properties: Record<string, unknown>): void {

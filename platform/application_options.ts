@@ -1,5 +1,6 @@
 import type { ServiceLocator, ServiceMap } from "./service_locator.ts";
 import type { Application } from "./application.ts";
+import type { ServerOptions } from "./server_options.ts";
 
 /**
  * A long-running part of the application that the host starts after the
@@ -127,8 +128,23 @@ export interface ApplicationOptions<
     app: Application<TServices>,
   ) => void | Promise<void>;
   /**
+   * Makes the application an HTTP server: called once start-up is done
+   * (after the eager and hosted services), it returns the Fetch handler
+   * (Hono's `app.fetch` fits) that the host then serves, through
+   * `app.handle`, on `Deno.serve`, `node:http` or `Bun.serve`. Without it
+   * nothing listens.
+   */
+  serve?: (
+    services: ServiceLocator<TServices>,
+    config: TConfig,
+    app: Application<TServices>,
+  ) => ServeHandler | Promise<ServeHandler>;
+  /** How the server of `serve` listens; see {@linkcode ServerOptions}. */
+  server?: ServerOptions;
+  /**
    * Milliseconds `stop()` may take in all; past it, what is still running is
-   * abandoned and named in the report. Default 10,000.
+   * abandoned and named in the report. Else the configuration key
+   * `host:shutdownTimeout`, else 10,000.
    */
   shutdownTimeout?: number;
   /**
@@ -204,4 +220,20 @@ export interface ApplicationRunOptions<
 export type FetchHandler<A extends unknown[]> = (
   request: Request,
   ...args: A
+) => Response | Promise<Response>;
+
+/**
+ * The handler `serve` returns: a Fetch-style handler. It also receives,
+ * after the request, what the runtime passes there (Deno's connection info,
+ * Bun's server; nothing on Node.js), as Hono's `app.fetch` expects.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServeHandler } from "@vendor/kit/platform";
+ *
+ * const handler: ServeHandler = () => new Response("ok");
+ * ```
+ */
+export type ServeHandler = (
+  request: Request,
 ) => Response | Promise<Response>;

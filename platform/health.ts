@@ -88,7 +88,11 @@ export type HealthCheck = (
  * ```ts
  * import type { HealthCheckOptions } from "@vendor/kit/platform";
  *
- * const options: HealthCheckOptions = { timeout: 500, critical: false };
+ * const options: HealthCheckOptions = {
+ *   timeout: 500,
+ *   critical: false,
+ *   tags: ["no-readiness"], // not part of GET /health/ready
+ * };
  * ```
  */
 export interface HealthCheckOptions {
@@ -103,6 +107,14 @@ export interface HealthCheckOptions {
    * most `degraded`. Default `true`.
    */
   critical?: boolean;
+  /**
+   * Labels, shown with the check in the report. Every check counts for
+   * readiness (`GET /health/ready`) unless tagged `"no-readiness"`: use it
+   * for a dependency the application can serve without, or one shared by
+   * every instance, whose failure restarting or unrouting this one would not
+   * cure. Liveness (`GET /health/live`) runs no check at all.
+   */
+  tags?: readonly string[];
 }
 
 /**
@@ -126,6 +138,8 @@ export interface HealthCheckReport {
   error?: string;
   /** `false` for a check that cannot make the application unhealthy. */
   critical?: boolean;
+  /** The check's tags, when it has any. */
+  tags?: readonly string[];
 }
 
 /**

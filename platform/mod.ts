@@ -39,3 +39,4 @@ export * from "./application_options.ts";
 export * from "./application_start_error.ts";
 export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";
+export * from "./server_options.ts";

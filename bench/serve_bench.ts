@@ -1,0 +1,221 @@
+// The cost of Application's `serve` under load: a trivial Fetch handler on a
+// bare Deno.serve ("bare"), wrapped by app.handle() on Deno.serve
+// ("handle", the control), and served by the host ("kit": probes, body
+// limit, app.handle), the access line below the log level, each in its own
+// process, loaded by autocannon with 50 connections on loopback. Rounds
+// alternate so drift hits both sides.
+//
+// Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
+//      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
+import autocannon from "autocannon";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Application } from "../platform/mod.ts";
+import { LoggerManager } from "../logging/mod.ts";
+
+const CONNECTIONS = 50;
+const ROUNDS = 3;
+
+const handler = (_request: Request): Response =>
+  new Response('{"ok":true}', {
+    headers: { "content-type": "application/json" },
+  });
+
+// The server side: `serve_bench.ts server <bare|kit>` prints its port.
+async function server(mode: string): Promise<void> {
+  let stop: () => Promise<unknown>;
+  if (mode === "bare") {
+    const server = Deno.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      onListen: ({ port }) => console.log(port),
+    }, handler);
+    stop = () => server.shutdown();
+  } else if (mode === "handle") {
+    // The control: app.handle() on a bare Deno.serve, as before `serve`.
+    const app = await Application.start({
+      configuration: () => ({}),
+      logging: () =>
+        new LoggerManager().configure({ level: "warning", providers: [] }),
+    });
+    const server = Deno.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      onListen: ({ port }) => console.log(port),
+    }, app.handle(handler));
+    stop = async () => {
+      await server.shutdown();
+      await app.stop();
+    };
+  } else {
+    const app = await Application.start({
+      configuration: () => ({}),
+      // The access line is below the level: the cost measured is the
+      // host's (probe routing, body limit, request id, context, header).
+      logging: () =>
+        new LoggerManager().configure({ level: "warning", providers: [] }),
+      serve: () => handler,
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    console.log(new URL(app.url!).port);
+    stop = () => app.stop();
+  }
+  Deno.addSignalListener("SIGTERM", async () => {
+    await stop();
+    Deno.exit(0);
+  });
+}
+
+interface Result {
+  requests: number;
+  p50: number;
+  p99: number;
+}
+
+async function measure(
+  mode: string,
+  seconds: number,
+  command: [string, ...string[]],
+): Promise<Result> {
+  const child = new Deno.Command(command[0], {
+    args: command.slice(1),
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the ${mode} server ended before listening`);
+    text += value;
+  }
+  const port = Number(text.trim());
+  try {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}/`,
+      connections: CONNECTIONS,
+      duration: seconds,
+    });
+    if (result.errors > 0 || result.non2xx > 0) {
+      throw new Error(
+        `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
+      );
+    }
+    return {
+      requests: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+    };
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    reader.releaseLock();
+  }
+}
+
+// Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
+// installs its workspace in npm/, or KIT_NPM_OUT) against a bare
+// @hono/node-server app, installed with npm into a temporary folder at the
+// version bench/deno.json names: as it comes ("hono", replacing the global
+// Request and Response) and with the standard ones ("hono-std").
+const NODE_SERVER = `
+import process from "node:process";
+const [mode, out] = process.argv.slice(2);
+const handler = () =>
+  new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+let stop;
+if (mode.startsWith("hono")) {
+  // By default @hono/node-server replaces the global Request and Response
+  // with lighter ones of its own; "hono-std" keeps the standard ones, as Kit
+  // does.
+  const { serve } = await import("@hono/node-server");
+  const server = serve({
+    fetch: handler, port: 0, hostname: "127.0.0.1",
+    overrideGlobalObjects: mode === "hono",
+  }, (info) => console.log(info.port));
+  stop = () => new Promise((resolve) => server.close(resolve));
+} else {
+  const { Application } = await import(out + "/node_modules/@vendor/kit-platform/esm/mod.js");
+  const { LoggerManager } = await import(out + "/node_modules/@vendor/kit-platform-logging/esm/mod.js");
+  const app = await Application.start({
+    configuration: () => ({}),
+    logging: () => new LoggerManager().configure({ level: "warning", providers: [] }),
+    serve: () => handler,
+    server: { port: 0, hostname: "127.0.0.1" },
+  });
+  console.log(new URL(app.url).port);
+  stop = () => app.stop();
+}
+process.on("SIGTERM", async () => {
+  await stop();
+  process.exit(0);
+});
+`;
+
+async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
+  const root = new URL("..", import.meta.url).pathname;
+  const out = join(root, Deno.env.get("KIT_NPM_OUT") ?? "npm");
+  if (!existsSync(join(out, "node_modules/@vendor/kit-platform"))) {
+    throw new Error(
+      `no built packages in ${out}: run scripts/test_npm.ts first (KIT_NPM_TESTS=platform is enough)`,
+    );
+  }
+  const imports = JSON.parse(
+    await Deno.readTextFile(new URL("./deno.json", import.meta.url)),
+  ).imports as Record<string, string>;
+  const spec = imports["@hono/node-server"].slice("npm:".length);
+  const dir = await Deno.makeTempDir({ prefix: "kit-serve-bench-" });
+  await Deno.writeTextFile(join(dir, "package.json"), '{"type":"module"}');
+  await Deno.writeTextFile(join(dir, "server.mjs"), NODE_SERVER);
+  const install = await new Deno.Command("npm", {
+    args: ["install", spec, "--no-audit", "--no-fund", "--silent"],
+    cwd: dir,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!install.success) throw new Error(`npm install ${spec} failed`);
+  return (mode) => ["node", join(dir, "server.mjs"), mode, out];
+}
+
+async function main(seconds: number, runtime: string): Promise<void> {
+  const deno = runtime !== "node";
+  const modes = deno ? ["bare", "handle", "kit"] : ["hono", "hono-std", "kit"];
+  const command = deno
+    ? (mode: string): [string, ...string[]] => [
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      "server",
+      mode,
+    ]
+    : await nodeCommand();
+  const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of modes) {
+      results.get(mode)!.push(await measure(mode, seconds, command(mode)));
+    }
+  }
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const peer = median(results.get(modes[0])!.map((r) => r.requests));
+  const peerName = deno ? "bare Deno.serve" : "bare @hono/node-server";
+  console.log(
+    `${runtime}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
+  );
+  for (const mode of modes) {
+    const rows = results.get(mode)!;
+    const rps = median(rows.map((r) => r.requests));
+    console.log(
+      `${mode.padEnd(8)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
+        median(rows.map((r) => r.p50))
+      } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
+        (rps / peer * 100).toFixed(1)
+      } % of ${peerName}`,
+    );
+  }
+}
+
+if (Deno.args[0] === "server") await server(Deno.args[1] ?? "bare");
+else if (Deno.args[0] === "node") await main(Number(Deno.args[1] ?? 8), "node");
+else await main(Number(Deno.args[0] ?? 8), "deno");

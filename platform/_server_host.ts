@@ -1,0 +1,249 @@
+// The host's HTTP server: the health probes in front of the application's
+// handler, the request body limit inside app.handle (so a 413 gets a
+// request id and an access line), and the drain at shutdown: serve on for
+// drainDelay while readiness says 503, then stop accepting, let the
+// requests in flight finish and close idle connections.
+import type { HealthReport } from "./health.ts";
+import type { ServerSettings } from "./_server_settings.ts";
+import { listen } from "./_server_deno.ts";
+import type { Listener } from "./_server_common.ts";
+import { until } from "./_server_common.ts";
+import { unrefTimer } from "../core/mod.ts";
+
+/** A handler as the runtime calls it. */
+type Handler = (request: Request, ...args: unknown[]) => Promise<Response>;
+
+/** What the server needs from the application. */
+export interface ServerHost {
+  /** app.handle: request id, context, access line, span. */
+  handle(
+    handler: (
+      request: Request,
+      ...args: unknown[]
+    ) => Response | Promise<Response>,
+  ): Handler;
+  /** The `/health` answer (app.healthHandler()). */
+  health: (request: Request) => Promise<Response>;
+  /** The report of the checks that count for readiness. */
+  readiness(): Promise<HealthReport>;
+}
+
+const NO_STORE = {
+  "Content-Type": "application/json",
+  "Cache-Control": "no-store",
+};
+
+function json(body: unknown, status: number): Response {
+  // The same Content-Type in every runtime (Bun's Response.json adds a
+  // charset).
+  return new Response(JSON.stringify(body), { status, headers: NO_STORE });
+}
+
+type Probe = "health" | "live" | "ready" | undefined;
+
+// Which probe a GET or HEAD asks for, without parsing the URL.
+function probeOf(request: Request): Probe {
+  const method = request.method;
+  if (method !== "GET" && method !== "HEAD") return undefined;
+  const url = request.url;
+  const scheme = url.indexOf("://");
+  const start = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
+  if (start < 0 || !url.startsWith("/health", start)) return undefined;
+  let end = url.indexOf("?", start);
+  if (end < 0) end = url.length;
+  switch (url.slice(start + 7, end)) {
+    case "":
+      return "health";
+    case "/live":
+      return "live";
+    case "/ready":
+      return "ready";
+    default:
+      return undefined;
+  }
+}
+
+function tooLarge(limit: number): Response {
+  return new Response(
+    JSON.stringify({
+      message:
+        `The request body is larger than the limit of ${limit} bytes (server:maxBodySize)`,
+    }),
+    {
+      status: 413,
+      // The rest of the body is not read: the connection ends here.
+      headers: { "Content-Type": "application/json", "Connection": "close" },
+    },
+  );
+}
+
+class BodyTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`The request body is larger than the limit of ${limit} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
+// The body, counted as it is read: past the limit the read fails, and the
+// source is cancelled so nothing more is buffered.
+function limitedBody(
+  source: ReadableStream<Uint8Array>,
+  limit: number,
+  exceeded: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let total = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller): Promise<void> {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      total += value.byteLength;
+      if (total > limit) {
+        exceeded();
+        reader.cancel().catch(() => {});
+        controller.error(new BodyTooLargeError(limit));
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason): Promise<void> {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** The application's handler behind the body limit. */
+export function limitBody(
+  handler: (
+    request: Request,
+    ...args: unknown[]
+  ) => Response | Promise<Response>,
+  limit: number,
+): (request: Request, ...args: unknown[]) => Response | Promise<Response> {
+  const limited = async (
+    request: Request,
+    body: ReadableStream<Uint8Array>,
+    args: unknown[],
+  ): Promise<Response> => {
+    const declared = request.headers.get("content-length");
+    if (declared !== null && Number(declared) > limit) return tooLarge(limit);
+    let over = false;
+    const counted = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: limitedBody(body, limit, () => over = true),
+      signal: request.signal,
+      duplex: "half",
+    } as RequestInit);
+    let response: Response | undefined;
+    try {
+      response = await handler(counted, ...args);
+    } catch (error) {
+      if (!over) throw error;
+    }
+    if (over) {
+      // Whatever the handler made of the failed read, the answer is 413.
+      await response?.body?.cancel().catch(() => {});
+      return tooLarge(limit);
+    }
+    return response!;
+  };
+  return (request: Request, ...args: unknown[]) => {
+    // GET and HEAD carry no body: the common case adds no promise and no
+    // body access.
+    const method = request.method;
+    if (method === "GET" || method === "HEAD") return handler(request, ...args);
+    const body = request.body;
+    return body === null
+      ? handler(request, ...args)
+      : limited(request, body, args);
+  };
+}
+
+/** A listening server of the application. */
+export class HostServer {
+  readonly #listener: Listener;
+  readonly #drainDelay: number;
+
+  private constructor(listener: Listener, drainDelay: number) {
+    this.#listener = listener;
+    this.#drainDelay = drainDelay;
+  }
+
+  /**
+   * Listens with `handler` behind the probes and the body limit.
+   *
+   * @throws {Error} Naming the address when it cannot listen.
+   */
+  static async start(
+    handler: (
+      request: Request,
+      ...args: unknown[]
+    ) => Response | Promise<Response>,
+    settings: ServerSettings,
+    host: ServerHost,
+  ): Promise<HostServer> {
+    const app = host.handle(limitBody(handler, settings.maxBodySize));
+    let serve: Handler = app;
+    if (settings.health) {
+      const live = (): Response => json({ status: "alive" }, 200);
+      const ready = async (): Promise<Response> => {
+        const report = await host.readiness();
+        const ok = report.status === "healthy" ||
+          report.status === "degraded";
+        return json(report, ok ? 200 : 503);
+      };
+      // Probes come every few seconds: they skip app.handle's access line.
+      serve = (request: Request, ...args: unknown[]): Promise<Response> => {
+        switch (probeOf(request)) {
+          case undefined:
+            return app(request, ...args);
+          case "live":
+            return Promise.resolve(live());
+          case "ready":
+            return ready();
+          case "health":
+            return host.health(request);
+        }
+      };
+    }
+    const listener = await listen(serve, {
+      port: settings.port,
+      hostname: settings.hostname,
+      headersTimeout: settings.headersTimeout,
+      idleTimeout: settings.idleTimeout,
+    });
+    return new HostServer(listener, settings.drainDelay);
+  }
+
+  /** `http://host:port` as bound. */
+  get url(): string {
+    return this.#listener.url;
+  }
+
+  /** `Deno.serve`, `node:http` or `Bun.serve`. */
+  get kind(): string {
+    return this.#listener.kind;
+  }
+
+  /**
+   * Serves on for drainDelay (readiness already says 503), then closes.
+   * Resolves `false` when `signal` (the deadline) came first.
+   */
+  async stop(signal: AbortSignal): Promise<boolean> {
+    if (this.#drainDelay > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await until(
+        new Promise<void>((resolve) => {
+          timer = unrefTimer(setTimeout(resolve, this.#drainDelay));
+        }),
+        signal,
+      );
+      clearTimeout(timer);
+    }
+    return await this.#listener.close(signal);
+  }
+}

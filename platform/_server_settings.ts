@@ -1,0 +1,226 @@
+// The host's settings from code first, then the configuration step's value
+// (duck-typed: a ConfigurationManager's getValue/hasValue/getSource, or a
+// plain object walked by the colon path), then defaults. Strings (from
+// environment variables) are read as whole numbers; a bad value names its
+// key and the source that set it.
+import { readEnvironmentVariable } from "../core/mod.ts";
+import type { ServerOptions } from "./server_options.ts";
+
+/** The server's settings in force. */
+export interface ServerSettings {
+  port: number;
+  hostname: string;
+  drainDelay: number;
+  health: boolean;
+  maxBodySize: number;
+  headersTimeout: number;
+  idleTimeout: number;
+}
+
+const MAX_TIMER = 2_147_483_647;
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_SIZE = 1_048_576;
+// As Node.js's headersTimeout and nginx's client_header_timeout.
+const DEFAULT_HEADERS_TIMEOUT = 60_000;
+// As Node.js's keepAliveTimeout.
+const DEFAULT_IDLE_TIMEOUT = 5_000;
+const DEFAULT_PORT = 3000;
+
+/** A value and where it came from. */
+interface Setting {
+  value: unknown;
+  source: string;
+}
+
+interface ConfigurationLike {
+  getValue(key: string, fallback?: unknown): unknown;
+  hasValue?(key: string): boolean;
+  getSource?(key: string): string | undefined;
+}
+
+function isConfigurationLike(value: unknown): value is ConfigurationLike {
+  return value !== null && typeof value === "object" &&
+    typeof (value as ConfigurationLike).getValue === "function";
+}
+
+// A missing key reads as undefined; a configuration object whose getValue
+// throws for a missing key without a default is asked with one.
+function fromConfiguration(config: unknown, key: string): Setting | undefined {
+  if (isConfigurationLike(config)) {
+    if (typeof config.hasValue === "function" && !config.hasValue(key)) {
+      return undefined;
+    }
+    const value = config.getValue(key, undefined);
+    if (value === undefined || value === null) return undefined;
+    const source = config.getSource?.(key);
+    return {
+      value,
+      // "env APP_SERVER__PORT" names the variable itself.
+      source: source === undefined
+        ? "the configuration"
+        : source.startsWith("env ")
+        ? source.slice(4)
+        : source,
+    };
+  }
+  let node: unknown = config;
+  for (const part of key.split(":")) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node === undefined || node === null
+    ? undefined
+    : { value: node, source: "the configuration" };
+}
+
+function pick(
+  code: unknown,
+  codeName: string,
+  config: unknown,
+  key: string,
+): Setting | undefined {
+  if (code !== undefined) return { value: code, source: codeName };
+  return fromConfiguration(config, key);
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? value : String(value);
+}
+
+/** A whole number from min to max; strings of digits are read as numbers. */
+export function wholeNumber(
+  setting: Setting,
+  key: string,
+  min: number,
+  max: number,
+): number {
+  const raw = setting.value;
+  const value = typeof raw === "number"
+    ? raw
+    : typeof raw === "string" && /^\s*\d+\s*$/.test(raw)
+    ? Number(raw)
+    : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(
+      `${key} must be a whole number from ${min} to ${max}: '${
+        describe(raw)
+      }' (from ${setting.source})`,
+    );
+  }
+  return value;
+}
+
+function number(
+  code: number | undefined,
+  name: string,
+  config: unknown,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const setting = pick(code, `the server option ${name}`, config, key);
+  return setting === undefined ? fallback : wholeNumber(setting, key, min, max);
+}
+
+/**
+ * The server's settings from `options.server`, then the configuration,
+ * then (for the port) the `PORT` variable, then the defaults.
+ *
+ * @throws {RangeError} Naming the key and the source of a bad value.
+ */
+export function serverSettings(
+  code: ServerOptions | undefined,
+  config: unknown,
+): ServerSettings {
+  const options = code ?? {};
+  let port = pick(
+    options.port,
+    "the server option port",
+    config,
+    "server:port",
+  );
+  if (port === undefined) {
+    const env = readEnvironmentVariable("PORT");
+    if (env !== undefined && env.trim() !== "") {
+      port = { value: env, source: "PORT" };
+    }
+  }
+  const host = pick(
+    options.hostname,
+    "the server option hostname",
+    config,
+    "server:host",
+  );
+  if (
+    host !== undefined &&
+    (typeof host.value !== "string" || host.value.trim() === "")
+  ) {
+    throw new TypeError(
+      `server:host must be a host name or an IP address: '${
+        describe(host.value)
+      }' (from ${host.source})`,
+    );
+  }
+  if (options.health !== undefined && typeof options.health !== "boolean") {
+    throw new TypeError(
+      `server.health must be true or false: '${describe(options.health)}'`,
+    );
+  }
+  return {
+    port: port === undefined
+      ? DEFAULT_PORT
+      : wholeNumber(port, "server:port", 0, 65_535),
+    hostname: host === undefined ? "0.0.0.0" : (host.value as string).trim(),
+    drainDelay: number(
+      options.drainDelay,
+      "drainDelay",
+      config,
+      "server:drainDelay",
+      0,
+      0,
+      MAX_TIMER,
+    ),
+    health: options.health ?? true,
+    maxBodySize: number(
+      options.maxBodySize,
+      "maxBodySize",
+      config,
+      "server:maxBodySize",
+      DEFAULT_MAX_BODY_SIZE,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    headersTimeout: number(
+      options.headersTimeout,
+      "headersTimeout",
+      config,
+      "server:headersTimeout",
+      DEFAULT_HEADERS_TIMEOUT,
+      1,
+      MAX_TIMER,
+    ),
+    idleTimeout: number(
+      options.idleTimeout,
+      "idleTimeout",
+      config,
+      "server:idleTimeout",
+      DEFAULT_IDLE_TIMEOUT,
+      1,
+      MAX_TIMER,
+    ),
+  };
+}
+
+/**
+ * `host:shutdownTimeout` from the configuration, when code gave none;
+ * `undefined` when neither did.
+ *
+ * @throws {RangeError} Naming the source of a bad value.
+ */
+export function configuredShutdownTimeout(config: unknown): number | undefined {
+  const setting = fromConfiguration(config, "host:shutdownTimeout");
+  return setting === undefined
+    ? undefined
+    : wholeNumber(setting, "host:shutdownTimeout", 0, MAX_TIMER);
+}

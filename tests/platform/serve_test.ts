@@ -1,0 +1,249 @@
+// Application.start({ serve }): the host listens once start-up is done,
+// through app.handle, on the bound address in app.url; options from code,
+// then configuration, then PORT; bad values and a port in use fail start-up.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import { createServer } from "node:net";
+import { Application, ApplicationStartError } from "../../platform/mod.ts";
+import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
+import { send } from "./_serve_support.ts";
+
+const hello = (): Response => new Response("hello");
+
+describe("Application serve", () => {
+  it("listens on an ephemeral port once start-up is done, through app.handle", async () => {
+    const order: string[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      services: (_services, _config, app) => {
+        app.addHostedService("worker", {
+          start: () => void order.push("hosted started"),
+          stop: () => {},
+        });
+      },
+      serve: (_services, _config, app) => {
+        order.push("serve called");
+        assert.equal(app.url, undefined);
+        return (request: Request) =>
+          new Response(`${request.method} ${new URL(request.url).pathname}`);
+      },
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    assert.deepEqual(order, ["hosted started", "serve called"]);
+    assert.match(app.url!, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(new URL(app.url!).port, "0");
+    const answer = await send(app.url!, "/a/b?x=1", {
+      headers: { "X-Request-ID": "req-42" },
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body, "GET /a/b");
+    assert.equal(answer.headers["x-request-id"], "req-42");
+  });
+
+  it("passes statuses, repeated headers, streamed and byte bodies through", async () => {
+    await using app = await Application.start({
+      configuration: () => ({}),
+      serve: () => (request: Request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/stream") {
+          const parts = ["one ", "two ", "three"];
+          return new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                const part = parts.shift();
+                if (part === undefined) controller.close();
+                else controller.enqueue(new TextEncoder().encode(part));
+              },
+            }),
+          );
+        }
+        if (path === "/bytes") {
+          return new Response(new Uint8Array([104, 105]), { status: 201 });
+        }
+        const headers = new Headers({ "Content-Type": "text/plain" });
+        headers.append("Set-Cookie", "a=1");
+        headers.append("Set-Cookie", "b=2");
+        return new Response("héllo", { status: 202, headers });
+      },
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    const text = await send(app.url!, "/");
+    assert.equal(text.status, 202);
+    assert.equal(text.body, "héllo");
+    assert.deepEqual(text.headers["set-cookie"], ["a=1", "b=2"]);
+    assert.equal((await send(app.url!, "/stream")).body, "one two three");
+    const bytes = await send(app.url!, "/bytes");
+    assert.equal(bytes.status, 201);
+    assert.equal(bytes.body, "hi");
+  });
+
+  it("does not listen without serve", async () => {
+    await using app = await Application.start({ configuration: () => ({}) });
+    assert.equal(app.url, undefined);
+  });
+
+  it("reads server:port and server:host from the configuration", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(
+      new MemoryProvider({ "server:port": "0", "server:host": "127.0.0.1" }),
+    );
+    await using app = await Application.start({
+      configuration: async () => {
+        await config.loadConfiguration();
+        return config;
+      },
+      serve: () => hello,
+    });
+    assert.match(app.url!, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await send(app.url!, "/")).body, "hello");
+  });
+
+  it("takes code before configuration", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(new MemoryProvider({ "server:port": "abc" }));
+    await using app = await Application.start({
+      configuration: async () => {
+        await config.loadConfiguration();
+        return config;
+      },
+      serve: () => hello,
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    assert.equal((await send(app.url!, "/")).status, 200);
+  });
+
+  it("falls back to the PORT variable", async () => {
+    const saved = process.env.PORT;
+    process.env.PORT = "0";
+    try {
+      await using app = await Application.start({
+        configuration: () => ({}),
+        serve: () => hello,
+        server: { hostname: "127.0.0.1" },
+      });
+      assert.equal((await send(app.url!, "/")).status, 200);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+
+  it("fails start-up on a bad APP_SERVER__PORT, naming the key and the variable", async () => {
+    process.env.APP_SERVER__PORT = "abc";
+    try {
+      const config = new ConfigurationManager();
+      config.addEnvironmentVariables("APP");
+      let served = false;
+      await assert.rejects(
+        Application.start({
+          configuration: async () => {
+            await config.loadConfiguration();
+            return config;
+          },
+          serve: () => {
+            served = true;
+            return hello;
+          },
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof ApplicationStartError);
+          assert.equal(
+            error.message,
+            "Start-up step 1 (configuration) failed: server:port must be a whole number from 0 to 65535: 'abc' (from APP_SERVER__PORT)",
+          );
+          return true;
+        },
+      );
+      assert.equal(served, false);
+    } finally {
+      delete process.env.APP_SERVER__PORT;
+    }
+  });
+
+  it("names the code option when it is the bad value", async () => {
+    await assert.rejects(
+      Application.start({
+        configuration: () => ({}),
+        serve: () => hello,
+        server: { maxBodySize: -1 },
+      }),
+      {
+        message:
+          "Start-up step 1 (configuration) failed: server:maxBodySize must be a whole number from 1 to 9007199254740991: '-1' (from the server option maxBodySize)",
+      },
+    );
+  });
+
+  it("reads host:shutdownTimeout after step 1; app.shutdownTimeout tells the value in force", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(new MemoryProvider({ "host:shutdownTimeout": "1234" }));
+    await using app = await Application.start({
+      configuration: async () => {
+        await config.loadConfiguration();
+        return config;
+      },
+    });
+    assert.equal(app.shutdownTimeout, 1234);
+    await using coded = await Application.start({
+      configuration: () => config,
+      shutdownTimeout: 50,
+    });
+    assert.equal(coded.shutdownTimeout, 50);
+    await using plain = await Application.start({ configuration: () => ({}) });
+    assert.equal(plain.shutdownTimeout, 10_000);
+  });
+
+  it("fails start-up on a bad host:shutdownTimeout, naming its source", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(new MemoryProvider({ "host:shutdownTimeout": "soon" }));
+    await assert.rejects(
+      Application.start({
+        configuration: async () => {
+          await config.loadConfiguration();
+          return config;
+        },
+      }),
+      {
+        message:
+          "Start-up step 1 (configuration) failed: host:shutdownTimeout must be a whole number from 0 to 2147483647: 'soon' (from memory)",
+      },
+    );
+  });
+
+  it("fails start-up when the port is in use, naming the address, and disposes what it made", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) =>
+      blocker.listen(0, "127.0.0.1", resolve)
+    );
+    const port = (blocker.address() as { port: number }).port;
+    let disposed = false;
+    try {
+      await assert.rejects(
+        Application.start({
+          configuration: () => ({}),
+          services: (services) => {
+            services.register("thing", () => ({
+              dispose: () => void (disposed = true),
+            }), { eager: true });
+          },
+          serve: () => hello,
+          server: { port, hostname: "127.0.0.1" },
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof ApplicationStartError);
+          assert.match(
+            error.message,
+            new RegExp(
+              `^Start-up step 4 \\(services\\) failed: cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`,
+            ),
+          );
+          return true;
+        },
+      );
+      assert.equal(disposed, true);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
