@@ -1,4 +1,3 @@
-import type { LocalizationMessageError } from "./localization_message_error.ts";
 import type {
   LocalizationParseContext,
   LocalizationSegment,
