@@ -5,9 +5,8 @@
 import { BodyTooLarge } from "./_read_body.ts";
 
 type NodeFs = typeof import("node:fs/promises");
-type NodeFsConstants = typeof import("node:fs").constants;
 
-let fsPromise: Promise<[NodeFs, NodeFsConstants]> | undefined;
+let fsPromise: Promise<NodeFs> | undefined;
 
 const CHUNK = 64 * 1024;
 
@@ -21,11 +20,9 @@ export async function readTextFile(
   path: string,
   limit: number,
 ): Promise<string | BodyTooLarge> {
-  fsPromise ??= Promise.all([
-    import("node:fs/promises"),
-    import("node:fs").then((fs) => fs.constants),
-  ]);
-  const [fs, constants] = await fsPromise;
+  fsPromise ??= import("node:fs/promises");
+  const fs = await fsPromise;
+  const { constants } = fs;
   // O_NONBLOCK: opening a FIFO returns at once (it is refused below) instead
   // of waiting for a writer; it changes nothing for a regular file.
   const handle = await fs.open(
