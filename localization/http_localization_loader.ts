@@ -71,7 +71,8 @@ export interface HttpLocalizationLoaderOptions {
    * The largest resource read, in bytes: a larger Content-Length is refused
    * before reading, and a body (chunked or not) is refused as soon as more
    * has arrived. `0` turns it off. Default 10485760 (10 MiB). With a client
-   * it is passed on as `maxResponseSize`.
+   * it is passed on as `maxResponseSize` (not when `0`: then the client's
+   * own limits apply).
    */
   maxResourceSize?: number;
 }
@@ -192,9 +193,11 @@ export class HttpLocalizationLoader implements LocalizationLoader {
     if (this.#client !== undefined) {
       const limit = this.#maxResourceSize;
       try {
-        return await this.#client.get<unknown>(address, {
-          maxResponseSize: limit,
-        });
+        // Without a limit of its own the loader leaves the client's limits
+        // alone (0 would turn Kit's HttpClient's off).
+        return await (limit > 0
+          ? this.#client.get<unknown>(address, { maxResponseSize: limit })
+          : this.#client.get<unknown>(address));
       } catch (error) {
         if (limit > 0 && isTooLarge(error)) {
           throw new LocalizationLoadError({
