@@ -12,10 +12,15 @@ import {
   LocalizationManager,
   LocalizationMessageError,
 } from "../../localization/mod.ts";
+import { isNpmPass } from "../_support/module_url.ts";
 
+// In the npm passes the fixtures are found beside the sources of the repo.
+const FIXTURES = isNpmPass()
+  ? new URL("../../../../tests/localization/fixtures/", import.meta.url)
+  : new URL("./fixtures/", import.meta.url);
 const TEMPLATE = fileURLToPath(
-  new URL("./fixtures/reference_expansion/{culture}.json", import.meta.url),
-);
+  new URL("./reference_expansion/", FIXTURES),
+) + "{culture}.json";
 
 async function managerFor(
   culture: string,
