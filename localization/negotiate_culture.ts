@@ -123,6 +123,9 @@ export function negotiateCulture(
   assertCultureName(fallback);
   const result = pickCulture(parseAcceptLanguage(acceptLanguage), available) ??
     fallback;
-  remember(memoKey, result);
+  // A fresh copy of the key: the slice of the header may share the whole
+  // header's memory in the engine (V8 and JavaScriptCore keep substrings as
+  // views), which would keep it alive in the memo.
+  remember(JSON.parse(JSON.stringify(memoKey)) as string, result);
   return result;
 }
