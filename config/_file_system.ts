@@ -4,23 +4,25 @@
 // Node.js and Bun alike.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { unrefTimer } from "../core/mod.ts";
-import { DEFAULT_MAX_FILE_SIZE } from "./_limits.ts";
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_READ_TIMEOUT } from "./_limits.ts";
 import { getEnvironmentVariable } from "./_environment_deno.ts";
 
 type PathModule = typeof import("node:path");
 
 async function modules(source: string): Promise<{
   fs: typeof import("node:fs/promises");
+  constants: typeof import("node:fs").constants;
   path: PathModule;
   process: typeof import("node:process");
 }> {
   try {
-    const [fs, path, process] = await Promise.all([
+    const [fs, { constants }, path, process] = await Promise.all([
       import("node:fs/promises"),
+      import("node:fs"),
       import("node:path"),
       import("node:process"),
     ]);
-    return { fs, path, process };
+    return { fs, constants, path, process };
   } catch (cause) {
     throw new ConfigurationSourceError(
       `Configuration source ${source} needs a file system (Deno, Node.js or Bun); in a browser use JsonUrlProvider or MemoryProvider`,
@@ -50,18 +52,25 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
- * Reads a text file as strict UTF-8, at most `maxFileSize` bytes;
- * `undefined` when it does not exist.
+ * Reads a text file as strict UTF-8, at most `maxFileSize` bytes, within
+ * `readTimeout` ms; `undefined` when it does not exist.
  *
- * @throws {ConfigurationSourceError} when it exists but cannot be read, is
- * larger than `maxFileSize`, or is not valid UTF-8 (naming the byte offset).
+ * @throws {ConfigurationSourceError} when it exists but is not a regular
+ * file, cannot be read (in time), is larger than `maxFileSize`, or is not
+ * valid UTF-8 (naming the byte offset).
  */
 export async function readTextFile(
   absolutePath: string,
   source: string,
   maxFileSize: number = DEFAULT_MAX_FILE_SIZE,
+  readTimeout: number = DEFAULT_READ_TIMEOUT,
 ): Promise<string | undefined> {
-  const bytes = await readBytes(absolutePath, source, maxFileSize);
+  const bytes = await readBytesWithin(
+    absolutePath,
+    source,
+    maxFileSize,
+    readTimeout,
+  );
   if (bytes === undefined) return undefined;
   if (bytes === TOO_LARGE) {
     throw new ConfigurationSourceError(
@@ -87,23 +96,69 @@ export async function readTextFile(
 const TOO_LARGE = "too large";
 const CHUNK = 64 * 1024;
 
-// The file's bytes, read in chunks so a file that grows (or reports no size,
-// like /dev/stdin) still stops at the limit: `undefined` when missing,
-// TOO_LARGE past `maxFileSize` bytes.
+// readBytes within `readTimeout` ms: a file system that stops answering (a
+// hung network mount) fails the load, naming the path, instead of holding it
+// for ever. The timer is unref'd, so it never keeps the process alive; a read
+// still in flight closes its file when it ends.
+function readBytesWithin(
+  absolutePath: string,
+  source: string,
+  maxFileSize: number,
+  readTimeout: number,
+): Promise<Uint8Array | undefined | typeof TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    const timer = unrefTimer(setTimeout(() => {
+      reject(
+        new ConfigurationSourceError(
+          `Configuration file ${absolutePath} could not be read within ${readTimeout} ms (readTimeout); check the file system it is on, or raise the provider's readTimeout option`,
+          { source, path: absolutePath },
+        ),
+      );
+    }, readTimeout));
+    readBytes(absolutePath, source, maxFileSize).then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+// The file's bytes, read in chunks so a file that grows (or reports a wrong
+// size) still stops at the limit: `undefined` when missing, TOO_LARGE past
+// `maxFileSize` bytes.
 async function readBytes(
   absolutePath: string,
   source: string,
   maxFileSize: number,
 ): Promise<Uint8Array | undefined | typeof TOO_LARGE> {
-  const { fs } = await modules(source);
+  const { fs, constants } = await modules(source);
   let handle: Awaited<ReturnType<typeof fs.open>>;
   try {
-    handle = await fs.open(absolutePath, "r");
+    // O_NONBLOCK: opening a FIFO returns at once (it is refused below)
+    // instead of waiting for a writer for ever; it changes nothing for a
+    // regular file. Windows has no such flag and no FIFOs to open this way.
+    handle = await fs.open(
+      absolutePath,
+      constants.O_RDONLY | (constants.O_NONBLOCK ?? 0),
+    );
   } catch (cause) {
     return unreadable(cause, absolutePath, source);
   }
   try {
-    const { size } = await handle.stat();
+    const stats = await handle.stat();
+    if (stats.isDirectory()) {
+      return unreadable(
+        Object.assign(new Error("EISDIR"), { code: "EISDIR" }),
+        absolutePath,
+        source,
+      );
+    }
+    if (!stats.isFile()) {
+      throw new ConfigurationSourceError(
+        `Configuration file ${absolutePath} is not a regular file (${
+          kindOf(stats)
+        }); name a regular file`,
+        { source, path: absolutePath },
+      );
+    }
+    const { size } = stats;
     if (size > maxFileSize) return TOO_LARGE;
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -128,10 +183,23 @@ async function readBytes(
     }
     return bytes;
   } catch (cause) {
+    if (cause instanceof ConfigurationSourceError) throw cause;
     return unreadable(cause, absolutePath, source);
   } finally {
     await handle.close().catch(() => {});
   }
+}
+
+function kindOf(stats: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a file";
 }
 
 function unreadable(
@@ -194,9 +262,15 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
 async function fingerprint(
   absolutePath: string,
   maxFileSize: number,
+  readTimeout: number,
 ): Promise<string | undefined> {
   try {
-    const bytes = await readBytes(absolutePath, absolutePath, maxFileSize);
+    const bytes = await readBytesWithin(
+      absolutePath,
+      absolutePath,
+      maxFileSize,
+      readTimeout,
+    );
     if (bytes === undefined) return undefined;
     if (bytes === TOO_LARGE) {
       const fs = await import("node:fs/promises");
@@ -222,13 +296,14 @@ export function pollFile(
   interval: number,
   onChange: () => void,
   maxFileSize: number = DEFAULT_MAX_FILE_SIZE,
+  readTimeout: number = DEFAULT_READ_TIMEOUT,
 ): () => Promise<void> {
   let last = initial;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inflight: Promise<void> | undefined;
   const tick = async (): Promise<void> => {
-    const text = await fingerprint(absolutePath, maxFileSize);
+    const text = await fingerprint(absolutePath, maxFileSize, readTimeout);
     if (stopped) return;
     if (text !== last) {
       last = text;

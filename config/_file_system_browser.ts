@@ -24,6 +24,7 @@ export function readTextFile(
   _absolutePath: string,
   source: string,
   _maxFileSize?: number,
+  _readTimeout?: number,
 ): Promise<string | undefined> {
   return Promise.reject(unavailable(source));
 }
@@ -35,6 +36,7 @@ export function pollFile(
   _interval: number,
   _onChange: () => void,
   _maxFileSize?: number,
+  _readTimeout?: number,
 ): () => Promise<void> {
   return () => Promise.resolve();
 }

@@ -7,6 +7,9 @@ export const MAX_DEPTH = 200;
 /** The default largest file a file provider reads: 10 MiB. */
 export const DEFAULT_MAX_FILE_SIZE: number = 10 * 1024 * 1024;
 
+/** The default longest a file provider waits for one file read: 10 s. */
+export const DEFAULT_READ_TIMEOUT = 10_000;
+
 /**
  * Shortens a long key path for an error message: its start and its end,
  * with `…` between.
@@ -82,6 +85,24 @@ export function checkMaxFileSize(owner: string, value: unknown): void {
   ) {
     throw new RangeError(
       `${owner}: maxFileSize must be a positive number of bytes, got ${
+        String(value)
+      }`,
+    );
+  }
+}
+
+/**
+ * Checks a `readTimeout` option.
+ *
+ * @throws {RangeError} When it is given and not a positive number.
+ */
+export function checkReadTimeout(owner: string, value: unknown): void {
+  if (
+    value !== undefined &&
+    (typeof value !== "number" || Number.isNaN(value) || value <= 0)
+  ) {
+    throw new RangeError(
+      `${owner}: readTimeout must be a positive number of milliseconds, got ${
         String(value)
       }`,
     );

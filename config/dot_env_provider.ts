@@ -7,7 +7,7 @@ import type {
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { readTextFile, resolveConfigPath } from "./_file_system.ts";
-import { checkMaxFileSize } from "./_limits.ts";
+import { checkMaxFileSize, checkReadTimeout } from "./_limits.ts";
 import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 
@@ -31,6 +31,11 @@ export interface DotEnvOptions {
    * {@linkcode ConfigurationSourceError}. Default 10 MiB.
    */
   maxFileSize?: number;
+  /**
+   * The longest one read of the file may take, in milliseconds (see
+   * `JsonFileOptions`). Default `10000`.
+   */
+  readTimeout?: number;
 }
 
 // dotenv's parser accepts only [\w.-] in names; colon paths are carried
@@ -108,7 +113,8 @@ export class DotEnvProvider implements ConfigurationProvider {
    * @param options Whether it is optional, the prefix, the root, the size
    * limit.
    * @throws {TypeError} When the path is empty.
-   * @throws {RangeError} When `maxFileSize` is not a positive number.
+   * @throws {RangeError} When `maxFileSize` or `readTimeout` is not a
+   * positive number.
    */
   constructor(path: string, options: DotEnvOptions = {}) {
     if (typeof path !== "string" || path.trim() === "") {
@@ -119,6 +125,7 @@ export class DotEnvProvider implements ConfigurationProvider {
     this.name = path;
     this.#options = { ...options };
     checkMaxFileSize("DotEnvProvider", options.maxFileSize);
+    checkReadTimeout("DotEnvProvider", options.readTimeout);
     this.#prefix = normalizePrefix(options.prefix);
   }
 
@@ -137,7 +144,8 @@ export class DotEnvProvider implements ConfigurationProvider {
    *
    * @returns One entry per mapped name.
    * @throws {ConfigurationSourceError} when a required file is missing, is
-   * larger than `maxFileSize` or is not valid UTF-8 (naming the byte offset).
+   * not a regular file (a FIFO, a device), takes longer than `readTimeout`
+   * to read, is larger than `maxFileSize` or is not valid UTF-8 (naming the byte offset).
    * @throws {UnsafeConfigurationKeyError} for a name naming `__proto__`.
    */
   async load(): Promise<ConfigurationEntry[]> {
@@ -147,6 +155,7 @@ export class DotEnvProvider implements ConfigurationProvider {
       path,
       this.name,
       this.#options.maxFileSize,
+      this.#options.readTimeout,
     );
     if (text === undefined) {
       if (this.#options.optional === true) {

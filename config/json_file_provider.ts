@@ -7,7 +7,7 @@ import type {
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { pollFile, readTextFile, resolveConfigPath } from "./_file_system.ts";
 import { parseJsonSource } from "./_json_source.ts";
-import { checkMaxFileSize } from "./_limits.ts";
+import { checkMaxFileSize, checkReadTimeout } from "./_limits.ts";
 
 /** Options of {@linkcode JsonFileProvider} and `addJsonFile`. */
 export interface JsonFileOptions {
@@ -36,6 +36,13 @@ export interface JsonFileOptions {
    * Default 10 MiB (`10 * 1024 * 1024`).
    */
   maxFileSize?: number;
+  /**
+   * The longest one read of the file may take, in milliseconds: past it the
+   * load fails with a {@linkcode ConfigurationSourceError} naming the path
+   * instead of waiting (on a file system that stopped answering). Default
+   * `10000`. A FIFO, socket or device is refused at once, whatever this is.
+   */
+  readTimeout?: number;
   /**
    * The label `explain()`, `getSource()` and error messages show for the
    * file's values. Default: the path as given. `createConfiguration()` names
@@ -81,7 +88,8 @@ export class JsonFileProvider implements ConfigurationProvider {
    * @param options Whether it is optional or watched, the root, the size
    * limit.
    * @throws {TypeError} When the path is empty.
-   * @throws {RangeError} When `maxFileSize` is not a positive number.
+   * @throws {RangeError} When `maxFileSize` or `readTimeout` is not a
+   * positive number.
    */
   constructor(path: string, options: JsonFileOptions = {}) {
     if (typeof path !== "string" || path.trim() === "") {
@@ -93,6 +101,7 @@ export class JsonFileProvider implements ConfigurationProvider {
     this.#path = path;
     this.#options = { ...options };
     checkMaxFileSize("JsonFileProvider", options.maxFileSize);
+    checkReadTimeout("JsonFileProvider", options.readTimeout);
   }
 
   /** The absolute path the file resolved to at the last load, if loaded. */
@@ -111,7 +120,8 @@ export class JsonFileProvider implements ConfigurationProvider {
    * @returns One entry holding the file's object, or none when an optional
    * file is missing.
    * @throws {ConfigurationSourceError} when a required file is missing, the
-   * file is larger than `maxFileSize`, not valid UTF-8 (naming the byte
+   * path is not a regular file (a FIFO, a device), the read takes longer
+   * than `readTimeout`, the file is larger than `maxFileSize`, not valid UTF-8 (naming the byte
    * offset), not valid JSON, not an object, or nests deeper than 200 levels
    * (naming the key path).
    */
@@ -122,6 +132,7 @@ export class JsonFileProvider implements ConfigurationProvider {
       path,
       this.name,
       this.#options.maxFileSize,
+      this.#options.readTimeout,
     );
     this.#text = text;
     if (text === undefined) {
@@ -162,6 +173,7 @@ export class JsonFileProvider implements ConfigurationProvider {
       this.#options.pollInterval ?? 250,
       onChange,
       this.#options.maxFileSize,
+      this.#options.readTimeout,
     );
   }
 

@@ -1,4 +1,5 @@
 import type { LocalizationResources } from "./localization_provider.ts";
+import { LocalizationMessageError } from "./localization_message_error.ts";
 import { LocalizationReferenceError } from "./localization_reference_error.ts";
 import type {
   LocalizationCompiledSegment,
@@ -15,6 +16,12 @@ export type Render = string | ((args: readonly unknown[]) => string);
 export interface Compiled {
   readonly segments: readonly LocalizationCompiledSegment[];
   readonly render: Render;
+  // How long the text is with its references expanded, counted generously:
+  // its own characters (markers included) plus the expanded length of each
+  // reference, once per place it is referred to (every choice of an ICU
+  // message counts). What rendering can produce, arguments aside, is never
+  // longer.
+  readonly expandedLength: number;
 }
 
 // The translations of one culture of a fallback chain, with the texts
@@ -28,12 +35,17 @@ export interface Source {
 interface Frame {
   readonly source: number;
   readonly key: string;
+  readonly text: string;
+  expandedLength: number;
 }
 
 // Compiles texts of the cultures of one setCulture, lazily, once per key and
 // culture. References go through `reference()`, which keeps an explicit stack
 // of the keys being compiled: a key met again is a cycle, and the depth is
-// bounded, so no resource can overflow the call stack.
+// bounded, so no resource can overflow the call stack. The expanded length
+// is bounded too, checked at each reference before its pieces are copied, so
+// a text doubling at each level ends with a LocalizationMessageError instead
+// of a string too long for the engine.
 export class TranslationCompiler {
   readonly #culture: string;
   readonly #sources: readonly Source[];
@@ -78,11 +90,19 @@ export class TranslationCompiler {
         false,
       );
     }
-    stack.push({ source: index, key });
+    const text = source.texts.get(key) ?? "";
+    const frame: Frame = {
+      source: index,
+      key,
+      text,
+      expandedLength: text.length,
+    };
+    stack.push(frame);
     let compiled: Compiled;
     try {
       compiled = join(
-        this.#parse(source.texts.get(key) ?? "", index, source.culture, key),
+        this.#parse(text, index, source.culture, key),
+        frame.expandedLength,
       );
     } finally {
       stack.pop();
@@ -103,9 +123,16 @@ export class TranslationCompiler {
       key,
       reference: (referenced) => {
         const found = this.find(referenced, index);
-        return found === -1
-          ? undefined
-          : this.compile(found, referenced).segments;
+        if (found === -1) return undefined;
+        const compiled = this.compile(found, referenced);
+        const frame = this.#stack[this.#stack.length - 1];
+        frame.expandedLength += compiled.expandedLength;
+        if (
+          frame.expandedLength > LocalizationMessageError.MAX_EXPANDED_LENGTH
+        ) {
+          throw tooLong(sourceCulture, key, frame.text, referenced);
+        }
+        return compiled.segments;
       },
     };
     let segments: LocalizationSegment[] = [text];
@@ -118,12 +145,36 @@ export class TranslationCompiler {
         }
         const parsed = parser.parse(segment, context);
         if (typeof parsed === "string") next.push(parsed);
-        else next.push(...parsed);
+        // A loop, not push(...parsed): spreading a long list overflows the
+        // stack.
+        else for (const piece of parsed) next.push(piece);
       }
       segments = next;
     }
     return segments;
   }
+}
+
+// The error for a text whose references expand it past the bound, placed at
+// the first reference to the key that took it past.
+function tooLong(
+  culture: string,
+  key: string,
+  text: string,
+  referenced: string,
+): LocalizationMessageError {
+  const offset = Math.max(0, text.indexOf(`{@${referenced}}`));
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return new LocalizationMessageError(
+    culture,
+    key,
+    { line, column, offset },
+    "its {@key} references expand it to more than " +
+      `${LocalizationMessageError.MAX_EXPANDED_LENGTH} characters`,
+    "Refer to shorter texts or fewer times, or write the text out",
+  );
 }
 
 function isDynamic(
@@ -135,7 +186,10 @@ function isDynamic(
 
 // Merges neighbouring text and builds the render function. Specialised for
 // one and two arguments, the common cases.
-function join(segments: readonly LocalizationSegment[]): Compiled {
+function join(
+  segments: readonly LocalizationSegment[],
+  expandedLength: number,
+): Compiled {
   const out: LocalizationCompiledSegment[] = [];
   const texts: string[] = [""];
   const parts: Array<(args: readonly unknown[]) => string> = [];
@@ -156,7 +210,7 @@ function join(segments: readonly LocalizationSegment[]): Compiled {
       out.push({ text });
     }
   }
-  return { segments: out, render: renderOf(texts, parts) };
+  return { segments: out, render: renderOf(texts, parts), expandedLength };
 }
 
 function renderOf(

@@ -2,8 +2,12 @@
 // condition uses it in place of _fs.ts): a page has no file system, so
 // JsonFileLocalizationLoader fails clearly and no `node:` module reaches the
 // bundle. Use HttpLocalizationLoader in browsers.
+import type { BodyTooLarge } from "./_read_body.ts";
 
-export function readTextFile(path: string): Promise<string> {
+export function readTextFile(
+  path: string,
+  _limit: number,
+): Promise<string | BodyTooLarge> {
   return Promise.reject(
     new Error(
       `JsonFileLocalizationLoader needs a file system (Deno, Node.js or Bun) to read ${path}; in a browser use HttpLocalizationLoader`,

@@ -127,7 +127,9 @@ export function compileMessage(
       if (referenced !== undefined) {
         const pieces = context.reference(referenced);
         if (pieces === undefined) segments.push({ text: `{@${referenced}}` });
-        else segments.push(...pieces);
+        // A loop, not push(...pieces): spreading a long list overflows the
+        // stack.
+        else for (const piece of pieces) segments.push(piece);
         continue;
       }
     }

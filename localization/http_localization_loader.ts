@@ -3,6 +3,8 @@ import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
 import { describeNetworkError } from "../core/mod.ts";
 import { fullAddress } from "./_full_address.ts";
+import { BodyTooLarge, readBoundedText } from "./_read_body.ts";
+import { checkMaxResourceSize, tooLargeReason } from "./_resource_size.ts";
 
 /**
  * The shape of HTTP client the {@linkcode HttpLocalizationLoader} can use:
@@ -10,8 +12,10 @@ import { fullAddress } from "./_full_address.ts";
  * Kit's `HttpClient` (`../http/mod.ts`) fits it, and then its base address,
  * interceptors, timeout and retries apply to translation requests.
  *
- * A rejection that carries a numeric `status` (or `response.status`) is
- * reported with that HTTP status.
+ * The loader passes its `maxResourceSize` as the second argument's
+ * `maxResponseSize`; a client that honours it (Kit's `HttpClient` does) stops
+ * reading there. A rejection that carries a numeric `status` (or
+ * `response.status`) is reported with that HTTP status.
  *
  * @example Usage
  * ```ts
@@ -32,9 +36,11 @@ export interface LocalizationHttpClient {
    *
    * @param url The address (relative addresses resolve against the client's
    * base address).
+   * @param options `maxResponseSize`: the most bytes of body to read (`0` =
+   * no limit); a client may ignore it.
    * @returns The parsed body.
    */
-  get<T>(url: string): Promise<T>;
+  get<T>(url: string, options?: { maxResponseSize?: number }): Promise<T>;
 }
 
 /** A `fetch`-compatible function. */
@@ -61,6 +67,14 @@ export interface HttpLocalizationLoaderOptions {
    * Default 10000. With a client, the client's timeouts apply instead.
    */
   timeout?: number;
+  /**
+   * The largest resource read, in bytes: a larger Content-Length is refused
+   * before reading, and a body (chunked or not) is refused as soon as more
+   * has arrived. `0` turns it off. Default 10485760 (10 MiB). With a client
+   * it is passed on as `maxResponseSize` (not when `0`: then the client's
+   * own limits apply).
+   */
+  maxResourceSize?: number;
 }
 
 /**
@@ -89,6 +103,7 @@ export class HttpLocalizationLoader implements LocalizationLoader {
   readonly #fetch: LocalizationFetch;
   readonly #headers: Record<string, string>;
   readonly #timeout: number;
+  readonly #maxResourceSize: number;
 
   /**
    * Creates the loader.
@@ -96,7 +111,8 @@ export class HttpLocalizationLoader implements LocalizationLoader {
    * @param template The address with the placeholder `{culture}`.
    * @param options The HTTP client or `fetch` to use, and headers.
    * @throws {TypeError} When `template` has no `{culture}`.
-   * @throws {RangeError} When `timeout` is not a whole number >= 0.
+   * @throws {RangeError} When `timeout` or `maxResourceSize` is not a whole
+   * number >= 0.
    */
   constructor(template: string, options: HttpLocalizationLoaderOptions = {}) {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -106,6 +122,10 @@ export class HttpLocalizationLoader implements LocalizationLoader {
       );
     }
     this.#timeout = timeout;
+    this.#maxResourceSize = checkMaxResourceSize(
+      "HttpLocalizationLoader",
+      options.maxResourceSize,
+    );
     this.#template = checkTemplate(template, "HttpLocalizationLoader");
     this.#client = options.client;
     this.#fetch = options.fetch ??
@@ -116,6 +136,11 @@ export class HttpLocalizationLoader implements LocalizationLoader {
   /** The limit of one load through `fetch`, in milliseconds (`0` = none). */
   get timeout(): number {
     return this.#timeout;
+  }
+
+  /** The largest resource read, in bytes (`0` = no limit). */
+  get maxResourceSize(): number {
+    return this.#maxResourceSize;
   }
 
   /** The address template. */
@@ -149,8 +174,9 @@ export class HttpLocalizationLoader implements LocalizationLoader {
    * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag (no
    * request is made).
    * @throws {LocalizationLoadError} When the request fails, the status is not
-   * 2xx (`notFound` for 404) or the body is not JSON; the message names the
-   * culture and the address.
+   * 2xx (`notFound` for 404), the body is larger than `maxResourceSize`
+   * (`limit` set) or the body is not JSON; the message names the culture and
+   * the address.
    *
    * @example Usage
    * ```ts
@@ -165,9 +191,23 @@ export class HttpLocalizationLoader implements LocalizationLoader {
   async load(culture: string): Promise<unknown> {
     const address = this.addressOf(culture);
     if (this.#client !== undefined) {
+      const limit = this.#maxResourceSize;
       try {
-        return await this.#client.get<unknown>(address);
+        // Without a limit of its own the loader leaves the client's limits
+        // alone (0 would turn Kit's HttpClient's off).
+        return await (limit > 0
+          ? this.#client.get<unknown>(address, { maxResponseSize: limit })
+          : this.#client.get<unknown>(address));
       } catch (error) {
+        if (limit > 0 && isTooLarge(error)) {
+          throw new LocalizationLoadError({
+            culture,
+            address: fullAddress(address, error),
+            limit,
+            reason: tooLargeReason(limit, tooLargeHow(error, limit)),
+            cause: error,
+          });
+        }
         const status = statusOf(error);
         throw new LocalizationLoadError({
           culture,
@@ -207,6 +247,7 @@ export class HttpLocalizationLoader implements LocalizationLoader {
       throw failed(error);
     }
     if (!response.ok) {
+      // The status says all: the body of an error answer is never read.
       await response.body?.cancel().catch(() => {});
       throw new LocalizationLoadError({
         culture,
@@ -218,11 +259,19 @@ export class HttpLocalizationLoader implements LocalizationLoader {
         }`,
       });
     }
-    let text: string;
+    let text: string | BodyTooLarge;
     try {
-      text = await response.text();
+      text = await readBoundedText(response, this.#maxResourceSize);
     } catch (error) {
       throw failed(error);
+    }
+    if (text instanceof BodyTooLarge) {
+      throw new LocalizationLoadError({
+        culture,
+        address: fullAddress(response.url || address),
+        limit: this.#maxResourceSize,
+        reason: tooLargeReason(this.#maxResourceSize, text.how),
+      });
     }
     try {
       return JSON.parse(text);
@@ -246,6 +295,19 @@ function statusOf(error: unknown): number | undefined {
   const nested = (error as { response?: { status?: unknown } }).response
     ?.status;
   return typeof nested === "number" ? nested : undefined;
+}
+
+// Kit's HttpClient rejects with a ResponseTooLargeError; its name is checked
+// so the http package need not be loaded.
+function isTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.name === "ResponseTooLargeError";
+}
+
+function tooLargeHow(error: unknown, limit: number): string {
+  const { declared, size } = error as { declared?: unknown; size?: unknown };
+  return declared === true && typeof size === "number"
+    ? `its Content-Length is ${size} bytes`
+    : `more than ${limit} bytes arrived`;
 }
 
 function messageOf(error: unknown): string {

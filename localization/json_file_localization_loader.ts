@@ -1,8 +1,19 @@
 import { errorCode } from "./_error_code.ts";
 import { readTextFile } from "./_fs.ts";
+import { BodyTooLarge } from "./_read_body.ts";
+import { checkMaxResourceSize, tooLargeReason } from "./_resource_size.ts";
 import { checkTemplate, fillTemplate } from "./_template.ts";
 import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
+
+/** Options of a {@linkcode JsonFileLocalizationLoader}. */
+export interface JsonFileLocalizationLoaderOptions {
+  /**
+   * The largest file read, in bytes; a larger one is refused without being
+   * read whole. `0` turns it off. Default 10485760 (10 MiB).
+   */
+  maxResourceSize?: number;
+}
 
 /**
  * A {@linkcode LocalizationLoader} for servers: reads each culture's resource
@@ -27,15 +38,30 @@ import { LocalizationLoadError } from "./localization_load_error.ts";
  */
 export class JsonFileLocalizationLoader implements LocalizationLoader {
   readonly #template: string;
+  readonly #maxResourceSize: number;
 
   /**
    * Creates the loader.
    *
    * @param template The file path with the placeholder `{culture}`.
+   * @param options The size limit of a file.
    * @throws {TypeError} When `template` has no `{culture}`.
+   * @throws {RangeError} When `maxResourceSize` is not a whole number >= 0.
    */
-  constructor(template: string) {
+  constructor(
+    template: string,
+    options: JsonFileLocalizationLoaderOptions = {},
+  ) {
     this.#template = checkTemplate(template, "JsonFileLocalizationLoader");
+    this.#maxResourceSize = checkMaxResourceSize(
+      "JsonFileLocalizationLoader",
+      options.maxResourceSize,
+    );
+  }
+
+  /** The largest file read, in bytes (`0` = no limit). */
+  get maxResourceSize(): number {
+    return this.#maxResourceSize;
   }
 
   /** The path template. */
@@ -69,7 +95,8 @@ export class JsonFileLocalizationLoader implements LocalizationLoader {
    * @throws {InvalidCultureError} When `culture` is not a BCP 47 tag (nothing
    * is read).
    * @throws {LocalizationLoadError} When the file is missing (`notFound`),
-   * unreadable or not JSON; the message names the culture and the path.
+   * not a regular file, unreadable, larger than `maxResourceSize` (`limit`
+   * set) or not JSON; the message names the culture and the path.
    *
    * @example Usage
    * ```ts
@@ -83,9 +110,9 @@ export class JsonFileLocalizationLoader implements LocalizationLoader {
    */
   async load(culture: string): Promise<unknown> {
     const path = this.addressOf(culture);
-    let text: string;
+    let text: string | BodyTooLarge;
     try {
-      text = await readTextFile(path);
+      text = await readTextFile(path, this.#maxResourceSize);
     } catch (error) {
       const code = errorCode(error);
       throw new LocalizationLoadError({
@@ -98,6 +125,14 @@ export class JsonFileLocalizationLoader implements LocalizationLoader {
           ? error.message
           : String(error),
         cause: error,
+      });
+    }
+    if (text instanceof BodyTooLarge) {
+      throw new LocalizationLoadError({
+        culture,
+        address: path,
+        limit: this.#maxResourceSize,
+        reason: tooLargeReason(this.#maxResourceSize, text.how),
       });
     }
     try {

@@ -14,6 +14,11 @@ export interface LocalizationLoadErrorInit {
    * failure to read them.
    */
   notFound?: boolean;
+  /**
+   * The size limit in bytes the resource went past, when that is why it was
+   * refused.
+   */
+  limit?: number;
   /** The underlying error. */
   cause?: unknown;
 }
@@ -45,6 +50,11 @@ export class LocalizationLoadError extends Error {
   readonly status: number | undefined;
   /** `true` when the source has no translations for the culture. */
   readonly notFound: boolean;
+  /**
+   * The size limit in bytes (the loader's `maxResourceSize`) when the
+   * resource was refused for being larger, otherwise `undefined`.
+   */
+  readonly limit: number | undefined;
 
   /**
    * Creates the error.
@@ -65,5 +75,6 @@ export class LocalizationLoadError extends Error {
     this.address = init.address;
     this.status = init.status;
     this.notFound = init.notFound ?? false;
+    this.limit = init.limit;
   }
 }

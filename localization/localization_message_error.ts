@@ -35,6 +35,16 @@
  * ```
  */
 export class LocalizationMessageError extends Error {
+  /**
+   * The longest a text may become with its `{@key}` references expanded, in
+   * characters. Counted generously: the text's own characters plus the
+   * expanded length of each reference, once for every place it is referred
+   * to (in every choice of an ICU message). A text past it is reported with
+   * this error and treated as missing, so a small resource whose references
+   * double the text at each level cannot exhaust the memory.
+   */
+  static readonly MAX_EXPANDED_LENGTH: number = 1_000_000;
+
   /** The culture whose translation is invalid. */
   readonly culture: string;
   /** The resource key of the translation. */
@@ -55,19 +65,21 @@ export class LocalizationMessageError extends Error {
    * @param key The resource key.
    * @param position Where in the text the error is.
    * @param reason What is wrong.
+   * @param advice What to do about it; by default, to fix the ICU syntax.
    */
   constructor(
     culture: string,
     key: string,
     position: { line: number; column: number; offset: number },
     reason: string,
+    advice: string = "Fix the ICU MessageFormat syntax of this translation " +
+      "(literal braces are written '{' and '}')",
   ) {
     super(
       `Invalid message for key ${JSON.stringify(key)} in culture ${
         JSON.stringify(culture)
       } at line ${position.line}, column ${position.column}: ${reason}. ` +
-        "Fix the ICU MessageFormat syntax of this translation (literal " +
-        "braces are written '{' and '}')",
+        advice,
     );
     this.name = "LocalizationMessageError";
     this.culture = culture;

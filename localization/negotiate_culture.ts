@@ -25,8 +25,8 @@ export function parseAcceptLanguage(
 ): string[] {
   if (typeof header !== "string" || header === "") return [];
   const ranges: Array<{ range: string; q: number; order: number }> = [];
-  const parts = header.slice(0, 4096).split(",");
-  for (let order = 0; order < parts.length && order < 64; order++) {
+  const parts = header.slice(0, MAX_HEADER_LENGTH).split(",");
+  for (let order = 0; order < parts.length && order < MAX_RANGES; order++) {
     const [range, ...params] = parts[order].split(";").map((p) => p.trim());
     if (!RANGE.test(range) || range === "*") continue;
     let q = 1;
@@ -46,8 +46,37 @@ export function parseAcceptLanguage(
   return ranges.map((entry) => entry.range);
 }
 
+// Only so much of a header is read: a longer one is cut, and past that many
+// ranges the rest is ignored.
+const MAX_HEADER_LENGTH = 4096;
+const MAX_RANGES = 64;
+
+// The memo of negotiateCulture, keyed by what is read of the header (so a
+// long header is not kept whole), bounded by entries and by the characters
+// its keys and answers hold (two bytes each at most).
 const memo = new Map<string, string>();
-const MEMO_LIMIT = 1000;
+const MEMO_ENTRIES = 1000;
+const MEMO_BYTES = 1024 * 1024;
+let memoBytes = 0;
+
+function sizeOf(key: string, value: string): number {
+  return 2 * (key.length + value.length);
+}
+
+function remember(key: string, value: string): void {
+  const size = sizeOf(key, value);
+  if (size > MEMO_BYTES) return;
+  while (
+    memo.size > 0 &&
+    (memo.size >= MEMO_ENTRIES || memoBytes + size > MEMO_BYTES)
+  ) {
+    const [oldKey, oldValue] = memo.entries().next().value!;
+    memo.delete(oldKey);
+    memoBytes -= sizeOf(oldKey, oldValue);
+  }
+  memo.set(key, value);
+  memoBytes += size;
+}
 
 /**
  * Picks the culture to answer in from those on offer, for an
@@ -57,8 +86,10 @@ const MEMO_LIMIT = 1000;
  * `fr` gets `fr-FR` when that is the French on offer, `de-AT` gets `de`,
  * `zh-TW` gets `zh-Hant`. When nothing fits, `fallback` is returned.
  *
- * Results are remembered (for the last 1000 distinct headers), so calling
- * it on every request is cheap.
+ * Results are remembered for the last 1000 distinct headers, up to about
+ * 1 MiB in all, so calling it on every request is cheap. Only the first 4096
+ * characters of a header (and its first 64 ranges) are read, and only they
+ * are remembered.
  *
  * @param acceptLanguage The header value, or `null`/`undefined` when absent.
  * @param available The cultures on offer, as they are named in the
@@ -83,15 +114,18 @@ export function negotiateCulture(
   available: readonly string[],
   fallback: string,
 ): string {
+  // Keyed by what is read: the rest of a long header would only take room.
   const memoKey = `${available.join(",")}\u0000${fallback}\u0000${
-    acceptLanguage ?? ""
+    (acceptLanguage ?? "").slice(0, MAX_HEADER_LENGTH)
   }`;
   const known = memo.get(memoKey);
   if (known !== undefined) return known;
   assertCultureName(fallback);
   const result = pickCulture(parseAcceptLanguage(acceptLanguage), available) ??
     fallback;
-  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
-  memo.set(memoKey, result);
+  // A fresh copy of the key: the slice of the header may share the whole
+  // header's memory in the engine (V8 and JavaScriptCore keep substrings as
+  // views), which would keep it alive in the memo.
+  remember(JSON.parse(JSON.stringify(memoKey)) as string, result);
   return result;
 }

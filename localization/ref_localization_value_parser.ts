@@ -18,6 +18,9 @@ const REFERENCE_PATTERN = /\{\{|\{@([^{}\s]+)\}/g;
  * - The referenced text goes through every value parser too, so references
  *   nest and `{0}` markers in it receive the arguments of the call.
  * - A reference to a key no culture has stays in the text as written.
+ * - A text whose references expand it past
+ *   {@linkcode LocalizationMessageError.MAX_EXPANDED_LENGTH} characters is
+ *   reported to `onMessageError` and treated as missing.
  * - A cycle (`a` → `b` → `a`) makes `translate` throw a
  *   {@linkcode LocalizationReferenceError} naming the chain; it never
  *   overflows the stack.
@@ -95,7 +98,9 @@ export class RefLocalizationValueParser implements LocalizationValueParser {
       }
       if (open !== "") segments.push(open);
       open = "";
-      segments.push(...referenced);
+      // A loop, not push(...referenced): spreading a long list overflows the
+      // stack.
+      for (const piece of referenced) segments.push(piece);
     }
     if (segments.length === 0) return text;
     open += text.slice(last);

@@ -1,4 +1,6 @@
 import { test } from "node:test";
+import { execFileSync } from "node:child_process";
+import process from "node:process";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -157,3 +159,27 @@ test("JsonFileLocalizationLoader never reads outside the template for a bad cult
     }
   });
 });
+
+test(
+  "JsonFileLocalizationLoader refuses a FIFO at once instead of waiting for a writer",
+  {
+    skip: process.platform === "win32",
+  },
+  async () => {
+    await withDir(async (dir) => {
+      const path = join(dir, "locales", "fr.json");
+      execFileSync("mkfifo", [path]);
+      const loader = new JsonFileLocalizationLoader(
+        join(dir, "locales", "{culture}.json"),
+      );
+      await assert.rejects(loader.load("fr"), (error: unknown) => {
+        assert.ok(error instanceof LocalizationLoadError);
+        assert.equal(
+          error.message,
+          `Failed to load translations for culture "fr" from ${path}: not a regular file (a FIFO); name a JSON file`,
+        );
+        return true;
+      });
+    });
+  },
+);
