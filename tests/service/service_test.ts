@@ -44,7 +44,7 @@ async function startService(
     const [key, value] of Object.entries({
       ...base,
       PORT: "0",
-      HOST: "127.0.0.1",
+      APP_SERVER__HOST: "127.0.0.1",
       ...env,
     })
   ) {
@@ -66,7 +66,7 @@ async function startService(
     );
     const onData = (chunk: Uint8Array): void => {
       output += new TextDecoder().decode(chunk);
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -128,8 +128,34 @@ describe("example service: routes", { skip: SKIP }, () => {
     );
   });
 
+  it("the server's probes: GET /health/live and /health/ready answer 200", async () => {
+    const live = await fetch(`${service.url}/health/live`);
+    assert.equal(live.status, 200);
+    assert.deepEqual(await json(live), { status: "alive" });
+    const ready = await fetch(`${service.url}/health/ready`);
+    assert.equal(ready.status, 200);
+    await ready.body?.cancel();
+  });
+
+  it("a JSON body over server:maxBodySize (64 KiB) is refused with 413", async () => {
+    const response = await fetch(`${service.url}/api/users`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name: "Ada",
+        email: "ada@example.com",
+        note: "x".repeat(64 * 1024),
+      }),
+    });
+    assert.equal(response.status, 413);
+    assert.match(
+      String((await json(response)).message),
+      /larger than the limit of 65536 bytes \(server:maxBodySize\)/,
+    );
+  });
+
   it("every answer carries a request id, kept from X-Request-ID", async () => {
-    const response = await fetch(`${service.url}/health`, {
+    const response = await fetch(`${service.url}/api/hello`, {
       headers: { "X-Request-ID": "req-42" },
     });
     await response.body?.cancel();
@@ -291,9 +317,11 @@ describe("example service: routes", { skip: SKIP }, () => {
 });
 
 describe("example service: graceful shutdown", { skip: SKIP }, () => {
-  it("SIGTERM lets a request in flight finish, then exits 0", async () => {
-    const service = await startService();
+  it("SIGTERM: readiness turns 503, a request in flight finishes during the drain, then exit 0", async () => {
+    // As behind a load balancer (appsettings.production.json has 5000).
+    const service = await startService({ APP_SERVER__DRAINDELAY: "1000" });
     const { hostname, port } = new URL(service.url);
+    const probes: Record<string, number> = {};
     // A POST whose body arrives in two parts, SIGTERM sent in between.
     const answer = new Promise<{ status: number; body: string }>(
       (resolve, reject) => {
@@ -315,13 +343,21 @@ describe("example service: graceful shutdown", { skip: SKIP }, () => {
         request.write('{"name":"Ada",');
         setTimeout(() => {
           process.kill(service.child.pid!, "SIGTERM");
-          setTimeout(() => request.end('"email":"ada@example.com"}'), 300);
+          setTimeout(async () => {
+            for (const path of ["/health/ready", "/health/live"]) {
+              const probe = await fetch(`${service.url}${path}`);
+              await probe.body?.cancel();
+              probes[path] = probe.status;
+            }
+            request.end('"email":"ada@example.com"}');
+          }, 300);
         }, 300);
       },
     );
     const result = await answer;
     assert.equal(result.status, 201, result.body);
     assert.equal(JSON.parse(result.body).name, "Ada");
+    assert.deepEqual(probes, { "/health/ready": 503, "/health/live": 200 });
     assert.equal(await service.exited, 0);
     const output = service.output();
     assert.ok(
