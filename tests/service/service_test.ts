@@ -319,7 +319,7 @@ describe("example service: routes", { skip: SKIP }, () => {
 describe("example service: graceful shutdown", { skip: SKIP }, () => {
   it("SIGTERM: readiness turns 503, a request in flight finishes during the drain, then exit 0", async () => {
     // As behind a load balancer (appsettings.production.json has 5000).
-    const service = await startService({ APP_SERVER__DRAINDELAY: "1000" });
+    const service = await startService({ APP_SERVER__DRAIN_DELAY: "1000" });
     const { hostname, port } = new URL(service.url);
     const probes: Record<string, number> = {};
     // A POST whose body arrives in two parts, SIGTERM sent in between.
