@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
@@ -479,6 +482,106 @@ describe("example service: Redis", {
     } finally {
       assert.equal(await stopService(service), 0);
       redis.kill("SIGTERM");
+    }
+  });
+});
+
+// A real PostgreSQL (Debian's package), started as the postgres user in a
+// temp folder, trust authentication on loopback.
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const pgSkip = SKIP ||
+  (!existsSync(join(PG_BIN, "initdb")) &&
+    "PostgreSQL 15 is not installed (apt-get install postgresql)") ||
+  (process.getuid?.() !== 0 &&
+    "PostgreSQL is started as the postgres user, which needs root") ||
+  (spawnSync("id", ["postgres"]).status !== 0 && "no postgres user");
+
+function asPostgres(args: string[]): void {
+  const ran = spawnSync("runuser", ["-u", "postgres", "--", ...args], {
+    cwd: "/tmp",
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (ran.status !== 0) {
+    throw new Error(`${args[0]} failed: ${ran.stdout}${ran.stderr}`);
+  }
+}
+
+describe("example service: PostgreSQL", { skip: pgSkip }, () => {
+  it("a session per request: with a pool of one connection, concurrent requests each get it and give it back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-service-pg-"));
+    const port = await freePort();
+    spawnSync("chown", ["-R", "postgres:postgres", dir]);
+    const data = join(dir, "data");
+    let started = false;
+    let service: Service | undefined;
+    try {
+      asPostgres([
+        join(PG_BIN, "initdb"),
+        "-D",
+        data,
+        "-U",
+        "kit",
+        "--auth=trust",
+      ]);
+      asPostgres([
+        join(PG_BIN, "pg_ctl"),
+        "-D",
+        data,
+        "-l",
+        join(dir, "postgres.log"),
+        "-w",
+        "-o",
+        `-p ${port} -k ${dir} -h 127.0.0.1`,
+        "start",
+      ]);
+      started = true;
+      service = await startService({
+        DB_CONNECTION_STRING: `postgres://kit@127.0.0.1:${port}/postgres`,
+        DB_POOL_SIZE: "1",
+        DB_TIMEOUT: "2000",
+      });
+      const url = service.url;
+      // A session that kept its connection after its response would leave
+      // the next request waiting for the pool until DB_TIMEOUT: a 500.
+      const created = await Promise.all(
+        Array.from({ length: 6 }, async (_, index) => {
+          const response = await fetch(`${url}/api/users`, {
+            method: "POST",
+            body: JSON.stringify({
+              name: `User ${index}`,
+              email: `user${index}@example.com`,
+            }),
+          });
+          assert.equal(response.status, 201);
+          return (await json(response)).id as string;
+        }),
+      );
+      const read = await Promise.all(created.map(async (id) => {
+        const response = await fetch(`${url}/api/users/${id}`);
+        assert.equal(response.status, 200);
+        return (await json(response)).id;
+      }));
+      assert.deepEqual(read, created);
+      const health = await json(await fetch(`${url}/health`));
+      assert.equal(
+        (health.checks as Record<string, { status: string }>).database.status,
+        "healthy",
+      );
+      assert.equal(await stopService(service), 0);
+    } finally {
+      if (service) await stopService(service);
+      if (started) {
+        asPostgres([
+          join(PG_BIN, "pg_ctl"),
+          "-D",
+          data,
+          "-m",
+          "immediate",
+          "stop",
+        ]);
+      }
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
