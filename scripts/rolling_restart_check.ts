@@ -11,10 +11,12 @@
  * - a steady load through nginx with autocannon: a fixed rate well below
  *   what the three instances can serve, `GET /api/hello?name=Ada` (a
  *   greeting read from the shared cache);
- * - while it runs, each instance in turn gets SIGTERM, must exit 0, is
- *   started again on its port and must be ready (`GET /health/ready` 200
- *   where the service has it, else `GET /health` 200) before the next one
- *   goes; passes repeat while enough of the load is left.
+ * - while it runs, each instance in turn gets SIGTERM, must drain (its
+ *   `GET /health/ready` turns 503 at once while `GET /health/live` stays 200
+ *   and it keeps serving for `server:drainDelay`, 1 s here), must exit 0, is
+ *   started again on its port and must be ready (`GET /health/ready` 200)
+ *   before the next one goes; passes repeat while enough of the load is
+ *   left.
  *
  * It prints the roll's timeline, `failed requests: N of M` (answers other
  * than 2xx, socket errors and timeouts, as the client saw them through
@@ -92,6 +94,9 @@ const PASS_BUDGET_MS = 12_000;
 const SETTLE_MS = 1_500;
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 20_000;
+// After SIGTERM an instance keeps serving this long (readiness 503) before
+// it stops accepting.
+const DRAIN_DELAY_MS = 1_000;
 // The whole run, start-up and clean-up included.
 const RUN_TIMEOUT_MS = SECONDS * 1000 + 120_000;
 
@@ -183,28 +188,26 @@ class Instance {
       child.signalCode === null;
   }
 
-  /**
-   * Waits until it is ready: `/health/ready` answers 200, or, on a service
-   * without that route (404), `/health` answers 200.
-   */
+  /** Waits until it is ready: `/health/ready` answers 200. */
   async ready(): Promise<{ ms: number; probe: string } | undefined> {
     const began = performance.now();
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < deadline && this.running) {
-      const ready = await status(`${this.url}/health/ready`);
-      if (ready === 200) {
+      if (await status(`${this.url}/health/ready`) === 200) {
         return { ms: performance.now() - began, probe: "/health/ready" };
-      }
-      if (ready === 404 && await status(`${this.url}/health`) === 200) {
-        return { ms: performance.now() - began, probe: "/health" };
       }
       await sleep(50);
     }
     return undefined;
   }
 
-  /** SIGTERM, then waits for the exit; SIGKILL when it does not come. */
-  async stop(): Promise<{ code: number | null; ms: number }> {
+  /**
+   * SIGTERM, then what the probes answer while it drains, then waits for
+   * the exit; SIGKILL when it does not come.
+   */
+  async stop(): Promise<
+    { code: number | null; ms: number; ready?: number; live?: number }
+  > {
     const began = performance.now();
     const pid = this.#child?.pid;
     if (pid === undefined || !this.running) return { code: null, ms: 0 };
@@ -212,15 +215,19 @@ class Instance {
     // sent through child.kill as the cause of exit even when the child
     // handled it and exited with its own code.
     process.kill(pid, "SIGTERM");
+    // Within the drain delay: not ready any more, still alive and serving.
+    await sleep(DRAIN_DELAY_MS / 4);
+    const ready = await status(`${this.url}/health/ready`);
+    const live = await status(`${this.url}/health/live`);
     const code = await Promise.race([
       this.#exited,
       sleep(STOP_TIMEOUT_MS).then(() => "late" as const),
     ]);
     if (code === "late") {
       this.kill();
-      return { code: null, ms: performance.now() - began };
+      return { code: null, ms: performance.now() - began, ready, live };
     }
-    return { code, ms: performance.now() - began };
+    return { code, ms: performance.now() - began, ready, live };
   }
 
   kill(): void {
@@ -350,14 +357,14 @@ try {
   ) delete env[key];
   Object.assign(env, {
     KIT_CONFIG_PATH: SERVICE_DIR,
-    HOST: "127.0.0.1",
+    APP_SERVER__HOST: "127.0.0.1",
     REDIS_HOST: "127.0.0.1",
     REDIS_PORT: String(redis.port),
     // No access line per request: the machine's cores go to serving.
     LOG_LEVEL: "warning",
-    // Where the service supports it: after SIGTERM, keep answering (and
-    // report not ready) this long before draining.
-    APP_SERVER__DRAIN_DELAY: "1000",
+    // After SIGTERM, keep answering (and report not ready) this long before
+    // no longer accepting.
+    APP_SERVER__DRAIN_DELAY: String(DRAIN_DELAY_MS),
   });
   for (let index = 0; index < INSTANCES; index++) {
     const port = await freePort();
@@ -431,6 +438,11 @@ try {
     for (const instance of instances) {
       const sent = at();
       const stopped = await instance.stop();
+      if (stopped.ready !== 503 || stopped.live !== 200) {
+        problems.push(
+          `${instance.name}: while draining, /health/ready answered ${stopped.ready} (503 expected) and /health/live ${stopped.live} (200 expected)`,
+        );
+      }
       if (stopped.code !== 0) {
         problems.push(
           `${instance.name}: ${
@@ -452,7 +464,9 @@ try {
       }
       restarts++;
       console.log(
-        `t=${seconds(sent)} s  ${instance.name}: SIGTERM -> exit ${
+        `t=${
+          seconds(sent)
+        } s  ${instance.name}: SIGTERM -> ready ${stopped.ready}, live ${stopped.live} -> exit ${
           stopped.code ?? "(killed)"
         } in ${Math.round(stopped.ms)} ms, started again, ready in ${
           Math.round(ready.ms)

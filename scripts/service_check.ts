@@ -6,8 +6,10 @@
  *    (built from the packed npm packages the way the Dockerfile builds it)
  *    and on Bun (`npm/node_modules/.bin/bun`, installed by the npm passes;
  *    skipped with the reason when absent); on each: time to the first
- *    healthy `GET /health`, a greeting, then SIGTERM → exit 0 with a last
- *    line saying it stopped.
+ *    healthy `GET /health`, a greeting, then SIGTERM with a request in
+ *    flight: readiness (`GET /health/ready`) turns 503 while liveness
+ *    (`/health/live`) stays 200, the request is answered during the drain,
+ *    exit 0 with a last line saying it stopped.
  * 2. **Container**: builds `examples/service/Dockerfile` unchanged with
  *    podman (installed with apt-get when missing, with runc, busybox-static,
  *    redis-server and postgresql), runs the image with the
@@ -243,7 +245,7 @@ function startProcess(
   const url = new Promise<string | undefined>((resolve) => found = resolve);
   const onData = (chunk: Uint8Array): void => {
     output += new TextDecoder().decode(chunk);
-    const match = /listening on (http:\/\/\S+)/.exec(output);
+    const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
     if (match) found(match[1]);
   };
   child.stdout!.on("data", onData);
@@ -269,7 +271,9 @@ async function runtimeCheck(
   const began = performance.now();
   const started = startProcess(command, args, cwd, {
     PORT: "0",
-    HOST: "127.0.0.1",
+    APP_SERVER__HOST: "127.0.0.1",
+    // As behind a load balancer: after SIGTERM, serve on (not ready) 1 s.
+    APP_SERVER__DRAIN_DELAY: "1000",
     RUNTIME_ENV: undefined,
     LOG_LEVEL: "info",
     DB_CONNECTION_STRING: undefined,
@@ -314,6 +318,7 @@ async function runtimeCheck(
     // child.kill as the cause of exit even when the child handled it and
     // exited with its own code.
     const { hostname, port } = new URL(url);
+    const probes: Record<string, number | undefined> = {};
     const inFlight = new Promise<number>((resolve) => {
       const post = httpRequest({
         hostname,
@@ -329,10 +334,20 @@ async function runtimeCheck(
       post.write('{"name":"Ada",');
       setTimeout(() => {
         process.kill(started.child.pid!, "SIGTERM");
-        setTimeout(() => post.end('"email":"ada@example.com"}'), 300);
+        setTimeout(async () => {
+          for (const path of ["/health/ready", "/health/live"]) {
+            probes[path] = (await request(`${url}${path}`))?.status;
+          }
+          post.end('"email":"ada@example.com"}');
+        }, 300);
       }, 300);
     });
     const inFlightStatus = await inFlight;
+    check(
+      probes["/health/ready"] === 503 && probes["/health/live"] === 200,
+      `${name}: while draining, GET /health/ready 503 and /health/live 200`,
+      JSON.stringify(probes),
+    );
     check(
       inFlightStatus === 201,
       `${name}: a request in flight at SIGTERM is answered (201)`,
@@ -340,14 +355,14 @@ async function runtimeCheck(
     );
     const code = await Promise.race([started.exited, sleep(10_000)]);
     const lines = started.output().trim().split("\n");
-    // The shutdown waits for the request above (300 ms), not for idle
-    // keep-alive connections to time out.
+    // The shutdown waits for the drain delay (1 s) and the request above,
+    // not for idle keep-alive connections to time out.
     const stoppedIn = Number(
       /stopped in ([\d.]+) ms/.exec(lines[lines.length - 1] ?? "")?.[1] ??
         Infinity,
     );
     check(
-      code === 0 && stoppedIn < 2_000,
+      code === 0 && stoppedIn < 3_000,
       `${name}: SIGTERM → exit 0, last line "${
         (lines[lines.length - 1] ?? "").slice(0, 80)
       }"`,
@@ -853,6 +868,13 @@ async function container(): Promise<void> {
         checkStatus(health, "cache") === "healthy",
       "GET /health: 200 healthy, database and cache checks healthy",
       JSON.stringify(health),
+    );
+    const live = await request(`${url}/health/live`);
+    const ready = await request(`${url}/health/ready`);
+    check(
+      live?.status === 200 && ready?.status === 200,
+      "GET /health/live and /health/ready: 200 (mounted by Kit's server)",
+      JSON.stringify({ live, ready }),
     );
     const resource = await request(`${url}/api/localization/en-US.json`);
     check(

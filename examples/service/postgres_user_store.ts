@@ -1,6 +1,7 @@
 // Users in PostgreSQL through `pg`: a pool sized from database:poolSize with
-// timeouts from database:timeout, the table created at start-up, and a
-// health check (SELECT 1 under the check's deadline).
+// timeouts from database:timeout, the table created at start-up, a health
+// check (SELECT 1 under the check's deadline), and a session per request
+// that runs the request's queries on one connection of the pool.
 // @ts-types="@types/pg"
 import pg from "pg";
 import type { NewUser, User, UserStore } from "./users.ts";
@@ -41,7 +42,7 @@ function toUser(row: UserRow): User {
 }
 
 /** Users kept in a PostgreSQL table `users`. */
-export class PostgresUserStore implements UserStore {
+export class PostgresUserStore {
   readonly #pool: pg.Pool;
 
   private constructor(pool: pg.Pool) {
@@ -85,27 +86,14 @@ export class PostgresUserStore implements UserStore {
   }
 
   /**
-   * @param user The validated new user.
-   * @returns The stored user.
+   * A session for one request (the service registers it as a scoped
+   * service): it takes a connection from the pool at its first query, so a
+   * request that reads no user takes none, and gives it back when disposed.
+   *
+   * @returns The session.
    */
-  async create(user: NewUser): Promise<User> {
-    const result = await this.#pool.query<UserRow>(
-      "INSERT INTO users (id, name, email) VALUES ($1, $2, $3) RETURNING id, name, email, created_at",
-      [crypto.randomUUID(), user.name, user.email],
-    );
-    return toUser(result.rows[0]);
-  }
-
-  /**
-   * @param id The user id (a UUID).
-   * @returns The user, or `undefined`.
-   */
-  async get(id: string): Promise<User | undefined> {
-    const result = await this.#pool.query<UserRow>(
-      "SELECT id, name, email, created_at FROM users WHERE id = $1",
-      [id],
-    );
-    return result.rows.length === 0 ? undefined : toUser(result.rows[0]);
+  session(): PostgresUserSession {
+    return new PostgresUserSession(this.#pool);
   }
 
   /**
@@ -147,5 +135,71 @@ export class PostgresUserStore implements UserStore {
    */
   async dispose(): Promise<void> {
     await this.#pool.end();
+  }
+}
+
+/**
+ * One request's access to the users: its queries run in order on one
+ * connection, so a request holds at most one of the pool's connections
+ * however many queries it makes.
+ */
+export class PostgresUserSession implements UserStore, AsyncDisposable {
+  readonly #pool: pg.Pool;
+  #client: Promise<pg.PoolClient> | undefined;
+  #failed = false;
+
+  /** @param pool The pool to take the connection from. */
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async #query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<Row[]> {
+    this.#client ??= this.#pool.connect();
+    const client = await this.#client;
+    try {
+      return (await client.query<Row>(text, values)).rows;
+    } catch (error) {
+      this.#failed = true;
+      throw error;
+    }
+  }
+
+  /**
+   * @param user The validated new user.
+   * @returns The stored user.
+   */
+  async create(user: NewUser): Promise<User> {
+    const rows = await this.#query<UserRow>(
+      "INSERT INTO users (id, name, email) VALUES ($1, $2, $3) RETURNING id, name, email, created_at",
+      [crypto.randomUUID(), user.name, user.email],
+    );
+    return toUser(rows[0]);
+  }
+
+  /**
+   * @param id The user id (a UUID).
+   * @returns The user, or `undefined`.
+   */
+  async get(id: string): Promise<User | undefined> {
+    const rows = await this.#query<UserRow>(
+      "SELECT id, name, email, created_at FROM users WHERE id = $1",
+      [id],
+    );
+    return rows.length === 0 ? undefined : toUser(rows[0]);
+  }
+
+  /**
+   * Gives the connection back to the pool; one whose query failed (a
+   * timeout, a broken connection) is closed instead, as its state is
+   * unknown.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    const pending = this.#client;
+    this.#client = undefined;
+    const client = await pending?.catch(() => undefined);
+    client?.release(this.#failed);
   }
 }

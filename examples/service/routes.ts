@@ -1,5 +1,6 @@
 // The service's routes, as a Hono app.
 import { Hono } from "hono";
+import { kit } from "@vendor/kit-platform/hono";
 import type { CacheManager } from "@vendor/kit-platform-caching";
 import type { EventAggregator } from "@vendor/kit-platform";
 import { Localizer } from "./localizer.ts";
@@ -20,11 +21,10 @@ export interface ServiceEvents {
 
 /** What the routes use. */
 export interface RouteServices extends PageRouteServices {
-  /** Answers `GET /health`. */
-  health: (request: Request) => Promise<Response>;
   localizer: Localizer;
   cache: CacheManager;
-  users: UserStore;
+  /** The user store of the request at hand. */
+  users: () => UserStore;
   events: EventAggregator<ServiceEvents>;
 }
 
@@ -44,8 +44,9 @@ export function createRoutes(services: RouteServices): Hono {
   const greetings = cache.area(GREETINGS);
   const userCache = cache.area(USERS);
   const app = new Hono();
-
-  app.get("/health", (c) => services.health(c.req.raw));
+  // Errors in routes become Kit's 500 (logged with the request id), and
+  // each request's span and access line name its route.
+  app.use(kit());
 
   app.get("/api/localization/:file", (c) => {
     const file = c.req.param("file");
@@ -108,7 +109,7 @@ export function createRoutes(services: RouteServices): Hono {
     }
     let user: User;
     try {
-      user = await users.create(validateNewUser(body));
+      user = await users().create(validateNewUser(body));
     } catch (error) {
       if (error instanceof UserValidationError) {
         return c.json({ message: error.message, field: error.field }, 400);
@@ -126,7 +127,7 @@ export function createRoutes(services: RouteServices): Hono {
     }
     let user = await userCache.get<User>(id);
     if (user === undefined) {
-      user = await users.get(id);
+      user = await users().get(id);
       if (user !== undefined) await userCache.set(id, user);
     }
     if (user === undefined) {
@@ -140,10 +141,5 @@ export function createRoutes(services: RouteServices): Hono {
   app.notFound((c) =>
     c.json({ message: `Nothing at ${c.req.method} ${c.req.path}` }, 404)
   );
-  // Errors go up to app.handle(), which logs them with the request id and
-  // answers a 500 that tells the client nothing about them.
-  app.onError((error) => {
-    throw error;
-  });
   return app;
 }

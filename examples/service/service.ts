@@ -1,16 +1,19 @@
 // The service's start-up, in the host's four steps: configuration, logging,
 // platform services (cache, localization, analytics, events), application
-// services (the user store, the subscribers, the HTTP server).
+// services (the user store, the subscribers); then `serve` hands the routes
+// to the host, which listens, answers the health probes and drains on stop.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import * as v from "valibot";
 import {
   type Application,
   type ApplicationRunOptions,
   EventAggregator,
 } from "@vendor/kit-platform";
 import {
+  appConfigSchema,
   type ConfigurationManager,
   createConfiguration,
 } from "@vendor/kit-platform-configuration";
@@ -34,15 +37,12 @@ import {
   type ServiceEvents,
   USERS,
 } from "./routes.ts";
-import { listen, type RunningServer } from "./serve.ts";
 import { MemoryUserStore, type UserStore } from "./users.ts";
 
 /** Options of {@linkcode serviceOptions}, mostly for tests. */
 export interface ServiceOptions {
   /** The folder of `appsettings*.json` and `locales/`. Default: found next to this file or one level up (`dist/`). */
   root?: string;
-  /** Called once the server listens, with its address. */
-  onListen?: (url: string) => void;
 }
 
 /** The folder holding appsettings.json: beside this file, or above `dist/`. */
@@ -53,44 +53,65 @@ export function serviceRoot(): string {
   return existsSync(join(here, "appsettings.json")) ? here : dirname(here);
 }
 
-function numberIn(
-  config: ConfigurationManager,
-  key: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = config.getValue<unknown>(key, fallback);
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(
-      `${key} must be a whole number from ${min} to ${max}: ${String(raw)}`,
-    );
-  }
-  return value;
-}
+const whole = (min: number, max: number) =>
+  v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const { database, logging, features } = appConfigSchema.entries;
 
-function flag(config: ConfigurationManager, key: string): boolean {
-  const value = config.getValue<unknown>(key, true);
-  return value === true || String(value).toLowerCase() === "true";
-}
+/**
+ * The service's settings: Kit's `logging`, `features` and `database`
+ * sections (the connection string optional: without it users stay in
+ * memory) and the memory cache's sizes. Values from the environment
+ * (`APP_CACHE__MEMORY__MAXSIZE=5000`) are read as numbers, and a bad one
+ * fails start-up naming the key and its source. Keys not described here
+ * (`server`, `localization`, `analytics`…) are kept as the sources gave them.
+ */
+export const serviceSchema = v.object({
+  logging,
+  features,
+  database: v.optional(
+    v.object({
+      ...database.entries,
+      connectionString: v.optional(v.string(), ""),
+    }),
+    {},
+  ),
+  cache: v.optional(
+    v.object({
+      memory: v.optional(
+        v.object({
+          maxSize: v.optional(whole(1, 1e7), 1000),
+          defaultTtl: v.optional(whole(1, 2 ** 31 - 1), 300_000),
+          cleanupInterval: v.optional(whole(1, 2 ** 31 - 1), 60_000),
+        }),
+        {},
+      ),
+    }),
+    {},
+  ),
+});
+
+/** The service's configuration, typed by {@linkcode serviceSchema}. */
+export type ServiceConfiguration = ConfigurationManager<
+  v.InferOutput<typeof serviceSchema>
+>;
 
 /**
  * The start-up of the example service, for `Application.run` (or
  * `Application.start` in tests).
  *
- * @param options Root folder and listen callback.
+ * @param options The root folder.
  * @returns The application options.
  */
 export function serviceOptions(
   options: ServiceOptions = {},
-): ApplicationRunOptions<Record<string, unknown>, ConfigurationManager> {
+): ApplicationRunOptions<Record<string, unknown>, ServiceConfiguration> {
   const root = options.root ?? serviceRoot();
   return {
     // Step 1: appsettings.json, appsettings.<RUNTIME_ENV>.json, .env, the
-    // standard variables (DB_CONNECTION_STRING, REDIS_HOST…), APP_* ones.
+    // standard variables (DB_CONNECTION_STRING, REDIS_HOST…), APP_* ones,
+    // checked against the service's schema.
     configuration: () =>
-      createConfiguration({ basePath: root, validate: false }),
+      createConfiguration({ basePath: root, schema: serviceSchema }),
 
     // Step 2: logging from logging:level and logging:providers.
     logging: (config) => new LoggerManager().fromConfiguration(config),
@@ -105,23 +126,7 @@ export function serviceOptions(
         const cache = new CacheManager(
           config.getValue<string>("cache:redis:host", "") !== ""
             ? RemoteStoreCacheProvider.fromConfiguration(config)
-            : new MemoryCacheProvider({
-              maxSize: numberIn(config, "cache:memory:maxSize", 1000, 1, 1e7),
-              defaultTtl: numberIn(
-                config,
-                "cache:memory:defaultTtl",
-                300_000,
-                1,
-                2 ** 31 - 1,
-              ),
-              cleanupInterval: numberIn(
-                config,
-                "cache:memory:cleanupInterval",
-                60_000,
-                1,
-                2 ** 31 - 1,
-              ),
-            }),
+            : new MemoryCacheProvider(config.getValue("cache:memory")),
         );
         cache.setPolicy(GREETINGS, {
           ttl: 900_000,
@@ -136,7 +141,7 @@ export function serviceOptions(
       services.register("analytics", () => {
         const analytics = new AnalyticsManager();
         if (
-          flag(config, "features:enableAnalytics") &&
+          config.getValue("features:enableAnalytics", true) &&
           config.hasValue("analytics:endpoint")
         ) {
           analytics.addProvider(
@@ -160,28 +165,32 @@ export function serviceOptions(
     },
 
     // Step 4: the application's services.
-    services: async (services, config, app) => {
+    services: async (services, config) => {
       const logger = (services.get("logging") as LoggerManager).getLogger(
         "service",
       );
-      let users: UserStore;
-      const connectionString = config.getValue<string>(
-        "database:connectionString",
-        "",
+      const { connectionString, poolSize, timeout } = config.getValue(
+        "database",
       );
       if (connectionString.trim() !== "") {
         const store = await PostgresUserStore.connect({
           connectionString,
-          poolSize: numberIn(config, "database:poolSize", 10, 1, 100),
-          timeout: numberIn(config, "database:timeout", 30_000, 1000, 60_000),
+          poolSize,
+          timeout,
           onError: (error) =>
             logger.warning(`PostgreSQL connection lost: ${error.message}`),
         });
         // Its checkHealth() becomes the "database" health check.
         services.register("database", () => store, { eager: true });
-        users = store;
+        // One session per request: it takes one of the pool's connections
+        // at its first query, runs the request's queries on it, and gives
+        // it back when the request's scope ends.
+        services.register("users", () => store.session(), {
+          lifetime: "scoped",
+        });
       } else {
-        users = new MemoryUserStore();
+        const memory = new MemoryUserStore();
+        services.register("users", () => memory);
         logger.info(
           "DB_CONNECTION_STRING is not set: users are kept in memory",
         );
@@ -201,7 +210,14 @@ export function serviceOptions(
         ];
         return { dispose: () => detach.forEach((remove) => remove()) };
       }, { eager: true });
+    },
 
+    // Then the routes, served by the host (health probes, request ids, a
+    // drain on SIGTERM; server:* keys in appsettings.json).
+    serve: (services, config) => {
+      const logger = (services.get("logging") as LoggerManager).getLogger(
+        "service",
+      );
       // The page's sign-in: JWT_SECRET signs the access tokens.
       const auth = Authenticator.fromConfiguration(config);
       if (auth.generatedSecret) {
@@ -210,44 +226,16 @@ export function serviceOptions(
         );
       }
       const routes = createRoutes({
-        health: app.healthHandler(),
         localizer: services.get("localization") as Localizer,
-        cache,
-        users,
-        events,
+        cache: services.get("cache") as CacheManager,
+        users: () => services.get<UserStore>("users"),
+        events: services.get("events") as EventAggregator<ServiceEvents>,
         auth,
         page: pageAssets(),
-        analytics,
+        analytics: services.get("analytics") as AnalyticsManager,
         logger,
       });
-      const handler = app.handle((request: Request) => routes.fetch(request));
-      const port = numberIn(
-        config,
-        "server:port",
-        3000,
-        0,
-        65_535,
-      );
-      const envPort = process.env.PORT;
-      const hostname = process.env.HOST ||
-        config.getValue<string>("server:host", "0.0.0.0");
-      let server: RunningServer | undefined;
-      await app.addHostedService("http", {
-        start: async () => {
-          server = await listen(
-            handler,
-            envPort ? Number(envPort) : port,
-            hostname,
-          );
-          logger.info(
-            `Kit example service listening on ${server.url} (${server.kind})`,
-          );
-          options.onListen?.(server.url);
-        },
-        stop: async () => {
-          await server?.close();
-        },
-      });
+      return routes.fetch;
     },
   };
 }

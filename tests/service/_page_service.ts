@@ -70,7 +70,13 @@ export async function startService(
     ["run", "-A", "examples/service/main.ts"],
     {
       cwd: ROOT,
-      env: { ...base, PORT: "0", HOST: "127.0.0.1", NO_COLOR: "1", ...env },
+      env: {
+        ...base,
+        PORT: "0",
+        APP_SERVER__HOST: "127.0.0.1",
+        NO_COLOR: "1",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -85,7 +91,7 @@ export async function startService(
     );
     const onData = (chunk: Uint8Array): void => {
       output += new TextDecoder().decode(chunk);
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

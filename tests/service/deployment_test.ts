@@ -22,6 +22,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   volumes?: string[];
   depends_on?: Record<string, { condition?: string }>;
+  stop_grace_period?: string;
   healthcheck?: {
     test?: string[] | string;
     interval?: string;
@@ -95,6 +96,23 @@ describe("example service: docker-compose.yml", { skip: SKIP }, () => {
       start_period: "5s",
       retries: 3,
     });
+  });
+
+  it("production drains 5 s on stop, and its shutdown deadline fits the container's grace period", async () => {
+    const production = JSON.parse(
+      await readFile(servicePath("appsettings.production.json"), "utf8"),
+    );
+    const drainDelay = production.server?.drainDelay;
+    const shutdownTimeout = production.host?.shutdownTimeout;
+    assert.equal(drainDelay, 5000);
+    // The drain, the requests in flight and the disposal all fit in it…
+    assert.ok(shutdownTimeout >= drainDelay + 5000, String(shutdownTimeout));
+    // …and it ends before the runtime's SIGKILL.
+    const grace = /^(\d+)s$/.exec(
+      (await readCompose()).services.app.stop_grace_period ?? "",
+    );
+    assert.ok(grace, "services.app.stop_grace_period in seconds");
+    assert.ok(Number(grace[1]) * 1000 > shutdownTimeout);
   });
 
   it("mounts the log folder from the host; data in named volumes", async () => {

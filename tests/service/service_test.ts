@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
@@ -44,7 +47,7 @@ async function startService(
     const [key, value] of Object.entries({
       ...base,
       PORT: "0",
-      HOST: "127.0.0.1",
+      APP_SERVER__HOST: "127.0.0.1",
       ...env,
     })
   ) {
@@ -66,7 +69,7 @@ async function startService(
     );
     const onData = (chunk: Uint8Array): void => {
       output += new TextDecoder().decode(chunk);
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -128,8 +131,34 @@ describe("example service: routes", { skip: SKIP }, () => {
     );
   });
 
+  it("the server's probes: GET /health/live and /health/ready answer 200", async () => {
+    const live = await fetch(`${service.url}/health/live`);
+    assert.equal(live.status, 200);
+    assert.deepEqual(await json(live), { status: "alive" });
+    const ready = await fetch(`${service.url}/health/ready`);
+    assert.equal(ready.status, 200);
+    await ready.body?.cancel();
+  });
+
+  it("a JSON body over server:maxBodySize (64 KiB) is refused with 413", async () => {
+    const response = await fetch(`${service.url}/api/users`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name: "Ada",
+        email: "ada@example.com",
+        note: "x".repeat(64 * 1024),
+      }),
+    });
+    assert.equal(response.status, 413);
+    assert.match(
+      String((await json(response)).message),
+      /larger than the limit of 65536 bytes \(server:maxBodySize\)/,
+    );
+  });
+
   it("every answer carries a request id, kept from X-Request-ID", async () => {
-    const response = await fetch(`${service.url}/health`, {
+    const response = await fetch(`${service.url}/api/hello`, {
       headers: { "X-Request-ID": "req-42" },
     });
     await response.body?.cancel();
@@ -291,9 +320,11 @@ describe("example service: routes", { skip: SKIP }, () => {
 });
 
 describe("example service: graceful shutdown", { skip: SKIP }, () => {
-  it("SIGTERM lets a request in flight finish, then exits 0", async () => {
-    const service = await startService();
+  it("SIGTERM: readiness turns 503, a request in flight finishes during the drain, then exit 0", async () => {
+    // As behind a load balancer (appsettings.production.json has 5000).
+    const service = await startService({ APP_SERVER__DRAIN_DELAY: "1000" });
     const { hostname, port } = new URL(service.url);
+    const probes: Record<string, number> = {};
     // A POST whose body arrives in two parts, SIGTERM sent in between.
     const answer = new Promise<{ status: number; body: string }>(
       (resolve, reject) => {
@@ -315,13 +346,21 @@ describe("example service: graceful shutdown", { skip: SKIP }, () => {
         request.write('{"name":"Ada",');
         setTimeout(() => {
           process.kill(service.child.pid!, "SIGTERM");
-          setTimeout(() => request.end('"email":"ada@example.com"}'), 300);
+          setTimeout(async () => {
+            for (const path of ["/health/ready", "/health/live"]) {
+              const probe = await fetch(`${service.url}${path}`);
+              await probe.body?.cancel();
+              probes[path] = probe.status;
+            }
+            request.end('"email":"ada@example.com"}');
+          }, 300);
         }, 300);
       },
     );
     const result = await answer;
     assert.equal(result.status, 201, result.body);
     assert.equal(JSON.parse(result.body).name, "Ada");
+    assert.deepEqual(probes, { "/health/ready": 503, "/health/live": 200 });
     assert.equal(await service.exited, 0);
     const output = service.output();
     assert.ok(
@@ -443,6 +482,106 @@ describe("example service: Redis", {
     } finally {
       assert.equal(await stopService(service), 0);
       redis.kill("SIGTERM");
+    }
+  });
+});
+
+// A real PostgreSQL (Debian's package), started as the postgres user in a
+// temp folder, trust authentication on loopback.
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const pgSkip = SKIP ||
+  (!existsSync(join(PG_BIN, "initdb")) &&
+    "PostgreSQL 15 is not installed (apt-get install postgresql)") ||
+  (process.getuid?.() !== 0 &&
+    "PostgreSQL is started as the postgres user, which needs root") ||
+  (spawnSync("id", ["postgres"]).status !== 0 && "no postgres user");
+
+function asPostgres(args: string[]): void {
+  const ran = spawnSync("runuser", ["-u", "postgres", "--", ...args], {
+    cwd: "/tmp",
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (ran.status !== 0) {
+    throw new Error(`${args[0]} failed: ${ran.stdout}${ran.stderr}`);
+  }
+}
+
+describe("example service: PostgreSQL", { skip: pgSkip }, () => {
+  it("a session per request: with a pool of one connection, concurrent requests each get it and give it back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-service-pg-"));
+    const port = await freePort();
+    spawnSync("chown", ["-R", "postgres:postgres", dir]);
+    const data = join(dir, "data");
+    let started = false;
+    let service: Service | undefined;
+    try {
+      asPostgres([
+        join(PG_BIN, "initdb"),
+        "-D",
+        data,
+        "-U",
+        "kit",
+        "--auth=trust",
+      ]);
+      asPostgres([
+        join(PG_BIN, "pg_ctl"),
+        "-D",
+        data,
+        "-l",
+        join(dir, "postgres.log"),
+        "-w",
+        "-o",
+        `-p ${port} -k ${dir} -h 127.0.0.1`,
+        "start",
+      ]);
+      started = true;
+      service = await startService({
+        DB_CONNECTION_STRING: `postgres://kit@127.0.0.1:${port}/postgres`,
+        DB_POOL_SIZE: "1",
+        DB_TIMEOUT: "2000",
+      });
+      const url = service.url;
+      // A session that kept its connection after its response would leave
+      // the next request waiting for the pool until DB_TIMEOUT: a 500.
+      const created = await Promise.all(
+        Array.from({ length: 6 }, async (_, index) => {
+          const response = await fetch(`${url}/api/users`, {
+            method: "POST",
+            body: JSON.stringify({
+              name: `User ${index}`,
+              email: `user${index}@example.com`,
+            }),
+          });
+          assert.equal(response.status, 201);
+          return (await json(response)).id as string;
+        }),
+      );
+      const read = await Promise.all(created.map(async (id) => {
+        const response = await fetch(`${url}/api/users/${id}`);
+        assert.equal(response.status, 200);
+        return (await json(response)).id;
+      }));
+      assert.deepEqual(read, created);
+      const health = await json(await fetch(`${url}/health`));
+      assert.equal(
+        (health.checks as Record<string, { status: string }>).database.status,
+        "healthy",
+      );
+      assert.equal(await stopService(service), 0);
+    } finally {
+      if (service) await stopService(service);
+      if (started) {
+        asPostgres([
+          join(PG_BIN, "pg_ctl"),
+          "-D",
+          data,
+          "-m",
+          "immediate",
+          "stop",
+        ]);
+      }
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

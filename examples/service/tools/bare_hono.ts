@@ -2,15 +2,14 @@
  * The baseline of the service benchmark: the same two routes as the example
  * service (`GET /health`, `GET /api/hello`) in a bare Hono app without Kit —
  * no application host, request ids, access log, localization manager or
- * cache manager; a Map holds the greetings. Served by the same server
- * adapter (serve.ts) on PORT.
+ * cache manager; a Map holds the greetings. Served by `Deno.serve` (the
+ * server Kit's host uses on Deno) on PORT; the benchmark runs on Deno.
  *
  * @module
  */
 import { Hono } from "hono";
 import process from "node:process";
 import { negotiateCulture } from "./negotiate_culture.ts";
-import { listen } from "../serve.ts";
 
 const greetings: Record<string, [string, string]> = {
   "en-US": ["Hello, {0}!", "stranger"],
@@ -55,14 +54,14 @@ app.get("/api/hello", (c) => {
   });
 });
 
-const server = await listen(
-  (request) => app.fetch(request),
-  Number(process.env.PORT ?? 3001),
-  process.env.HOST ?? "127.0.0.1",
-);
-console.log(`bare Hono listening on ${server.url}`);
+const server = Deno.serve({
+  port: Number(process.env.PORT ?? 3001),
+  hostname: process.env.HOST ?? "127.0.0.1",
+  onListen: () => {},
+}, app.fetch);
+console.log(`bare Hono listening on http://127.0.0.1:${server.addr.port}`);
 const stop = async (): Promise<void> => {
-  await server.close();
+  await server.shutdown();
   process.exit(0);
 };
 process.on("SIGTERM", stop);

@@ -95,7 +95,8 @@ async function measure(
       ...process.env,
       ...env,
       PORT: String(port),
-      HOST: "127.0.0.1",
+      HOST: "127.0.0.1", // the bare app
+      APP_SERVER__HOST: "127.0.0.1", // the service
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
