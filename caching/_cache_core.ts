@@ -1,11 +1,17 @@
 // The machinery shared by a CacheManager and its areas: age bands, single
 // flight, fail-safe refresh, counters. Kept out of the public API.
 import type {
+  CacheFactory,
   CacheGetOrSetOptions,
   CacheSetOptions,
   ICacheArea,
 } from "./cache.ts";
-import { isOpenTelemetryRegistered } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  type TimerHandle,
+  unrefTimer,
+} from "../core/mod.ts";
+import { checkTimeout } from "./_check_timeout.ts";
 import type { CacheError } from "./cache_error.ts";
 import { CacheFactoryError } from "./cache_factory_error.ts";
 import { CachePolicy, type CachePolicyOptions } from "./cache_policy.ts";
@@ -30,6 +36,33 @@ type MaybeEntry = CacheEntry | undefined;
 
 /** What a write to a synchronous store returns: one settled promise, shared. */
 const SETTLED: Promise<void> = Promise.resolve();
+
+// What #serves decided for a stored entry.
+const MISS = 0;
+const SERVE = 1;
+const SERVE_AFTER_SOFT_WAIT = 2;
+type Decision = typeof MISS | typeof SERVE | typeof SERVE_AFTER_SOFT_WAIT;
+
+// How often a caller waiting on another instance's lock looks for the value:
+// quickly at first (a fast factory is done within a few milliseconds), then
+// less often, so that many waiters do not flood the store.
+const FIRST_POLL = 4;
+const MAX_POLL = 100;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
+}
+
+/** Checks the per-call options that are not checked by CachePolicy. */
+function checkCallOptions(options: CacheGetOrSetOptions): number | undefined {
+  checkTimeout("Cache", "softTimeout", options.softTimeout, true);
+  checkTimeout("Cache", "hardTimeout", options.hardTimeout, false);
+  checkTimeout("Cache", "lockTimeout", options.lockTimeout, false);
+  if (options.lock !== undefined && typeof options.lock !== "boolean") {
+    throw new RangeError(`Cache lock must be a boolean: ${options.lock}`);
+  }
+  return checkTtl(options.ttl);
+}
 
 /** One factory run that concurrent callers share. */
 interface Flight {
@@ -307,12 +340,11 @@ export class CacheScope implements ICacheArea {
 
   getOrSet<T>(
     key: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T> {
     const fullKey = this.#prefix + key;
     let policy: CachePolicy | undefined;
-    let ttl: number | undefined;
     if (options === undefined) {
       policy = this.#policy;
     } else {
@@ -320,7 +352,7 @@ export class CacheScope implements ICacheArea {
         policy = options.policy === undefined
           ? this.#policy
           : this.#core.resolvePolicy(options.policy);
-        ttl = checkTtl(options.ttl);
+        checkCallOptions(options);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -329,40 +361,74 @@ export class CacheScope implements ICacheArea {
     if (isThenable(entry)) {
       // A hit resolves with the value itself: no promise to adopt.
       return Promise.resolve(entry).then((found) =>
-        this.#serves(fullKey, found, factory, policy, ttl)
-          ? (found as CacheEntry).value as T
-          : this.#wait(fullKey, factory, policy, ttl)
+        this.#answer(fullKey, found, factory, policy, options)
       );
     }
-    return this.#serves(fullKey, entry, factory, policy, ttl)
-      ? Promise.resolve((entry as CacheEntry).value as T)
-      : this.#wait(fullKey, factory, policy, ttl);
+    return Promise.resolve(
+      this.#answer(fullKey, entry, factory, policy, options),
+    );
+  }
+
+  #answer<T>(
+    fullKey: string,
+    entry: MaybeEntry,
+    factory: CacheFactory<T>,
+    policy: CachePolicy | undefined,
+    options: CacheGetOrSetOptions | undefined,
+  ): T | Promise<T> {
+    const decision = this.#serves(fullKey, entry, factory, policy, options);
+    if (decision === SERVE) return (entry as CacheEntry).value as T;
+    if (decision === MISS) return this.#wait(fullKey, factory, policy, options);
+    const flight = this.#core.flights.get(fullKey);
+    const stale = (entry as CacheEntry).value as T;
+    if (flight === undefined) return stale;
+    return this.#softWait(
+      flight,
+      stale,
+      options?.softTimeout ?? (policy?.softTimeout as number),
+    );
   }
 
   /**
-   * Applies the age bands of the policy to what the provider returned:
-   * `true` when the stored value is to be returned (starting a background
-   * refresh in the refresh and stale bands), `false` when the caller must
-   * wait for the factory.
+   * The refresh's value if it comes within `ms`, else (or if it fails) the
+   * stale value; the refresh goes on either way.
    */
+  #softWait<T>(flight: Flight, stale: T, ms: number): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const timer: TimerHandle = unrefTimer(
+        setTimeout(() => resolve(stale), ms),
+      );
+      flight.promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value as T);
+        },
+        () => {
+          clearTimeout(timer);
+          resolve(stale);
+        },
+      );
+    });
+  }
+
   #serves<T>(
     fullKey: string,
     entry: MaybeEntry,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
-  ): boolean {
+    options: CacheGetOrSetOptions | undefined,
+  ): Decision {
     const counters = this.#counters;
     const totals = this.#totals;
     if (entry === undefined) {
       counters.misses++;
       totals.misses++;
-      return false;
+      return MISS;
     }
     const freshFor = entry.ttl;
     if (freshFor === undefined) {
       this.#hit();
-      return true;
+      return SERVE;
     }
     const age = this.#core.clock() - entry.storedAt;
     if (
@@ -370,30 +436,27 @@ export class CacheScope implements ICacheArea {
         (policy === undefined ? freshFor : freshFor * policy.refreshThreshold)
     ) {
       this.#hit();
-      return true;
+      return SERVE;
     }
     if (age < freshFor) {
       counters.hits++;
       totals.hits++;
-      this.#refresh(fullKey, factory, policy, ttl, "refresh");
-      return true;
+      this.#refresh(fullKey, factory, policy, options, "refresh");
+      return SERVE;
     }
     if (age < freshFor + (entry.maxStale ?? 0)) {
       counters.staleServed++;
       totals.staleServed++;
-      this.#refresh(fullKey, factory, policy, ttl, "stale");
-      return true;
+      this.#refresh(fullKey, factory, policy, options, "stale");
+      return (options?.softTimeout ?? policy?.softTimeout)
+        ? SERVE_AFTER_SOFT_WAIT
+        : SERVE;
     }
     counters.misses++;
     totals.misses++;
-    return false;
+    return MISS;
   }
 
-  /**
-   * Counts a plain hit. Kept small, so that it is inlined: with no context
-   * manager registered, the telemetry costs an AND and two property reads
-   * per hit (noteHit), and a look for a new meter provider every 1,024th.
-   */
   #hit(): void {
     this.#counters.hits++;
     if ((++this.#totals.hits & 1023) === 0) checkTelemetry();
@@ -403,42 +466,41 @@ export class CacheScope implements ICacheArea {
   /** Joins the key's factory run, or starts one. */
   #wait<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
   ): Promise<T> {
     const flight = this.#core.flights.get(fullKey) ??
-      this.#run(fullKey, factory, policy, ttl, "miss");
+      this.#run(fullKey, factory, policy, options, "miss");
     return flight.promise as Promise<T>;
   }
 
   #refresh<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
     band: "refresh" | "stale",
   ): void {
     if (this.#core.flights.has(fullKey)) return;
     this.#counters.backgroundRefreshes++;
     this.#totals.backgroundRefreshes++;
-    const flight = this.#run(fullKey, factory, policy, ttl, band);
+    const flight = this.#run(fullKey, factory, policy, options, band);
     // Fail-safe: the stored value stays; the failure is reported.
     flight.promise.catch((error: unknown) =>
-      this.#core.report(new CacheFactoryError(fullKey, error))
+      this.#core.report(
+        error instanceof CacheFactoryError && error.timeout !== undefined
+          ? error
+          : new CacheFactoryError(fullKey, error),
+      )
     );
   }
 
-  /**
-   * Starts a shared factory run; it stays joinable until its value is
-   * stored. The run is traced: the span "cache getOrSet" (`result` is why it
-   * runs) ends once the value is stored, and the factory runs inside it.
-   */
   #run<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
     result: "miss" | "stale" | "refresh",
   ): Flight {
     const core = this.#core;
@@ -453,18 +515,62 @@ export class CacheScope implements ICacheArea {
       if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
       span.end();
     };
-    flight.promise = Promise.resolve().then(() => traced.run(factory)).then(
+    const ttl = options?.ttl;
+    const hardTimeout = options?.hardTimeout ?? policy?.hardTimeout;
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const lock = (options?.lock ?? policy?.lock) === true &&
+      core.provider.tryLock !== undefined;
+    // Set when the value came from another instance's run (nothing to
+    // store) and when this run holds the store's lock (to release).
+    let fromStore = false;
+    let release: (() => Promise<void>) | undefined;
+    let produced: Promise<T> = lock
+      ? this.#underLock(
+        fullKey,
+        () => traced.run(() => factory(signal)),
+        options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
+        signal,
+      ).then((outcome) => {
+        fromStore = outcome.fromStore;
+        release = outcome.release;
+        // Past the hardTimeout nobody waits for this run: free the lock.
+        if (signal.aborted) void release?.();
+        return outcome.value;
+      })
+      : Promise.resolve().then(() => traced.run(() => factory(signal)));
+    if (hardTimeout !== undefined) {
+      produced = bounded(produced, fullKey, hardTimeout, controller, () => {
+        // The abandoned run's lock, once it has one, is given back.
+        void release?.();
+      });
+    }
+    flight.promise = produced.then(
       (value) => {
-        if (flight.superseded) {
-          span.end();
+        if (flight.superseded || fromStore) {
+          void release?.();
+          if (fromStore) done();
+          else span.end();
           return value;
         }
         const written = core.write(fullKey, value, policy, ttl);
-        if (written === undefined) done();
-        else core.track(written.then(done));
+        if (written === undefined) {
+          void release?.();
+          done();
+        } else {
+          core.track(
+            written.then(
+              release === undefined ? done : () => {
+                done();
+                return release?.();
+              },
+            ),
+          );
+        }
         return value;
       },
       (error: unknown) => {
+        void release?.();
         if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
         this.#counters.factoryErrors++;
         this.#totals.factoryErrors++;
@@ -473,6 +579,53 @@ export class CacheScope implements ICacheArea {
       },
     );
     return flight;
+  }
+
+  /**
+   * Runs `run` once the store's lock on `fullKey` is this caller's; while
+   * another instance holds it, looks for that instance's value with a
+   * growing pause, until `lockTimeout` has passed (then runs `run` anyway,
+   * rather than fail).
+   */
+  async #underLock<T>(
+    fullKey: string,
+    run: () => T | Promise<T>,
+    lockTimeout: number,
+    signal: AbortSignal,
+  ): Promise<
+    { value: T; fromStore: boolean; release?: () => Promise<void> }
+  > {
+    const core = this.#core;
+    const provider = core.provider;
+    const deadline = performance.now() + lockTimeout;
+    let attempt = await provider.tryLock!(fullKey, lockTimeout);
+    let pause = FIRST_POLL;
+    while (!attempt.acquired && attempt.held) {
+      const left = deadline - performance.now();
+      if (left <= 0 || signal.aborted) break;
+      await sleep(Math.min(pause, left));
+      pause = Math.min(pause * 2, MAX_POLL);
+      let entry: MaybeEntry;
+      try {
+        entry = await provider.get(fullKey);
+      } catch (error) {
+        core.providerFailed("get", fullKey, error);
+      }
+      if (
+        entry !== undefined &&
+        (entry.ttl === undefined || core.clock() - entry.storedAt < entry.ttl)
+      ) {
+        return { value: entry.value as T, fromStore: true };
+      }
+      attempt = await provider.tryLock!(fullKey, lockTimeout);
+    }
+    const release = attempt.acquired ? attempt.release : undefined;
+    try {
+      return { value: await run(), fromStore: false, release };
+    } catch (error) {
+      void release?.();
+      throw error;
+    }
   }
 
   stats(): CacheStats {
@@ -487,4 +640,36 @@ export class CacheScope implements ICacheArea {
     }
     return { ...sum, providerErrors: core.providerErrors };
   }
+}
+
+/**
+ * Rejects with a timeout CacheFactoryError (and aborts the factory's signal
+ * with it) when `run` takes more than `ms`; a late outcome of `run` is then
+ * dropped, never an unhandled rejection.
+ */
+function bounded<T>(
+  run: Promise<T>,
+  key: string,
+  ms: number,
+  controller: AbortController,
+  onTimeout: () => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer: TimerHandle = unrefTimer(setTimeout(() => {
+      const error = new CacheFactoryError(key, undefined, ms);
+      controller.abort(error);
+      reject(error);
+      onTimeout();
+    }, ms));
+    run.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

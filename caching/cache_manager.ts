@@ -3,6 +3,7 @@ import type { HealthCheckResult } from "../platform/mod.ts";
 import { CacheCore, CacheScope } from "./_cache_core.ts";
 import { settleWithin } from "./_deadlines.ts";
 import type {
+  CacheFactory,
   CacheGetOrSetOptions,
   CacheSetOptions,
   ICache,
@@ -199,10 +200,14 @@ export class CacheManager implements ICache {
    *
    * @typeParam T The value's type.
    * @param key The key.
-   * @param factory Produces the value.
-   * @param options `policy` (object or name), `ttl`.
+   * @param factory Produces the value; given an `AbortSignal` that aborts at
+   * the `hardTimeout`.
+   * @param options `policy` (object or name), `ttl`, and the policy's
+   * `softTimeout`, `hardTimeout`, `lock`, `lockTimeout` for this call.
    * @returns The value.
    * @throws What `factory` threw, when no stored value can be served.
+   * @throws {CacheFactoryError} When the run passed its `hardTimeout` and no
+   * stored value can be served.
    * @throws {CachePolicyNotFoundError} For an unknown policy name.
    *
    * @example Usage
@@ -221,7 +226,7 @@ export class CacheManager implements ICache {
    */
   getOrSet<T>(
     key: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T> {
     return this.#root.getOrSet(key, factory, options);

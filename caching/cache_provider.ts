@@ -170,4 +170,46 @@ export interface ICacheProvider {
    * {@linkcode CacheStats.providerErrors}.
    */
   readonly errorOccurred?: CacheListeners<CacheError>;
+  /**
+   * Takes a short lock on `key` in the store, shared by every instance of a
+   * service, so that one of them runs a factory (`getOrSet` with `lock`).
+   * The lock expires by itself after `ttl` even when its owner never
+   * releases it. A provider without it (memory) has no cross-instance lock.
+   *
+   * @param key The cache key the lock is for (the lock lives elsewhere).
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns `acquired: true` with its `release()` (which removes the lock
+   * only while it is still this owner's); `acquired: false, held: true`
+   * when another owner holds it; `acquired: false, held: false` when the
+   * store could not be asked (the caller goes on without a lock). Never
+   * rejects.
+   */
+  tryLock?(key: string, ttl: number): Promise<CacheLockAttempt>;
 }
+
+/**
+ * The outcome of {@linkcode ICacheProvider.tryLock}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CacheLockAttempt } from "@vendor/kit/caching";
+ *
+ * function describe(attempt: CacheLockAttempt): string {
+ *   if (attempt.acquired) return "mine";
+ *   return attempt.held ? "someone else's" : "no lock (store unreachable)";
+ * }
+ * ```
+ */
+export type CacheLockAttempt =
+  | {
+    /** This caller owns the lock. */
+    readonly acquired: true;
+    /** Removes the lock if this caller still owns it; never rejects. */
+    release(): Promise<void>;
+  }
+  | {
+    /** This caller does not own the lock. */
+    readonly acquired: false;
+    /** `true`: another owner holds it; `false`: the store did not answer. */
+    readonly held: boolean;
+  };
