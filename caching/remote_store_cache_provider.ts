@@ -28,8 +28,10 @@ import type {
 import type {
   CacheEntry,
   CacheListeners,
+  CacheLockAttempt,
   ICacheProvider,
 } from "./cache_provider.ts";
+import { lockKey, lockToken, RELEASE_SCRIPT } from "./_redis_lock.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -112,6 +114,9 @@ function checkNumber(
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, "\\$&");
 }
+
+/** What a command answers when the store did not. */
+const UNANSWERED: unique symbol = Symbol("unanswered");
 
 function isEntry(value: unknown): value is CacheEntry {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -538,6 +543,49 @@ export class RemoteStoreCacheProvider
         await this.#send(["UNLINK", ...keys], undefined, undefined);
       }
     } while (cursor !== "0");
+  }
+
+  /**
+   * Takes the lock of `key` for `ttl` milliseconds: one `SET <lock key>
+   * <token> NX PX <ttl>`, the lock key being under `keyPrefix`. `release()`
+   * removes it only while it is still this owner's (a compare-and-delete
+   * script); otherwise it expires by itself.
+   *
+   * @param key The cache key the lock is for.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The attempt: acquired (with `release`), held by another owner,
+   * or neither when the store did not answer. Never rejects.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1" });
+   * const attempt = await provider.tryLock("report", 5_000);
+   * if (attempt.acquired) await attempt.release();
+   * await provider.dispose();
+   * ```
+   */
+  async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
+    const fullKey = lockKey(this.#prefix, key);
+    const token = lockToken();
+    const reply = await this.#send(
+      ["SET", fullKey, token, "NX", "PX", String(Math.max(1, Math.ceil(ttl)))],
+      fullKey,
+      UNANSWERED,
+    );
+    if (reply === UNANSWERED) return { acquired: false, held: false };
+    if (reply !== "OK") return { acquired: false, held: true };
+    return {
+      acquired: true,
+      release: async () => {
+        await this.#send(
+          ["EVAL", RELEASE_SCRIPT, "1", fullKey, token],
+          fullKey,
+          undefined,
+        );
+      },
+    };
   }
 
   /**

@@ -10,6 +10,7 @@ import type {
 import type {
   CacheEntry,
   CacheListeners,
+  CacheLockAttempt,
   ICacheProvider,
 } from "./cache_provider.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
@@ -221,6 +222,26 @@ export class TieredCacheProvider implements ICacheProvider {
     await this.#l1.clear(prefix);
     await this.#l2.clear(prefix);
     await this.#publish({ source: this.instanceId, prefix: prefix ?? "" });
+  }
+
+  /**
+   * Takes the lock of `key` in the second layer (the shared store), when it
+   * has locks; otherwise answers not acquired and not held, and the caller
+   * goes on without a lock.
+   *
+   * @param key The cache key the lock is for.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The second layer's attempt. Never rejects.
+   */
+  async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
+    const l2 = this.#l2;
+    if (l2.tryLock === undefined) return { acquired: false, held: false };
+    try {
+      return await l2.tryLock(key, ttl);
+    } catch (error) {
+      this.#reporter.report(new CacheStoreError("tryLock", key, error));
+      return { acquired: false, held: false };
+    }
   }
 
   /**
