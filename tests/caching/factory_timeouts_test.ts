@@ -71,6 +71,7 @@ test("softTimeout serves the stale value after that long, and stores the factory
   assert.ok(waited >= 40, `waited ${waited} ms`);
   assert.ok(waited < 1_000, `waited ${waited} ms`);
   slow.resolve("new");
+  clearTimeout(keepAlive);
   await waitFor(
     async () => (await cache.get("k")) === "new",
     "the late value",
