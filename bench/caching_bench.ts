@@ -1,6 +1,7 @@
 // Caching benchmarks: Kit against lru-cache and a plain Map (memory),
-// cache-manager's wrap and bentocache's getOrSet (getOrSet hit), and raw
-// node-redis GET on the same redis-server (Redis path). The Redis group
+// cache-manager's wrap and bentocache's getOrSet (getOrSet hit), raw
+// node-redis GET on the same redis-server (Redis path), and a getOrSet miss
+// over Redis with and without `lock` beside one raw round trip. The Redis group
 // starts its own redis-server on a free loopback port; it is skipped when
 // redis-server is not installed.
 //
@@ -494,5 +495,33 @@ if (interleaved) {
     name: "node-redis GET + JSON.parse (raw)",
     group: "redis getOrSet hit",
     fn: async () => void JSON.parse(String(await raw.get(`raw:${nextKey()}`))),
+  });
+
+  // A miss with `lock` costs one more round trip before the factory (the
+  // SET NX that takes the lock); storing the value and releasing the lock
+  // happen after the caller has its value. Each call misses a new key.
+  let missed = 0;
+  const nextMiss = () => `miss:${missed++}`;
+  const produce = () => value;
+  Deno.bench({
+    name: "Kit getOrSet miss over Redis, no lock",
+    group: "redis getOrSet miss, lock",
+    baseline: true,
+    fn: async () =>
+      void await remote.getOrSet(nextMiss(), produce, { ttl: 60_000 }),
+  });
+  Deno.bench({
+    name: "Kit getOrSet miss over Redis, lock: true",
+    group: "redis getOrSet miss, lock",
+    fn: async () =>
+      void await remote.getOrSet(nextMiss(), produce, {
+        ttl: 60_000,
+        lock: true,
+      }),
+  });
+  Deno.bench({
+    name: "one round trip: node-redis GET (raw)",
+    group: "redis getOrSet miss, lock",
+    fn: async () => void await raw.get(`raw:${nextKey()}`),
   });
 }
