@@ -89,6 +89,17 @@ export interface RemoteStoreCacheProviderOptions {
    * recovery) when nobody listens.
    */
   onError?: (error: CacheError) => void;
+  /**
+   * Whether the service cannot start without the store. `true`:
+   * {@linkcode RemoteStoreCacheProvider.connect} rejects with the
+   * {@linkcode CacheStoreUnavailableError} (naming the address) when the
+   * store does not answer, and the provider is disposed; an eager service
+   * that awaits `connect()` then fails the application's start-up. Default
+   * `false`: `connect()` answers `false`, the outage is reported as a
+   * warning and the cache runs on misses until the store answers. Only
+   * `connect()` is concerned: a later outage is always survived.
+   */
+  required?: boolean;
 }
 
 function checkNumber(
@@ -204,6 +215,7 @@ export class RemoteStoreCacheProvider
   readonly #reporter: ErrorReporter;
   readonly #connection: RedisConnection;
   readonly #deadlines: Deadlines;
+  readonly #required: boolean;
   #subscriberConnection: RedisConnection | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
@@ -242,6 +254,13 @@ export class RemoteStoreCacheProvider
       false,
     );
     this.#address = `${host}:${port}`;
+    const required = options.required ?? false;
+    if (typeof required !== "boolean") {
+      throw new RangeError(
+        `RemoteStoreCacheProvider required must be a boolean: ${required}`,
+      );
+    }
+    this.#required = required;
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -293,7 +312,8 @@ export class RemoteStoreCacheProvider
    * Builds a provider from configuration keys `cache:redis:host`,
    * `cache:redis:port`, `cache:redis:password` (the `REDIS_HOST`,
    * `REDIS_PORT`, `REDIS_PASSWORD` variables) and, when present,
-   * `cache:redis:database`, `cache:redis:keyPrefix`. Numbers may be given as
+   * `cache:redis:database`, `cache:redis:keyPrefix`, `cache:redis:required`
+   * (`true` or `false`, any case). Numbers and booleans may be given as
    * strings (as environment variables are).
    *
    * An option given in code wins: the configuration fills only the options
@@ -305,7 +325,8 @@ export class RemoteStoreCacheProvider
    * key.
    * @returns The provider (not yet connected).
    * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
-   * port or database that is not a number, or as the constructor.
+   * port or database that is not a number, `cache:redis:required must be
+   * true or false: <value>`, or as the constructor.
    *
    * @example Usage
    * ```ts
@@ -340,12 +361,26 @@ export class RemoteStoreCacheProvider
       }
       return parsed;
     };
+    const flag = (name: string): boolean | undefined => {
+      const value = read(name);
+      if (value === undefined || value === null || value === "") {
+        return undefined;
+      }
+      if (typeof value === "boolean") return value;
+      const word = String(value).trim().toLowerCase();
+      if (word === "true") return true;
+      if (word === "false") return false;
+      throw new RangeError(
+        `cache:redis:${name} must be true or false: ${String(value)}`,
+      );
+    };
     const fromConfig: RemoteStoreCacheProviderOptions = {
       host: text("host"),
       port: number("port"),
       password: text("password"),
       database: number("database"),
       keyPrefix: text("keyPrefix"),
+      required: flag("required"),
     };
     const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {
@@ -393,10 +428,34 @@ export class RemoteStoreCacheProvider
    * @returns `true` once connected and answered; `false` when the attempt
    * failed or got no reply within `connectTimeout` (then `commandTimeout`
    * for the `PING`), or during an outage (the failure is reported once and
-   * the provider keeps retrying). Never rejects.
+   * the provider keeps retrying); `false` once disposed.
+   * @throws {CacheStoreUnavailableError} With `required: true`, instead of
+   * answering `false` (as a rejection, after disposing the provider, so
+   * that a failed start-up leaves no connection or timer behind). Its
+   * message names the address and, when known, what to do.
+   *
+   * @example Usage
+   * ```ts
+   * import { CacheManager, RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1", required: true });
+   * await provider.connect(); // rejects when Redis does not answer
+   * const cache = new CacheManager(provider);
+   * await cache.dispose();
+   * ```
    */
   async connect(): Promise<boolean> {
-    if (this.#disposed || this.#state === "down") return false;
+    if (this.#disposed) return false;
+    const ok = await this.#connect();
+    if (ok || !this.#required || this.#disposed) return ok;
+    const error = this.#downReport ??
+      new CacheStoreUnavailableError(this.#address);
+    await this.dispose();
+    throw error;
+  }
+
+  async #connect(): Promise<boolean> {
+    if (this.#state === "down") return false;
     if (this.#state === "up" && this.#connection.isReady) return true;
     if (!(await this.#connection.ensureReady())) return false;
     return await this.#probe();
@@ -420,7 +479,7 @@ export class RemoteStoreCacheProvider
     if (this.#state !== "down") {
       const check = this.#state === "up" && this.#connection.isReady
         ? this.#probe()
-        : this.connect();
+        : this.#connect();
       let answered = false;
       await settleWithin(
         check.then(() => (answered = true)),
