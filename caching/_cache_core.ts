@@ -53,8 +53,23 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
 }
 
+/** Returns `tags` if it is an array of non-empty strings, else throws. */
+export function checkTags(tags: unknown): string[] | undefined {
+  if (tags === undefined) return undefined;
+  if (
+    !Array.isArray(tags) ||
+    !tags.every((tag) => typeof tag === "string" && tag !== "")
+  ) {
+    throw new TypeError(
+      `Cache tags must be an array of non-empty strings: ${String(tags)}`,
+    );
+  }
+  return tags;
+}
+
 /** Checks the per-call options that are not checked by CachePolicy. */
 function checkCallOptions(options: CacheGetOrSetOptions): number | undefined {
+  checkTags(options.tags);
   checkTimeout("Cache", "softTimeout", options.softTimeout, true);
   checkTimeout("Cache", "hardTimeout", options.hardTimeout, false);
   checkTimeout("Cache", "lockTimeout", options.lockTimeout, false);
@@ -69,6 +84,8 @@ interface Flight {
   promise: Promise<unknown>;
   /** Set by a later set/delete/clear: its result must not be stored. */
   superseded: boolean;
+  /** The tags of the value it will store. */
+  tags: string[] | undefined;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -176,6 +193,30 @@ export class CacheCore {
     }
   }
 
+  async invalidateTags(tags: string[]): Promise<void> {
+    const provider = this.provider;
+    if (provider.invalidateTags === undefined) {
+      throw new TypeError(
+        `Cache tags are not supported by this provider: ${provider.constructor.name} has no invalidateTags`,
+      );
+    }
+    const at = this.clock();
+    // A run under way may have read what the invalidation is about: its
+    // value goes to its callers but is not stored.
+    for (const [key, flight] of [...this.flights]) {
+      if (flight.tags?.some((tag) => tags.includes(tag))) {
+        flight.superseded = true;
+        this.flights.delete(key);
+      }
+    }
+    this.reads.clear();
+    try {
+      await provider.invalidateTags(tags, at);
+    } catch (error) {
+      this.providerFailed("invalidateTags", undefined, error);
+    }
+  }
+
   track(write: Promise<void>): void {
     this.writes.add(write);
     write.then(() => this.writes.delete(write));
@@ -216,6 +257,7 @@ export class CacheCore {
     value: unknown,
     policy: CachePolicy | undefined,
     ttl: number | undefined,
+    tags?: string[],
   ): void | Promise<void> {
     const freshFor = ttl ?? policy?.ttl;
     const storedAt = this.clock();
@@ -228,6 +270,7 @@ export class CacheCore {
       entry = { value, storedAt, ttl: freshFor, maxStale };
       keep = freshFor + maxStale;
     }
+    if (tags !== undefined && tags.length > 0) entry.tags = tags;
     let written: void | Promise<void>;
     try {
       written = this.provider.set(fullKey, entry, keep);
@@ -301,9 +344,11 @@ export class CacheScope implements ICacheArea {
     options?: CacheSetOptions,
   ): Promise<void> {
     let ttl: number | undefined;
+    let tags: string[] | undefined;
     if (options !== undefined) {
       try {
         ttl = checkTtl(options.ttl);
+        tags = checkTags(options.tags);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -312,7 +357,17 @@ export class CacheScope implements ICacheArea {
     const core = this.#core;
     core.invalidate(fullKey);
     // A synchronous store is done here: no async frame, no extra await.
-    return core.write(fullKey, value, this.#policy, ttl) ?? SETTLED;
+    return core.write(fullKey, value, this.#policy, ttl, tags) ?? SETTLED;
+  }
+
+  invalidateTags(tags: string[]): Promise<void> {
+    try {
+      checkTags(tags);
+      if (tags.length === 0) return SETTLED;
+      return this.#core.invalidateTags(tags);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async delete(key: string): Promise<void> {
@@ -507,6 +562,7 @@ export class CacheScope implements ICacheArea {
     const flight: Flight = {
       promise: undefined as unknown as Promise<unknown>,
       superseded: false,
+      tags: options?.tags,
     };
     core.flights.set(fullKey, flight);
     const traced = startRun(this.#telemetry[result]);
@@ -553,7 +609,7 @@ export class CacheScope implements ICacheArea {
           else span.end();
           return value;
         }
-        const written = core.write(fullKey, value, policy, ttl);
+        const written = core.write(fullKey, value, policy, ttl, flight.tags);
         if (written === undefined) {
           void release?.();
           done();

@@ -18,6 +18,11 @@ export interface CacheSetOptions {
    * for as long as the provider keeps it).
    */
   ttl?: number;
+  /**
+   * Tags of the value: `invalidateTags` of one of them makes it a miss.
+   * Non-empty strings, any characters.
+   */
+  tags?: string[];
 }
 
 /**
@@ -39,6 +44,11 @@ export interface CacheGetOrSetOptions {
   policy?: string | CachePolicy | CachePolicyOptions;
   /** Overrides the policy's ttl for the value this call stores. */
   ttl?: number;
+  /**
+   * Tags of the value this call stores: `invalidateTags` of one of them
+   * makes it a miss.
+   */
+  tags?: string[];
   /** Overrides the policy's `softTimeout` (see {@linkcode CachePolicyOptions}). */
   softTimeout?: number;
   /** Overrides the policy's `hardTimeout` (see {@linkcode CachePolicyOptions}). */
@@ -141,6 +151,17 @@ export interface ICache {
     factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T>;
+  /**
+   * Makes every value stored with one of `tags` a miss, in this process and,
+   * with a shared store, in every instance; a value so invalidated is never
+   * served stale either. Tags are shared by a manager and all its areas.
+   *
+   * @param tags The tags.
+   * @returns Settles when recorded in the store.
+   * @throws {TypeError} `Cache tags must be an array of non-empty strings:
+   * <value>` (as a rejection).
+   */
+  invalidateTags(tags: string[]): Promise<void>;
   /**
    * Counters since creation.
    *

@@ -70,6 +70,12 @@ export interface CacheEntry<T = unknown> {
    * stale while a refresh runs. Absent means 0.
    */
   maxStale?: number;
+  /**
+   * The tags given when it was stored: a later
+   * {@linkcode ICacheProvider.invalidateTags} of one of them at or after
+   * `storedAt` makes it a miss.
+   */
+  tags?: string[];
 }
 
 /**
@@ -185,6 +191,16 @@ export interface ICacheProvider {
    * rejects.
    */
   tryLock?(key: string, ttl: number): Promise<CacheLockAttempt>;
+  /**
+   * Records that every entry carrying one of `tags` and stored at or before
+   * `at` is invalid: from now on `get` answers `undefined` for it. The cost
+   * does not depend on the number of entries (no scan).
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded.
+   */
+  invalidateTags?(tags: string[], at: number): void | Promise<void>;
 }
 
 /**

@@ -32,6 +32,7 @@ import type {
   ICacheProvider,
 } from "./cache_provider.ts";
 import { lockKey, lockToken, RELEASE_SCRIPT } from "./_redis_lock.ts";
+import { INVALIDATE_SCRIPT, invalidatedSince, tagKey } from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -60,6 +61,13 @@ export interface RemoteStoreCacheProviderOptions {
    * ttl of its own. Default 300000 (5 minutes).
    */
   defaultTtl?: number;
+  /**
+   * How long the invalidation of a tag is remembered, in milliseconds; a
+   * tagged entry is kept at most as long (its Redis expiry is capped), so
+   * that no entry outlives the memory of its tags. Default 604800000 (7
+   * days).
+   */
+  tagRetention?: number;
   /**
    * Time allowed for one connection attempt, handshake included (TCP
    * connection, `AUTH`, `SELECT`): a server that accepts the connection and
@@ -136,7 +144,10 @@ function isEntry(value: unknown): value is CacheEntry {
   const entry = value as Record<string, unknown>;
   return typeof entry.storedAt === "number" &&
     (entry.ttl === undefined || typeof entry.ttl === "number") &&
-    (entry.maxStale === undefined || typeof entry.maxStale === "number");
+    (entry.maxStale === undefined || typeof entry.maxStale === "number") &&
+    (entry.tags === undefined ||
+      (Array.isArray(entry.tags) &&
+        entry.tags.every((tag) => typeof tag === "string")));
 }
 
 function isInvalidation(value: unknown): value is CacheInvalidation {
@@ -146,7 +157,11 @@ function isInvalidation(value: unknown): value is CacheInvalidation {
     (message.keys === undefined ||
       (Array.isArray(message.keys) &&
         message.keys.every((key) => typeof key === "string"))) &&
-    (message.prefix === undefined || typeof message.prefix === "string");
+    (message.prefix === undefined || typeof message.prefix === "string") &&
+    (message.tags === undefined ||
+      (Array.isArray(message.tags) &&
+        message.tags.every((tag) => typeof tag === "string"))) &&
+    (message.at === undefined || typeof message.at === "number");
 }
 
 function retention(
@@ -216,6 +231,7 @@ export class RemoteStoreCacheProvider
   readonly #connection: RedisConnection;
   readonly #deadlines: Deadlines;
   readonly #required: boolean;
+  readonly #tagRetention: number;
   #subscriberConnection: RedisConnection | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
@@ -254,6 +270,11 @@ export class RemoteStoreCacheProvider
       false,
     );
     this.#address = `${host}:${port}`;
+    this.#tagRetention = checkNumber(
+      "tagRetention",
+      options.tagRetention ?? 604_800_000,
+      1,
+    );
     const required = options.required ?? false;
     if (typeof required !== "boolean") {
       throw new RangeError(
@@ -525,7 +546,7 @@ export class RemoteStoreCacheProvider
         (value) =>
           value === TIMED_OUT
             ? this.#timedOut("GET", undefined)
-            : this.#decode(fullKey, value),
+            : this.#checkTags(this.#decode(fullKey, value)),
         (error) => this.#failed("GET", fullKey, error, undefined),
       );
   }
@@ -548,7 +569,11 @@ export class RemoteStoreCacheProvider
       this.#reporter.report(new CacheSerializationError(fullKey, error));
       return Promise.resolve();
     }
-    const keep = String(retention(entry, ttl, this.#defaultTtl));
+    let kept = retention(entry, ttl, this.#defaultTtl);
+    if (entry.tags !== undefined && kept > this.#tagRetention) {
+      kept = this.#tagRetention;
+    }
+    const keep = String(kept);
     return this.#send(["SET", fullKey, json, "PX", keep], fullKey, undefined)
       .then(
         () => {},
@@ -797,6 +822,61 @@ export class RemoteStoreCacheProvider
         );
       }
     }
+  }
+
+  /**
+   * A tagged entry is a miss when one of its tags was invalidated at or
+   * after it was stored (one MGET of the tags' times); the times cannot be
+   * read, it is a miss too.
+   */
+  #checkTags(
+    entry: CacheEntry | undefined,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    if (entry === undefined || entry.tags === undefined) return entry;
+    if (entry.tags.length === 0) return entry;
+    const keys = entry.tags.map((tag) => tagKey(this.#prefix, tag));
+    return this.#send(["MGET", ...keys], undefined, UNANSWERED).then(
+      (times) =>
+        times === UNANSWERED || invalidatedSince(times, entry.storedAt)
+          ? undefined
+          : entry,
+    );
+  }
+
+  /**
+   * Records that the entries carrying one of `tags`, stored at or before
+   * `at`, are misses from now on: one script that sets each tag's time
+   * (keeping a later one), remembered for `tagRetention`.
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded, or skipped during an outage (never
+   * rejects).
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1" });
+   * await provider.invalidateTags(["products"], Date.now());
+   * await provider.dispose();
+   * ```
+   */
+  async invalidateTags(tags: string[], at: number): Promise<void> {
+    if (tags.length === 0) return;
+    const keys = tags.map((tag) => tagKey(this.#prefix, tag));
+    await this.#send(
+      [
+        "EVAL",
+        INVALIDATE_SCRIPT,
+        String(keys.length),
+        ...keys,
+        String(at),
+        String(this.#tagRetention),
+      ],
+      undefined,
+      undefined,
+    );
   }
 
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {

@@ -225,6 +225,21 @@ export class TieredCacheProvider implements ICacheProvider {
   }
 
   /**
+   * Invalidates `tags` in both layers, then publishes it so that every
+   * other instance's first layer does the same.
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded and published.
+   */
+  async invalidateTags(tags: string[], at: number): Promise<void> {
+    this.#generation++;
+    await this.#l1.invalidateTags?.(tags, at);
+    await this.#l2.invalidateTags?.(tags, at);
+    await this.#publish({ source: this.instanceId, tags, at });
+  }
+
+  /**
    * Takes the lock of `key` in the second layer (the shared store), when it
    * has locks; otherwise answers not acquired and not held, and the caller
    * goes on without a lock.
@@ -328,6 +343,17 @@ export class TieredCacheProvider implements ICacheProvider {
     }
     if (message.prefix !== undefined) {
       this.#settle(() => this.#l1.clear(message.prefix));
+    }
+    const { tags, at } = message;
+    if (tags !== undefined && at !== undefined) {
+      const l1 = this.#l1;
+      if (l1.invalidateTags !== undefined) {
+        this.#settle(() => l1.invalidateTags!(tags, at));
+      } else {
+        // A first layer without tags loses everything rather than serve an
+        // invalidated entry.
+        this.#settle(() => l1.clear());
+      }
     }
     this.#invalidated.dispatch(message);
   }
