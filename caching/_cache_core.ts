@@ -223,14 +223,14 @@ export class CacheCore {
   }
 
   /** Reads through the provider, sharing one pending read per key. */
-  read(fullKey: string): MaybeEntry | Promise<MaybeEntry> {
+  read(fullKey: string, tagged?: boolean): MaybeEntry | Promise<MaybeEntry> {
     if (this.reads.size !== 0) {
       const pending = this.reads.get(fullKey);
       if (pending !== undefined) return pending;
     }
     let result: MaybeEntry | Promise<MaybeEntry>;
     try {
-      result = this.provider.get(fullKey);
+      result = this.provider.get(fullKey, tagged);
     } catch (error) {
       this.providerFailed("get", fullKey, error);
       return undefined;
@@ -412,7 +412,10 @@ export class CacheScope implements ICacheArea {
         return Promise.reject(error);
       }
     }
-    const entry = this.#core.read(fullKey);
+    const entry = this.#core.read(
+      fullKey,
+      options !== undefined && options.tags !== undefined,
+    );
     if (isThenable(entry)) {
       // A hit resolves with the value itself: no promise to adopt.
       return Promise.resolve(entry).then((found) =>

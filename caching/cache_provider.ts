@@ -118,9 +118,16 @@ export interface ICacheProvider {
    * Reads an entry.
    *
    * @param key The full key (area prefix included).
-   * @returns The entry, or `undefined` when absent or expired.
+   * @param tagged A hint: the caller gave tags, so the entry probably carries
+   * some (a remote store can then read the entry and its tags' state
+   * together). A provider may ignore it.
+   * @returns The entry, or `undefined` when absent, expired, or invalidated
+   * through one of its tags.
    */
-  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined>;
+  get(
+    key: string,
+    tagged?: boolean,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined>;
   /**
    * Stores an entry.
    *

@@ -32,7 +32,14 @@ import type {
   ICacheProvider,
 } from "./cache_provider.ts";
 import { lockKey, lockToken, RELEASE_SCRIPT } from "./_redis_lock.ts";
-import { INVALIDATE_SCRIPT, invalidatedSince, tagKey } from "./_redis_tags.ts";
+import {
+  decodeTag,
+  encodeTag,
+  INVALIDATE_SCRIPT,
+  invalidatedSince,
+  READ_SCRIPT,
+  tagKeyPrefix,
+} from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -524,20 +531,46 @@ export class RemoteStoreCacheProvider
   }
 
   /**
-   * Reads an entry with one `GET`.
+   * Reads an entry with one `GET`. A tagged entry is a miss when one of its
+   * tags was invalidated since it was stored: with `tagged`, the entry and
+   * its tags' times are read together by one script (one round trip);
+   * without, a tagged entry found costs an `MGET` of its tags' times.
    *
    * @param key The key, without the prefix.
-   * @returns The entry; `undefined` when absent, expired, unreadable, or the
-   * store is unreachable.
+   * @param tagged The caller expects a tagged entry.
+   * @returns The entry; `undefined` when absent, expired, invalidated,
+   * unreadable, or the store is unreachable.
    */
-  get(key: string): Promise<CacheEntry | undefined> {
+  get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
     const fullKey = this.#prefix + key;
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(undefined);
     }
     const client = this.#connection.readyClient;
     if (client === undefined) {
-      return this.#whenReady(() => this.get(key), undefined);
+      return this.#whenReady(() => this.get(key, tagged), undefined);
+    }
+    if (tagged === true) {
+      const command = [
+        "EVAL",
+        READ_SCRIPT,
+        "1",
+        fullKey,
+        tagKeyPrefix(this.#prefix),
+      ];
+      return this.#track(this.#deadlines.race(client.sendCommand(command)))
+        .then(
+          (reply) => {
+            if (reply === TIMED_OUT) return this.#timedOut("EVAL", undefined);
+            if (!Array.isArray(reply)) return this.#decode(fullKey, reply);
+            const entry = this.#decode(fullKey, reply[0]);
+            return entry !== undefined &&
+                invalidatedSince(reply.slice(1), entry.storedAt)
+              ? undefined
+              : entry;
+          },
+          (error) => this.#failed("EVAL", fullKey, error, undefined),
+        );
     }
     return this.#track(
       this.#deadlines.race(client.sendCommand(["GET", fullKey])),
@@ -564,7 +597,12 @@ export class RemoteStoreCacheProvider
     const fullKey = this.#prefix + key;
     let json: string;
     try {
-      json = JSON.stringify(entry);
+      // Tags first and encoded: the read script finds them by position.
+      if (entry.tags === undefined) json = JSON.stringify(entry);
+      else {
+        const { tags, ...rest } = entry;
+        json = JSON.stringify({ tags: tags.map(encodeTag), ...rest });
+      }
     } catch (error) {
       this.#reporter.report(new CacheSerializationError(fullKey, error));
       return Promise.resolve();
@@ -834,10 +872,11 @@ export class RemoteStoreCacheProvider
   ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
     if (entry === undefined || entry.tags === undefined) return entry;
     if (entry.tags.length === 0) return entry;
-    const keys = entry.tags.map((tag) => tagKey(this.#prefix, tag));
+    const prefix = tagKeyPrefix(this.#prefix);
+    const keys = entry.tags.map((tag) => prefix + encodeTag(tag));
     return this.#send(["MGET", ...keys], undefined, UNANSWERED).then(
       (times) =>
-        times === UNANSWERED || invalidatedSince(times, entry.storedAt)
+        !Array.isArray(times) || invalidatedSince(times, entry.storedAt)
           ? undefined
           : entry,
     );
@@ -864,7 +903,8 @@ export class RemoteStoreCacheProvider
    */
   async invalidateTags(tags: string[], at: number): Promise<void> {
     if (tags.length === 0) return;
-    const keys = tags.map((tag) => tagKey(this.#prefix, tag));
+    const prefix = tagKeyPrefix(this.#prefix);
+    const keys = tags.map((tag) => prefix + encodeTag(tag));
     await this.#send(
       [
         "EVAL",
@@ -897,6 +937,7 @@ export class RemoteStoreCacheProvider
       this.#reporter.report(new CacheValueError(fullKey, "not a cache entry"));
       return undefined;
     }
+    if (parsed.tags !== undefined) parsed.tags = parsed.tags.map(decodeTag);
     return parsed;
   }
 

@@ -163,14 +163,20 @@ export class TieredCacheProvider implements ICacheProvider {
    * Reads `l1`, then `l2`; an `l2` hit fills `l1`.
    *
    * @param key The key.
+   * @param tagged Passed on to both layers (see {@linkcode ICacheProvider.get}).
    * @returns The entry or `undefined`.
    */
-  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined> {
-    const near = this.#l1.get(key);
+  get(
+    key: string,
+    tagged?: boolean,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    const near = this.#l1.get(key, tagged);
     if (isThenable(near)) {
-      return Promise.resolve(near).then((entry) => entry ?? this.#fromL2(key));
+      return Promise.resolve(near).then((entry) =>
+        entry ?? this.#fromL2(key, tagged)
+      );
     }
-    return near ?? this.#fromL2(key);
+    return near ?? this.#fromL2(key, tagged);
   }
 
   /**
@@ -307,9 +313,10 @@ export class TieredCacheProvider implements ICacheProvider {
 
   #fromL2(
     key: string,
+    tagged: boolean | undefined,
   ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
     const generation = this.#generation;
-    const far = this.#l2.get(key);
+    const far = this.#l2.get(key, tagged);
     if (!isThenable(far)) {
       if (far !== undefined) this.#fill(key, far);
       return far;

@@ -118,6 +118,55 @@ test(
 );
 
 test(
+  "tags, Redis: getOrSet with tags reads the entry and its tags' times in one round trip",
+  {
+    skip: redisSkip,
+  },
+  async () => {
+    await using server = await startRedisServer();
+    const raw = await server.client();
+    const cache = new CacheManager(
+      new RemoteStoreCacheProvider({ host: server.host, port: server.port }),
+    );
+    try {
+      await cache.set("k", "v", { ttl: 60_000, tags: ["a", "b"] });
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const stats = async () => {
+        const info = await raw.info("commandstats");
+        const calls = (name: string) =>
+          Number(
+            new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0,
+          );
+        return { eval: calls("eval"), get: calls("get"), mget: calls("mget") };
+      };
+      const before = await stats();
+      assert.equal(
+        await cache.getOrSet("k", () => "other", { tags: ["a", "b"] }),
+        "v",
+      );
+      const after = await stats();
+      // One EVAL; the GET and MGET Redis counts are the ones it ran.
+      assert.deepEqual(
+        {
+          eval: after.eval - before.eval,
+          get: after.get - before.get,
+          mget: after.mget - before.mget,
+        },
+        { eval: 1, get: 1, mget: 1 },
+      );
+      await cache.invalidateTags(["b"]);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      assert.equal(
+        await cache.getOrSet("k", () => "after", { tags: ["a", "b"] }),
+        "after",
+      );
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
+
+test(
   "tags with odd characters are encoded: no collision with keys or with each other",
   {
     skip: redisSkip,
