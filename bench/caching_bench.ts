@@ -497,6 +497,27 @@ if (interleaved) {
     fn: async () => void JSON.parse(String(await raw.get(`raw:${nextKey()}`))),
   });
 
+  // A hit of a tagged entry through getOrSet with its tags: one script
+  // that reads the entry and its tags' times (one round trip), beside an
+  // untagged hit (one GET).
+  const tags = ["catalog", "shop:7"];
+  for (const key of keys) {
+    await remote.set(`tagged:${key}`, value, { tags });
+  }
+  await remote.invalidateTags(["shop:8"]);
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, untagged",
+    group: "redis getOrSet hit, tagged",
+    baseline: true,
+    fn: async () => void await remote.getOrSet(nextKey(), factory),
+  });
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, 2 tags",
+    group: "redis getOrSet hit, tagged",
+    fn: async () =>
+      void await remote.getOrSet(`tagged:${nextKey()}`, factory, { tags }),
+  });
+
   // A miss with `lock` costs one more round trip before the factory (the
   // SET NX that takes the lock); storing the value and releasing the lock
   // happen after the caller has its value. Each call misses a new key.
