@@ -16,7 +16,11 @@ import type { CacheError } from "./cache_error.ts";
 import { CacheFactoryError } from "./cache_factory_error.ts";
 import { CachePolicy, type CachePolicyOptions } from "./cache_policy.ts";
 import { CachePolicyNotFoundError } from "./cache_policy_not_found_error.ts";
-import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
+import type {
+  CacheEntry,
+  CacheLockAttempt,
+  ICacheProvider,
+} from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -33,6 +37,16 @@ import {
 } from "./_telemetry.ts";
 
 type MaybeEntry = CacheEntry | undefined;
+
+/**
+ * A read that took the store's lock when the entry was missing; shared by
+ * the callers of one process, whose first factory run takes `lock` over
+ * (then `undefined`).
+ */
+interface LockedRead {
+  entry: MaybeEntry;
+  lock: CacheLockAttempt | undefined;
+}
 
 /** What a write to a synchronous store returns: one settled promise, shared. */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -112,6 +126,7 @@ export class CacheCore {
   defaultPolicy: CachePolicy | undefined;
   readonly flights: Map<string, Flight> = new Map();
   readonly reads: Map<string, Promise<MaybeEntry>> = new Map();
+  readonly lockedReads: Map<string, Promise<LockedRead>> = new Map();
   readonly writes: Set<Promise<void>> = new Set();
   readonly scopes: Counters[] = [];
   providerErrors = 0;
@@ -172,6 +187,7 @@ export class CacheCore {
   /** Forgets pending reads and runs for keys a write has made obsolete. */
   invalidate(fullKey: string): void {
     if (this.reads.size !== 0) this.reads.delete(fullKey);
+    if (this.lockedReads.size !== 0) this.lockedReads.delete(fullKey);
     if (this.flights.size !== 0) {
       const flight = this.flights.get(fullKey);
       if (flight !== undefined) {
@@ -184,6 +200,9 @@ export class CacheCore {
   invalidatePrefix(prefix: string): void {
     for (const key of [...this.reads.keys()]) {
       if (key.startsWith(prefix)) this.reads.delete(key);
+    }
+    for (const key of [...this.lockedReads.keys()]) {
+      if (key.startsWith(prefix)) this.lockedReads.delete(key);
     }
     for (const [key, flight] of [...this.flights]) {
       if (key.startsWith(prefix)) {
@@ -210,6 +229,7 @@ export class CacheCore {
       }
     }
     this.reads.clear();
+    this.lockedReads.clear();
     try {
       await provider.invalidateTags(tags, at);
     } catch (error) {
@@ -248,6 +268,34 @@ export class CacheCore {
       },
     );
     this.reads.set(fullKey, pending);
+    return pending;
+  }
+
+  /** Reads and, on a miss, takes the store's lock in one round trip. */
+  readOrLock(fullKey: string, lockTimeout: number): Promise<LockedRead> {
+    if (this.lockedReads.size !== 0) {
+      const pending = this.lockedReads.get(fullKey);
+      if (pending !== undefined) return pending;
+    }
+    const done = () => {
+      if (this.lockedReads.get(fullKey) === pending) {
+        this.lockedReads.delete(fullKey);
+      }
+    };
+    const pending: Promise<LockedRead> = Promise.resolve()
+      .then(() => this.provider.readOrLock!(fullKey, lockTimeout))
+      .then(
+        (read): LockedRead => {
+          done();
+          return { entry: read.entry, lock: read.lock };
+        },
+        (error: unknown): LockedRead => {
+          done();
+          this.providerFailed("readOrLock", fullKey, error);
+          return { entry: undefined, lock: undefined };
+        },
+      );
+    this.lockedReads.set(fullKey, pending);
     return pending;
   }
 
@@ -412,7 +460,19 @@ export class CacheScope implements ICacheArea {
         return Promise.reject(error);
       }
     }
-    const entry = this.#core.read(
+    const core = this.#core;
+    if (
+      (options?.lock ?? policy?.lock) === true &&
+      core.provider.readOrLock !== undefined
+    ) {
+      return core.readOrLock(
+        fullKey,
+        options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
+      ).then((read) =>
+        this.#answer(fullKey, read.entry, factory, policy, options, read)
+      );
+    }
+    const entry = core.read(
       fullKey,
       options !== undefined && options.tags !== undefined,
     );
@@ -433,10 +493,13 @@ export class CacheScope implements ICacheArea {
     factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
     options: CacheGetOrSetOptions | undefined,
+    read?: LockedRead,
   ): T | Promise<T> {
     const decision = this.#serves(fullKey, entry, factory, policy, options);
     if (decision === SERVE) return (entry as CacheEntry).value as T;
-    if (decision === MISS) return this.#wait(fullKey, factory, policy, options);
+    if (decision === MISS) {
+      return this.#wait(fullKey, factory, policy, options, read);
+    }
     const flight = this.#core.flights.get(fullKey);
     const stale = (entry as CacheEntry).value as T;
     if (flight === undefined) return stale;
@@ -527,9 +590,19 @@ export class CacheScope implements ICacheArea {
     factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
     options: CacheGetOrSetOptions | undefined,
+    read?: LockedRead,
   ): Promise<T> {
-    const flight = this.#core.flights.get(fullKey) ??
-      this.#run(fullKey, factory, policy, options, "miss");
+    let flight = this.#core.flights.get(fullKey);
+    if (flight === undefined) {
+      const first = read?.lock;
+      if (read !== undefined) read.lock = undefined;
+      flight = this.#run(fullKey, factory, policy, options, "miss", first);
+    } else if (read?.lock?.acquired) {
+      // A run is under way here already: the lock just taken is not needed.
+      const lock = read.lock;
+      read.lock = undefined;
+      void lock.release();
+    }
     return flight.promise as Promise<T>;
   }
 
@@ -560,6 +633,7 @@ export class CacheScope implements ICacheArea {
     policy: CachePolicy | undefined,
     options: CacheGetOrSetOptions | undefined,
     result: "miss" | "stale" | "refresh",
+    first?: CacheLockAttempt,
   ): Flight {
     const core = this.#core;
     const flight: Flight = {
@@ -580,6 +654,7 @@ export class CacheScope implements ICacheArea {
     const signal = controller.signal;
     const lock = (options?.lock ?? policy?.lock) === true &&
       core.provider.tryLock !== undefined;
+    if (!lock && first?.acquired) void first.release();
     // Set when the value came from another instance's run (nothing to
     // store) and when this run holds the store's lock (to release).
     let fromStore = false;
@@ -590,6 +665,7 @@ export class CacheScope implements ICacheArea {
         () => traced.run(() => factory(signal)),
         options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
         signal,
+        first,
       ).then((outcome) => {
         fromStore = outcome.fromStore;
         release = outcome.release;
@@ -651,13 +727,14 @@ export class CacheScope implements ICacheArea {
     run: () => T | Promise<T>,
     lockTimeout: number,
     signal: AbortSignal,
+    first: CacheLockAttempt | undefined,
   ): Promise<
     { value: T; fromStore: boolean; release?: () => Promise<void> }
   > {
     const core = this.#core;
     const provider = core.provider;
     const deadline = performance.now() + lockTimeout;
-    let attempt = await provider.tryLock!(fullKey, lockTimeout);
+    let attempt = first ?? await provider.tryLock!(fullKey, lockTimeout);
     let pause = FIRST_POLL;
     while (!attempt.acquired && attempt.held) {
       const left = deadline - performance.now();

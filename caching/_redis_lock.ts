@@ -21,3 +21,28 @@ export function lockKey(prefix: string, key: string): string {
 export function lockToken(): string {
   return crypto.randomUUID();
 }
+
+/**
+ * GET KEYS[1]; when absent, takes the lock KEYS[2] (token ARGV[2], expiry
+ * ARGV[3] ms) in the same round trip. Answers `{false, 1}` (absent, lock
+ * taken), `{false, 0}` (absent, lock held by another), or `{entry, 2,
+ * time…}` with the times of a tagged entry's tags (keys ARGV[1] .. encoded
+ * tag; see _redis_tags.ts).
+ */
+export const READ_OR_LOCK_SCRIPT = `
+local v = redis.call("GET", KEYS[1])
+if not v then
+  if redis.call("SET", KEYS[2], ARGV[2], "NX", "PX", ARGV[3]) then
+    return {false, 1}
+  end
+  return {false, 0}
+end
+if string.sub(v, 1, 9) == '{"tags":[' then
+  local list = string.match(v, '^{"tags":%[(.-)%]')
+  local keys = {}
+  for t in string.gmatch(list or "", '"([^"]*)"') do
+    keys[#keys + 1] = ARGV[1] .. t
+  end
+  if #keys > 0 then return {v, 2, unpack(redis.call("MGET", unpack(keys)))} end
+end
+return {v, 2}`;

@@ -199,6 +199,17 @@ export interface ICacheProvider {
    */
   tryLock?(key: string, ttl: number): Promise<CacheLockAttempt>;
   /**
+   * Reads an entry and, when there is none, tries the lock of `key` in the
+   * same round trip (see {@linkcode ICacheProvider.tryLock}). Optional: a
+   * provider with `tryLock` alone costs `getOrSet` with `lock` one more
+   * round trip on a miss.
+   *
+   * @param key The key.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The entry, or no entry and the lock attempt. Never rejects.
+   */
+  readOrLock?(key: string, ttl: number): Promise<CacheReadOrLock>;
+  /**
    * Records that every entry carrying one of `tags` and stored at or before
    * `at` is invalid: from now on `get` answers `undefined` for it. The cost
    * does not depend on the number of entries (no scan).
@@ -208,6 +219,25 @@ export interface ICacheProvider {
    * @returns Settles when recorded.
    */
   invalidateTags?(tags: string[], at: number): void | Promise<void>;
+}
+
+/**
+ * The outcome of {@linkcode ICacheProvider.readOrLock}: the entry when there
+ * is one (no `lock`), else the lock attempt made in the same round trip.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CacheReadOrLock } from "@vendor/kit/caching";
+ *
+ * const outcome: CacheReadOrLock = { entry: undefined, lock: { acquired: false, held: true } };
+ * console.log(outcome.lock?.acquired); // false
+ * ```
+ */
+export interface CacheReadOrLock {
+  /** The entry read, or `undefined` when absent or invalidated. */
+  readonly entry: CacheEntry | undefined;
+  /** The lock attempt, made when no entry was there. */
+  readonly lock?: CacheLockAttempt;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
   CacheEntry,
   CacheListeners,
   CacheLockAttempt,
+  CacheReadOrLock,
   ICacheProvider,
 } from "./cache_provider.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
@@ -263,6 +264,44 @@ export class TieredCacheProvider implements ICacheProvider {
       this.#reporter.report(new CacheStoreError("tryLock", key, error));
       return { acquired: false, held: false };
     }
+  }
+
+  /**
+   * Reads `l1`; on a miss, reads `l2` and takes its lock in the same round
+   * trip when `l2` can (else reads it and tries its lock). An `l2` entry
+   * fills `l1`.
+   *
+   * @param key The key.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The entry, or no entry and the lock attempt. Never rejects.
+   */
+  async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
+    let near: CacheEntry | undefined;
+    try {
+      near = await this.#l1.get(key);
+    } catch (error) {
+      this.#reportLayerFailure(error);
+    }
+    if (near !== undefined) return { entry: near };
+    const l2 = this.#l2;
+    if (l2.readOrLock === undefined) {
+      const entry = await this.#fromL2(key, undefined);
+      return entry === undefined
+        ? { entry, lock: await this.tryLock(key, ttl) }
+        : { entry };
+    }
+    const generation = this.#generation;
+    let read: CacheReadOrLock;
+    try {
+      read = await l2.readOrLock(key, ttl);
+    } catch (error) {
+      this.#reporter.report(new CacheStoreError("readOrLock", key, error));
+      return { entry: undefined, lock: { acquired: false, held: false } };
+    }
+    if (read.entry !== undefined && generation === this.#generation) {
+      this.#fill(key, read.entry);
+    }
+    return read;
   }
 
   /**

@@ -266,6 +266,86 @@ test("lock through a TieredCacheProvider takes the shared store's lock", {
   }
 });
 
+test(
+  "a miss with lock costs one round trip before the factory: the read takes the lock",
+  {
+    skip: redisSkip,
+  },
+  async () => {
+    await using server = await startRedisServer();
+    const monitor = await server.client();
+    const lines: string[] = [];
+    await (monitor as unknown as {
+      monitor(listener: (line: string) => void): Promise<void>;
+    }).monitor((line) => lines.push(line));
+    const cache = new CacheManager(
+      new RemoteStoreCacheProvider({ host: server.host, port: server.port }),
+    );
+    try {
+      const sent = () =>
+        lines.filter((line) => !line.includes("[0 lua]"))
+          .map((line) => /\] "(\w+)"/.exec(line)?.[1])
+          .filter((command) => command !== "PING");
+      let sentBeforeFactory: (string | undefined)[] = [];
+      assert.equal(
+        await cache.getOrSet("k", () => {
+          sentBeforeFactory = sent();
+          return "v";
+        }, { lock: true }),
+        "v",
+      );
+      await waitFor(
+        () => sent().length >= 3,
+        "the write and the release",
+        2_000,
+      );
+      assert.deepEqual(sentBeforeFactory, ["EVAL"]);
+      assert.deepEqual(sent(), ["EVAL", "SET", "EVAL"]);
+      lines.length = 0;
+      assert.equal(await cache.getOrSet("k", () => "x", { lock: true }), "v");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(sent(), ["EVAL"]);
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
+
+test(
+  "readOrLock: the entry, or no entry and the lock (taken, or held by another)",
+  {
+    skip: redisSkip,
+  },
+  async () => {
+    await using server = await startRedisServer();
+    const provider = new RemoteStoreCacheProvider({
+      host: server.host,
+      port: server.port,
+    });
+    try {
+      const first = await provider.readOrLock("k", 5_000);
+      assert.equal(first.entry, undefined);
+      assert.equal(first.lock?.acquired, true);
+      const second = await provider.readOrLock("k", 5_000);
+      assert.deepEqual(second, {
+        entry: undefined,
+        lock: { acquired: false, held: true },
+      });
+      await provider.set("k", { value: 1, storedAt: 10, tags: ["t"] }, 60_000);
+      if (first.lock?.acquired) await first.lock.release();
+      assert.deepEqual(await provider.readOrLock("k", 5_000), {
+        entry: { value: 1, storedAt: 10, tags: ["t"] },
+      });
+      await provider.invalidateTags(["t"], 10);
+      assert.deepEqual(await provider.readOrLock("k", 5_000), {
+        entry: undefined,
+      });
+    } finally {
+      await provider.dispose();
+    }
+  },
+);
+
 test("lock with a memory provider: one run within the process, nothing else", async () => {
   const cache = new CacheManager(new MemoryCacheProvider());
   let runs = 0;
