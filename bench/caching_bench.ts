@@ -507,20 +507,27 @@ if (interleaved) {
   await remote.invalidateTags(["shop:8"]);
   Deno.bench({
     name: "Kit getOrSet hit over Redis, untagged",
-    group: "redis getOrSet hit, tagged",
+    group: "redis getOrSet hit, tags or lock",
     baseline: true,
     fn: async () => void await remote.getOrSet(nextKey(), factory),
   });
   Deno.bench({
     name: "Kit getOrSet hit over Redis, 2 tags",
-    group: "redis getOrSet hit, tagged",
+    group: "redis getOrSet hit, tags or lock",
     fn: async () =>
       void await remote.getOrSet(`tagged:${nextKey()}`, factory, { tags }),
   });
 
-  // A miss with `lock` costs one more round trip before the factory (the
-  // SET NX that takes the lock); storing the value and releasing the lock
-  // happen after the caller has its value. Each call misses a new key.
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, lock: true",
+    group: "redis getOrSet hit, tags or lock",
+    fn: async () =>
+      void await remote.getOrSet(nextKey(), factory, { lock: true }),
+  });
+
+  // A miss with `lock` takes the lock in the read's round trip (a script);
+  // storing the value and releasing the lock happen after the caller has
+  // its value. Each call misses a new key.
   let missed = 0;
   const nextMiss = () => `miss:${missed++}`;
   const produce = () => value;

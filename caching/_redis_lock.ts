@@ -25,9 +25,9 @@ export function lockToken(): string {
 /**
  * GET KEYS[1]; when absent, takes the lock KEYS[2] (token ARGV[2], expiry
  * ARGV[3] ms) in the same round trip. Answers `{false, 1}` (absent, lock
- * taken), `{false, 0}` (absent, lock held by another), or `{entry, 2,
- * time…}` with the times of a tagged entry's tags (keys ARGV[1] .. encoded
- * tag; see _redis_tags.ts).
+ * taken), `{false, 0}` (absent, lock held by another), `{entry, 2, time…}`
+ * with the times of a tagged entry's tags (keys ARGV[1] .. encoded tag; see
+ * _redis_tags.ts), or the entry alone (a bulk string, as a GET answers).
  */
 export const READ_OR_LOCK_SCRIPT = `
 local v = redis.call("GET", KEYS[1])
@@ -45,4 +45,4 @@ if string.sub(v, 1, 9) == '{"tags":[' then
   end
   if #keys > 0 then return {v, 2, unpack(redis.call("MGET", unpack(keys)))} end
 end
-return {v, 2}`;
+return v`;

@@ -747,9 +747,10 @@ export class RemoteStoreCacheProvider
       fullKey,
       UNANSWERED,
     );
-    if (!Array.isArray(reply)) {
+    if (reply === UNANSWERED) {
       return { entry: undefined, lock: { acquired: false, held: false } };
     }
+    if (!Array.isArray(reply)) return { entry: this.#decode(fullKey, reply) };
     const state = Number(reply[1]);
     if (state === 1) {
       return { entry: undefined, lock: this.#acquired(lockFullKey, token) };
