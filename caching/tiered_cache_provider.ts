@@ -241,7 +241,11 @@ export class TieredCacheProvider implements ICacheProvider {
    */
   async invalidateTags(tags: string[], at: number): Promise<void> {
     this.#generation++;
-    await this.#l1.invalidateTags?.(tags, at);
+    const l1 = this.#l1;
+    // A first layer without tags loses everything rather than serve an
+    // invalidated entry.
+    if (l1.invalidateTags !== undefined) await l1.invalidateTags(tags, at);
+    else await l1.clear();
     await this.#l2.invalidateTags?.(tags, at);
     await this.#publish({ source: this.instanceId, tags, at });
   }
