@@ -737,8 +737,10 @@ export class CacheScope implements ICacheArea {
     let attempt = first ?? await provider.tryLock!(fullKey, lockTimeout);
     let pause = FIRST_POLL;
     while (!attempt.acquired && attempt.held) {
+      // Past the hardTimeout the run is given up: no factory to start.
+      if (signal.aborted) throw signal.reason;
       const left = deadline - performance.now();
-      if (left <= 0 || signal.aborted) break;
+      if (left <= 0) break;
       await sleep(Math.min(pause, left));
       pause = Math.min(pause * 2, MAX_POLL);
       let entry: MaybeEntry;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
+  CacheFactoryError,
   CacheManager,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
@@ -341,6 +342,40 @@ test(
       });
     } finally {
       await provider.dispose();
+    }
+  },
+);
+
+test(
+  "a hardTimeout shorter than the wait for another instance's lock fails the waiter, whose factory never runs",
+  {
+    skip: redisSkip,
+  },
+  async () => {
+    await using server = await startRedisServer();
+    const [a, b] = [1, 2].map(() =>
+      new CacheManager(
+        new RemoteStoreCacheProvider({ host: server.host, port: server.port }),
+      )
+    );
+    try {
+      const slow = a.getOrSet("k", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        return "slow";
+      }, { lock: true, lockTimeout: 3_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      let ran = false;
+      await assert.rejects(
+        b.getOrSet("k", () => {
+          ran = true;
+          return "own";
+        }, { lock: true, lockTimeout: 3_000, hardTimeout: 150 }),
+        new CacheFactoryError("k", undefined, 150),
+      );
+      assert.equal(await slow, "slow");
+      assert.equal(ran, false);
+    } finally {
+      await Promise.all([a.dispose(), b.dispose()]);
     }
   },
 );
