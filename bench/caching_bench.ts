@@ -1,6 +1,7 @@
 // Caching benchmarks: Kit against lru-cache and a plain Map (memory),
-// cache-manager's wrap and bentocache's getOrSet (getOrSet hit), and raw
-// node-redis GET on the same redis-server (Redis path). The Redis group
+// cache-manager's wrap and bentocache's getOrSet (getOrSet hit), raw
+// node-redis GET on the same redis-server (Redis path), and a getOrSet miss
+// over Redis with and without `lock` beside one raw round trip. The Redis group
 // starts its own redis-server on a free loopback port; it is skipped when
 // redis-server is not installed.
 //
@@ -495,4 +496,104 @@ if (interleaved) {
     group: "redis getOrSet hit",
     fn: async () => void JSON.parse(String(await raw.get(`raw:${nextKey()}`))),
   });
+
+  // A hit of a tagged entry through getOrSet with its tags: one script
+  // that reads the entry and its tags' times (one round trip), beside an
+  // untagged hit (one GET).
+  const tags = ["catalog", "shop:7"];
+  for (const key of keys) {
+    await remote.set(`tagged:${key}`, value, { tags });
+  }
+  await remote.invalidateTags(["shop:8"]);
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, untagged",
+    group: "redis getOrSet hit, tags or lock",
+    baseline: true,
+    fn: async () => void await remote.getOrSet(nextKey(), factory),
+  });
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, 2 tags",
+    group: "redis getOrSet hit, tags or lock",
+    fn: async () =>
+      void await remote.getOrSet(`tagged:${nextKey()}`, factory, { tags }),
+  });
+
+  Deno.bench({
+    name: "Kit getOrSet hit over Redis, lock: true",
+    group: "redis getOrSet hit, tags or lock",
+    fn: async () =>
+      void await remote.getOrSet(nextKey(), factory, { lock: true }),
+  });
+
+  // A miss with `lock` takes the lock in the read's round trip (a script);
+  // storing the value and releasing the lock happen after the caller has
+  // its value. Each call misses a new key.
+  let missed = 0;
+  const nextMiss = () => `miss:${missed++}`;
+  const produce = () => value;
+  Deno.bench({
+    name: "Kit getOrSet miss over Redis, no lock",
+    group: "redis getOrSet miss, lock",
+    baseline: true,
+    fn: async () =>
+      void await remote.getOrSet(nextMiss(), produce, { ttl: 60_000 }),
+  });
+  Deno.bench({
+    name: "Kit getOrSet miss over Redis, lock: true",
+    group: "redis getOrSet miss, lock",
+    fn: async () =>
+      void await remote.getOrSet(nextMiss(), produce, {
+        ttl: 60_000,
+        lock: true,
+      }),
+  });
+  Deno.bench({
+    name: "one round trip: node-redis GET (raw)",
+    group: "redis getOrSet miss, lock",
+    fn: async () => void await raw.get(`raw:${nextKey()}`),
+  });
+
+  // --- the same Redis rows, per-call medians, for a shared machine ---------
+  // Run as a script with KIT_CACHE_BENCH_REDIS_AB=1, this times each row in
+  // alternating rounds of 1,000 calls (12 rounds) and prints, per row, the
+  // median of the per-round medians of single calls and the quietest
+  // round's; load that comes and goes then lands on every row alike.
+  //
+  //   KIT_CACHE_BENCH_REDIS_AB=1 deno run -A bench/caching_bench.ts
+  if (Deno.env.get("KIT_CACHE_BENCH_REDIS_AB") === "1") {
+    const median = (list: number[]): number =>
+      [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+    const rows: Record<string, () => Promise<unknown>> = {
+      "raw node-redis GET (one round trip)": () => raw.get("raw:key:0"),
+      "getOrSet miss, no lock": () => remote.getOrSet(nextMiss(), produce),
+      "getOrSet miss, lock: true": () =>
+        remote.getOrSet(nextMiss(), produce, { lock: true }),
+      "getOrSet hit": () => remote.getOrSet(nextKey(), factory),
+      "getOrSet hit, lock: true": () =>
+        remote.getOrSet(nextKey(), factory, { lock: true }),
+      "getOrSet hit, 2 tags": () =>
+        remote.getOrSet(`tagged:${nextKey()}`, factory, { tags }),
+    };
+    const rounds: Record<string, number[]> = {};
+    for (let round = 0; round < 12; round++) {
+      for (const [name, call] of Object.entries(rows)) {
+        const times: number[] = [];
+        for (let j = 0; j < 1_000; j++) {
+          const start = performance.now();
+          await call();
+          times.push(performance.now() - start);
+        }
+        (rounds[name] ??= []).push(median(times) * 1_000);
+      }
+    }
+    for (const [name, list] of Object.entries(rounds)) {
+      console.log(
+        `${name.padEnd(40)} median ${
+          median(list).toFixed(1)
+        } µs, quietest round ${Math.min(...list).toFixed(1)} µs`,
+      );
+    }
+    dispatchEvent(new Event("unload"));
+    Deno.exit(0);
+  }
 }

@@ -1,16 +1,26 @@
 // The machinery shared by a CacheManager and its areas: age bands, single
 // flight, fail-safe refresh, counters. Kept out of the public API.
 import type {
+  CacheFactory,
   CacheGetOrSetOptions,
   CacheSetOptions,
   ICacheArea,
 } from "./cache.ts";
-import { isOpenTelemetryRegistered } from "../core/mod.ts";
+import {
+  isOpenTelemetryRegistered,
+  type TimerHandle,
+  unrefTimer,
+} from "../core/mod.ts";
+import { checkTimeout } from "./_check_timeout.ts";
 import type { CacheError } from "./cache_error.ts";
 import { CacheFactoryError } from "./cache_factory_error.ts";
 import { CachePolicy, type CachePolicyOptions } from "./cache_policy.ts";
 import { CachePolicyNotFoundError } from "./cache_policy_not_found_error.ts";
-import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
+import type {
+  CacheEntry,
+  CacheLockAttempt,
+  ICacheProvider,
+} from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -28,14 +38,68 @@ import {
 
 type MaybeEntry = CacheEntry | undefined;
 
+/**
+ * A read that took the store's lock when the entry was missing; shared by
+ * the callers of one process, whose first factory run takes `lock` over
+ * (then `undefined`).
+ */
+interface LockedRead {
+  entry: MaybeEntry;
+  lock: CacheLockAttempt | undefined;
+}
+
 /** What a write to a synchronous store returns: one settled promise, shared. */
 const SETTLED: Promise<void> = Promise.resolve();
+
+// What #serves decided for a stored entry.
+const MISS = 0;
+const SERVE = 1;
+const SERVE_AFTER_SOFT_WAIT = 2;
+type Decision = typeof MISS | typeof SERVE | typeof SERVE_AFTER_SOFT_WAIT;
+
+// How often a caller waiting on another instance's lock looks for the value:
+// quickly at first (a fast factory is done within a few milliseconds), then
+// less often, so that many waiters do not flood the store.
+const FIRST_POLL = 4;
+const MAX_POLL = 100;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => unrefTimer(setTimeout(resolve, ms)));
+}
+
+/** Returns `tags` if it is an array of non-empty strings, else throws. */
+export function checkTags(tags: unknown): string[] | undefined {
+  if (tags === undefined) return undefined;
+  if (
+    !Array.isArray(tags) ||
+    !tags.every((tag) => typeof tag === "string" && tag !== "")
+  ) {
+    throw new TypeError(
+      `Cache tags must be an array of non-empty strings: ${String(tags)}`,
+    );
+  }
+  return tags;
+}
+
+/** Checks the per-call options that are not checked by CachePolicy. */
+function checkCallOptions(options: CacheGetOrSetOptions): number | undefined {
+  checkTags(options.tags);
+  checkTimeout("Cache", "softTimeout", options.softTimeout, true);
+  checkTimeout("Cache", "hardTimeout", options.hardTimeout, false);
+  checkTimeout("Cache", "lockTimeout", options.lockTimeout, false);
+  if (options.lock !== undefined && typeof options.lock !== "boolean") {
+    throw new RangeError(`Cache lock must be a boolean: ${options.lock}`);
+  }
+  return checkTtl(options.ttl);
+}
 
 /** One factory run that concurrent callers share. */
 interface Flight {
   promise: Promise<unknown>;
   /** Set by a later set/delete/clear: its result must not be stored. */
   superseded: boolean;
+  /** The tags of the value it will store. */
+  tags: string[] | undefined;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -62,6 +126,7 @@ export class CacheCore {
   defaultPolicy: CachePolicy | undefined;
   readonly flights: Map<string, Flight> = new Map();
   readonly reads: Map<string, Promise<MaybeEntry>> = new Map();
+  readonly lockedReads: Map<string, Promise<LockedRead>> = new Map();
   readonly writes: Set<Promise<void>> = new Set();
   readonly scopes: Counters[] = [];
   providerErrors = 0;
@@ -122,6 +187,7 @@ export class CacheCore {
   /** Forgets pending reads and runs for keys a write has made obsolete. */
   invalidate(fullKey: string): void {
     if (this.reads.size !== 0) this.reads.delete(fullKey);
+    if (this.lockedReads.size !== 0) this.lockedReads.delete(fullKey);
     if (this.flights.size !== 0) {
       const flight = this.flights.get(fullKey);
       if (flight !== undefined) {
@@ -135,11 +201,39 @@ export class CacheCore {
     for (const key of [...this.reads.keys()]) {
       if (key.startsWith(prefix)) this.reads.delete(key);
     }
+    for (const key of [...this.lockedReads.keys()]) {
+      if (key.startsWith(prefix)) this.lockedReads.delete(key);
+    }
     for (const [key, flight] of [...this.flights]) {
       if (key.startsWith(prefix)) {
         flight.superseded = true;
         this.flights.delete(key);
       }
+    }
+  }
+
+  async invalidateTags(tags: string[]): Promise<void> {
+    const provider = this.provider;
+    if (provider.invalidateTags === undefined) {
+      throw new TypeError(
+        `Cache tags are not supported by this provider: ${provider.constructor.name} has no invalidateTags`,
+      );
+    }
+    const at = this.clock();
+    // A run under way may have read what the invalidation is about: its
+    // value goes to its callers but is not stored.
+    for (const [key, flight] of [...this.flights]) {
+      if (flight.tags?.some((tag) => tags.includes(tag))) {
+        flight.superseded = true;
+        this.flights.delete(key);
+      }
+    }
+    this.reads.clear();
+    this.lockedReads.clear();
+    try {
+      await provider.invalidateTags(tags, at);
+    } catch (error) {
+      this.providerFailed("invalidateTags", undefined, error);
     }
   }
 
@@ -149,14 +243,14 @@ export class CacheCore {
   }
 
   /** Reads through the provider, sharing one pending read per key. */
-  read(fullKey: string): MaybeEntry | Promise<MaybeEntry> {
+  read(fullKey: string, tagged?: boolean): MaybeEntry | Promise<MaybeEntry> {
     if (this.reads.size !== 0) {
       const pending = this.reads.get(fullKey);
       if (pending !== undefined) return pending;
     }
     let result: MaybeEntry | Promise<MaybeEntry>;
     try {
-      result = this.provider.get(fullKey);
+      result = this.provider.get(fullKey, tagged);
     } catch (error) {
       this.providerFailed("get", fullKey, error);
       return undefined;
@@ -177,12 +271,41 @@ export class CacheCore {
     return pending;
   }
 
+  /** Reads and, on a miss, takes the store's lock in one round trip. */
+  readOrLock(fullKey: string, lockTimeout: number): Promise<LockedRead> {
+    if (this.lockedReads.size !== 0) {
+      const pending = this.lockedReads.get(fullKey);
+      if (pending !== undefined) return pending;
+    }
+    const done = () => {
+      if (this.lockedReads.get(fullKey) === pending) {
+        this.lockedReads.delete(fullKey);
+      }
+    };
+    const pending: Promise<LockedRead> = Promise.resolve()
+      .then(() => this.provider.readOrLock!(fullKey, lockTimeout))
+      .then(
+        (read): LockedRead => {
+          done();
+          return { entry: read.entry, lock: read.lock };
+        },
+        (error: unknown): LockedRead => {
+          done();
+          this.providerFailed("readOrLock", fullKey, error);
+          return { entry: undefined, lock: undefined };
+        },
+      );
+    this.lockedReads.set(fullKey, pending);
+    return pending;
+  }
+
   /** Stores a value; the returned promise never rejects. */
   write(
     fullKey: string,
     value: unknown,
     policy: CachePolicy | undefined,
     ttl: number | undefined,
+    tags?: string[],
   ): void | Promise<void> {
     const freshFor = ttl ?? policy?.ttl;
     const storedAt = this.clock();
@@ -195,6 +318,7 @@ export class CacheCore {
       entry = { value, storedAt, ttl: freshFor, maxStale };
       keep = freshFor + maxStale;
     }
+    if (tags !== undefined && tags.length > 0) entry.tags = tags;
     let written: void | Promise<void>;
     try {
       written = this.provider.set(fullKey, entry, keep);
@@ -268,9 +392,11 @@ export class CacheScope implements ICacheArea {
     options?: CacheSetOptions,
   ): Promise<void> {
     let ttl: number | undefined;
+    let tags: string[] | undefined;
     if (options !== undefined) {
       try {
         ttl = checkTtl(options.ttl);
+        tags = checkTags(options.tags);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -279,7 +405,17 @@ export class CacheScope implements ICacheArea {
     const core = this.#core;
     core.invalidate(fullKey);
     // A synchronous store is done here: no async frame, no extra await.
-    return core.write(fullKey, value, this.#policy, ttl) ?? SETTLED;
+    return core.write(fullKey, value, this.#policy, ttl, tags) ?? SETTLED;
+  }
+
+  invalidateTags(tags: string[]): Promise<void> {
+    try {
+      checkTags(tags);
+      if (tags.length === 0) return SETTLED;
+      return this.#core.invalidateTags(tags);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async delete(key: string): Promise<void> {
@@ -307,12 +443,11 @@ export class CacheScope implements ICacheArea {
 
   getOrSet<T>(
     key: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T> {
     const fullKey = this.#prefix + key;
     let policy: CachePolicy | undefined;
-    let ttl: number | undefined;
     if (options === undefined) {
       policy = this.#policy;
     } else {
@@ -320,49 +455,101 @@ export class CacheScope implements ICacheArea {
         policy = options.policy === undefined
           ? this.#policy
           : this.#core.resolvePolicy(options.policy);
-        ttl = checkTtl(options.ttl);
+        checkCallOptions(options);
       } catch (error) {
         return Promise.reject(error);
       }
     }
-    const entry = this.#core.read(fullKey);
+    const core = this.#core;
+    if (
+      (options?.lock ?? policy?.lock) === true &&
+      core.provider.readOrLock !== undefined
+    ) {
+      return core.readOrLock(
+        fullKey,
+        options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
+      ).then((read) =>
+        this.#answer(fullKey, read.entry, factory, policy, options, read)
+      );
+    }
+    const entry = core.read(
+      fullKey,
+      options !== undefined && options.tags !== undefined,
+    );
     if (isThenable(entry)) {
       // A hit resolves with the value itself: no promise to adopt.
       return Promise.resolve(entry).then((found) =>
-        this.#serves(fullKey, found, factory, policy, ttl)
-          ? (found as CacheEntry).value as T
-          : this.#wait(fullKey, factory, policy, ttl)
+        this.#answer(fullKey, found, factory, policy, options)
       );
     }
-    return this.#serves(fullKey, entry, factory, policy, ttl)
-      ? Promise.resolve((entry as CacheEntry).value as T)
-      : this.#wait(fullKey, factory, policy, ttl);
+    return Promise.resolve(
+      this.#answer(fullKey, entry, factory, policy, options),
+    );
+  }
+
+  #answer<T>(
+    fullKey: string,
+    entry: MaybeEntry,
+    factory: CacheFactory<T>,
+    policy: CachePolicy | undefined,
+    options: CacheGetOrSetOptions | undefined,
+    read?: LockedRead,
+  ): T | Promise<T> {
+    const decision = this.#serves(fullKey, entry, factory, policy, options);
+    if (decision === SERVE) return (entry as CacheEntry).value as T;
+    if (decision === MISS) {
+      return this.#wait(fullKey, factory, policy, options, read);
+    }
+    const flight = this.#core.flights.get(fullKey);
+    const stale = (entry as CacheEntry).value as T;
+    if (flight === undefined) return stale;
+    return this.#softWait(
+      flight,
+      stale,
+      options?.softTimeout ?? (policy?.softTimeout as number),
+    );
   }
 
   /**
-   * Applies the age bands of the policy to what the provider returned:
-   * `true` when the stored value is to be returned (starting a background
-   * refresh in the refresh and stale bands), `false` when the caller must
-   * wait for the factory.
+   * The refresh's value if it comes within `ms`, else (or if it fails) the
+   * stale value; the refresh goes on either way.
    */
+  #softWait<T>(flight: Flight, stale: T, ms: number): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const timer: TimerHandle = unrefTimer(
+        setTimeout(() => resolve(stale), ms),
+      );
+      flight.promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value as T);
+        },
+        () => {
+          clearTimeout(timer);
+          resolve(stale);
+        },
+      );
+    });
+  }
+
   #serves<T>(
     fullKey: string,
     entry: MaybeEntry,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
-  ): boolean {
+    options: CacheGetOrSetOptions | undefined,
+  ): Decision {
     const counters = this.#counters;
     const totals = this.#totals;
     if (entry === undefined) {
       counters.misses++;
       totals.misses++;
-      return false;
+      return MISS;
     }
     const freshFor = entry.ttl;
     if (freshFor === undefined) {
       this.#hit();
-      return true;
+      return SERVE;
     }
     const age = this.#core.clock() - entry.storedAt;
     if (
@@ -370,30 +557,27 @@ export class CacheScope implements ICacheArea {
         (policy === undefined ? freshFor : freshFor * policy.refreshThreshold)
     ) {
       this.#hit();
-      return true;
+      return SERVE;
     }
     if (age < freshFor) {
       counters.hits++;
       totals.hits++;
-      this.#refresh(fullKey, factory, policy, ttl, "refresh");
-      return true;
+      this.#refresh(fullKey, factory, policy, options, "refresh");
+      return SERVE;
     }
     if (age < freshFor + (entry.maxStale ?? 0)) {
       counters.staleServed++;
       totals.staleServed++;
-      this.#refresh(fullKey, factory, policy, ttl, "stale");
-      return true;
+      this.#refresh(fullKey, factory, policy, options, "stale");
+      return (options?.softTimeout ?? policy?.softTimeout)
+        ? SERVE_AFTER_SOFT_WAIT
+        : SERVE;
     }
     counters.misses++;
     totals.misses++;
-    return false;
+    return MISS;
   }
 
-  /**
-   * Counts a plain hit. Kept small, so that it is inlined: with no context
-   * manager registered, the telemetry costs an AND and two property reads
-   * per hit (noteHit), and a look for a new meter provider every 1,024th.
-   */
   #hit(): void {
     this.#counters.hits++;
     if ((++this.#totals.hits & 1023) === 0) checkTelemetry();
@@ -403,48 +587,59 @@ export class CacheScope implements ICacheArea {
   /** Joins the key's factory run, or starts one. */
   #wait<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
+    read?: LockedRead,
   ): Promise<T> {
-    const flight = this.#core.flights.get(fullKey) ??
-      this.#run(fullKey, factory, policy, ttl, "miss");
+    let flight = this.#core.flights.get(fullKey);
+    if (flight === undefined) {
+      const first = read?.lock;
+      if (read !== undefined) read.lock = undefined;
+      flight = this.#run(fullKey, factory, policy, options, "miss", first);
+    } else if (read?.lock?.acquired) {
+      // A run is under way here already: the lock just taken is not needed.
+      const lock = read.lock;
+      read.lock = undefined;
+      void lock.release();
+    }
     return flight.promise as Promise<T>;
   }
 
   #refresh<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
     band: "refresh" | "stale",
   ): void {
     if (this.#core.flights.has(fullKey)) return;
     this.#counters.backgroundRefreshes++;
     this.#totals.backgroundRefreshes++;
-    const flight = this.#run(fullKey, factory, policy, ttl, band);
+    const flight = this.#run(fullKey, factory, policy, options, band);
     // Fail-safe: the stored value stays; the failure is reported.
     flight.promise.catch((error: unknown) =>
-      this.#core.report(new CacheFactoryError(fullKey, error))
+      this.#core.report(
+        error instanceof CacheFactoryError && error.timeout !== undefined
+          ? error
+          : new CacheFactoryError(fullKey, error),
+      )
     );
   }
 
-  /**
-   * Starts a shared factory run; it stays joinable until its value is
-   * stored. The run is traced: the span "cache getOrSet" (`result` is why it
-   * runs) ends once the value is stored, and the factory runs inside it.
-   */
   #run<T>(
     fullKey: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     policy: CachePolicy | undefined,
-    ttl: number | undefined,
+    options: CacheGetOrSetOptions | undefined,
     result: "miss" | "stale" | "refresh",
+    first?: CacheLockAttempt,
   ): Flight {
     const core = this.#core;
     const flight: Flight = {
       promise: undefined as unknown as Promise<unknown>,
       superseded: false,
+      tags: options?.tags,
     };
     core.flights.set(fullKey, flight);
     const traced = startRun(this.#telemetry[result]);
@@ -453,18 +648,64 @@ export class CacheScope implements ICacheArea {
       if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
       span.end();
     };
-    flight.promise = Promise.resolve().then(() => traced.run(factory)).then(
+    const ttl = options?.ttl;
+    const hardTimeout = options?.hardTimeout ?? policy?.hardTimeout;
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const lock = (options?.lock ?? policy?.lock) === true &&
+      core.provider.tryLock !== undefined;
+    if (!lock && first?.acquired) void first.release();
+    // Set when the value came from another instance's run (nothing to
+    // store) and when this run holds the store's lock (to release).
+    let fromStore = false;
+    let release: (() => Promise<void>) | undefined;
+    let produced: Promise<T> = lock
+      ? this.#underLock(
+        fullKey,
+        () => traced.run(() => factory(signal)),
+        options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
+        signal,
+        first,
+      ).then((outcome) => {
+        fromStore = outcome.fromStore;
+        release = outcome.release;
+        // Past the hardTimeout nobody waits for this run: free the lock.
+        if (signal.aborted) void release?.();
+        return outcome.value;
+      })
+      : Promise.resolve().then(() => traced.run(() => factory(signal)));
+    if (hardTimeout !== undefined) {
+      produced = bounded(produced, fullKey, hardTimeout, controller, () => {
+        // The abandoned run's lock, once it has one, is given back.
+        void release?.();
+      });
+    }
+    flight.promise = produced.then(
       (value) => {
-        if (flight.superseded) {
-          span.end();
+        if (flight.superseded || fromStore) {
+          void release?.();
+          if (fromStore) done();
+          else span.end();
           return value;
         }
-        const written = core.write(fullKey, value, policy, ttl);
-        if (written === undefined) done();
-        else core.track(written.then(done));
+        const written = core.write(fullKey, value, policy, ttl, flight.tags);
+        if (written === undefined) {
+          void release?.();
+          done();
+        } else {
+          core.track(
+            written.then(
+              release === undefined ? done : () => {
+                done();
+                return release?.();
+              },
+            ),
+          );
+        }
         return value;
       },
       (error: unknown) => {
+        void release?.();
         if (core.flights.get(fullKey) === flight) core.flights.delete(fullKey);
         this.#counters.factoryErrors++;
         this.#totals.factoryErrors++;
@@ -473,6 +714,56 @@ export class CacheScope implements ICacheArea {
       },
     );
     return flight;
+  }
+
+  /**
+   * Runs `run` once the store's lock on `fullKey` is this caller's; while
+   * another instance holds it, looks for that instance's value with a
+   * growing pause, until `lockTimeout` has passed (then runs `run` anyway,
+   * rather than fail).
+   */
+  async #underLock<T>(
+    fullKey: string,
+    run: () => T | Promise<T>,
+    lockTimeout: number,
+    signal: AbortSignal,
+    first: CacheLockAttempt | undefined,
+  ): Promise<
+    { value: T; fromStore: boolean; release?: () => Promise<void> }
+  > {
+    const core = this.#core;
+    const provider = core.provider;
+    const deadline = performance.now() + lockTimeout;
+    let attempt = first ?? await provider.tryLock!(fullKey, lockTimeout);
+    let pause = FIRST_POLL;
+    while (!attempt.acquired && attempt.held) {
+      // Past the hardTimeout the run is given up: no factory to start.
+      if (signal.aborted) throw signal.reason;
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      await sleep(Math.min(pause, left));
+      pause = Math.min(pause * 2, MAX_POLL);
+      let entry: MaybeEntry;
+      try {
+        entry = await provider.get(fullKey);
+      } catch (error) {
+        core.providerFailed("get", fullKey, error);
+      }
+      if (
+        entry !== undefined &&
+        (entry.ttl === undefined || core.clock() - entry.storedAt < entry.ttl)
+      ) {
+        return { value: entry.value as T, fromStore: true };
+      }
+      attempt = await provider.tryLock!(fullKey, lockTimeout);
+    }
+    const release = attempt.acquired ? attempt.release : undefined;
+    try {
+      return { value: await run(), fromStore: false, release };
+    } catch (error) {
+      void release?.();
+      throw error;
+    }
   }
 
   stats(): CacheStats {
@@ -487,4 +778,36 @@ export class CacheScope implements ICacheArea {
     }
     return { ...sum, providerErrors: core.providerErrors };
   }
+}
+
+/**
+ * Rejects with a timeout CacheFactoryError (and aborts the factory's signal
+ * with it) when `run` takes more than `ms`; a late outcome of `run` is then
+ * dropped, never an unhandled rejection.
+ */
+function bounded<T>(
+  run: Promise<T>,
+  key: string,
+  ms: number,
+  controller: AbortController,
+  onTimeout: () => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer: TimerHandle = unrefTimer(setTimeout(() => {
+      const error = new CacheFactoryError(key, undefined, ms);
+      controller.abort(error);
+      reject(error);
+      onTimeout();
+    }, ms));
+    run.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

@@ -18,6 +18,11 @@ export interface CacheSetOptions {
    * for as long as the provider keeps it).
    */
   ttl?: number;
+  /**
+   * Tags of the value: `invalidateTags` of one of them makes it a miss.
+   * Non-empty strings, any characters.
+   */
+  tags?: string[];
 }
 
 /**
@@ -39,7 +44,40 @@ export interface CacheGetOrSetOptions {
   policy?: string | CachePolicy | CachePolicyOptions;
   /** Overrides the policy's ttl for the value this call stores. */
   ttl?: number;
+  /**
+   * Tags of the value this call stores: `invalidateTags` of one of them
+   * makes it a miss.
+   */
+  tags?: string[];
+  /** Overrides the policy's `softTimeout` (see {@linkcode CachePolicyOptions}). */
+  softTimeout?: number;
+  /** Overrides the policy's `hardTimeout` (see {@linkcode CachePolicyOptions}). */
+  hardTimeout?: number;
+  /** Overrides the policy's `lock` (see {@linkcode CachePolicyOptions}). */
+  lock?: boolean;
+  /** Overrides the policy's `lockTimeout` (see {@linkcode CachePolicyOptions}). */
+  lockTimeout?: number;
 }
+
+/**
+ * What `getOrSet` runs to produce a value. It is given an `AbortSignal`
+ * that aborts when the run passes its `hardTimeout` (its `reason` is the
+ * {@linkcode CacheFactoryError}); a factory that takes no parameter is
+ * fine.
+ *
+ * @typeParam T The value's type.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CacheFactory } from "@vendor/kit/caching";
+ *
+ * const load: CacheFactory<string> = async (signal) => {
+ *   const response = await fetch("http://127.0.0.1:8080/rates", { signal });
+ *   return await response.text();
+ * };
+ * ```
+ */
+export type CacheFactory<T> = (signal: AbortSignal) => T | Promise<T>;
 
 /**
  * The operations of a cache: a {@linkcode CacheManager} or one of its areas.
@@ -98,17 +136,32 @@ export interface ICache {
    *
    * @typeParam T The value's type.
    * @param key The key.
-   * @param factory Produces the value on a miss or refresh.
-   * @param options `policy`, `ttl`.
+   * @param factory Produces the value on a miss or refresh; given an
+   * `AbortSignal` that aborts at the `hardTimeout`.
+   * @param options `policy`, `ttl`, `softTimeout`, `hardTimeout`, `lock`,
+   * `lockTimeout`.
    * @returns The value.
    * @throws What `factory` threw, when no stored value can be served.
+   * @throws {CacheFactoryError} When the run passed its `hardTimeout` and no
+   * stored value can be served.
    * @throws {CachePolicyNotFoundError} For an unknown policy name.
    */
   getOrSet<T>(
     key: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T>;
+  /**
+   * Makes every value stored with one of `tags` a miss, in this process and,
+   * with a shared store, in every instance; a value so invalidated is never
+   * served stale either. Tags are shared by a manager and all its areas.
+   *
+   * @param tags The tags.
+   * @returns Settles when recorded in the store.
+   * @throws {TypeError} `Cache tags must be an array of non-empty strings:
+   * <value>` (as a rejection).
+   */
+  invalidateTags(tags: string[]): Promise<void>;
   /**
    * Counters since creation.
    *

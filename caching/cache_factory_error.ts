@@ -7,6 +7,10 @@ import { CacheError } from "./cache_error.ts";
  * `Cache factory failed for key: <key>`. When no value can be served, the
  * factory's own error reaches the caller of `getOrSet` unwrapped.
  *
+ * It is also what a factory run that passes its `hardTimeout` fails with
+ * (thrown to a caller with nothing to serve, reported otherwise), with the
+ * message `Cache factory timed out after <timeout> ms for key: <key>`.
+ *
  * @example Usage
  * ```ts
  * import { CacheFactoryError } from "@vendor/kit/caching";
@@ -16,14 +20,26 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheFactoryError extends CacheError {
+  /** The `hardTimeout` the run passed, in milliseconds, for a timeout. */
+  readonly timeout: number | undefined;
+
   /**
    * Creates the error.
    *
    * @param key The key being refreshed.
    * @param cause What the factory threw.
+   * @param timeout For a run that passed its `hardTimeout`: that timeout
+   * (the message is then `Cache factory timed out after <timeout> ms for
+   * key: <key>`).
    */
-  constructor(key: string, cause?: unknown) {
-    super(`Cache factory failed for key: ${key}`, { key, cause });
+  constructor(key: string, cause?: unknown, timeout?: number) {
+    super(
+      timeout === undefined
+        ? `Cache factory failed for key: ${key}`
+        : `Cache factory timed out after ${timeout} ms for key: ${key}`,
+      { key, cause },
+    );
     this.name = "CacheFactoryError";
+    this.timeout = timeout;
   }
 }

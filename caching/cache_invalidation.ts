@@ -16,6 +16,10 @@ export interface CacheInvalidation {
   keys?: string[];
   /** Drop every key starting with this prefix (`""` drops all). */
   prefix?: string;
+  /** Entries carrying one of these tags, stored at or before `at`, are misses. */
+  tags?: string[];
+  /** The time of a tag invalidation (with `tags`). */
+  at?: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { HealthCheckResult } from "../platform/mod.ts";
 import { CacheCore, CacheScope } from "./_cache_core.ts";
 import { settleWithin } from "./_deadlines.ts";
 import type {
+  CacheFactory,
   CacheGetOrSetOptions,
   CacheSetOptions,
   ICache,
@@ -133,10 +134,13 @@ export class CacheManager implements ICache {
    * @param key The key.
    * @param value The value (JSON-serializable for a remote store).
    * @param options `ttl` in milliseconds; default the manager's policy ttl,
-   * else the provider's default.
+   * else the provider's default. `tags`: see
+   * {@linkcode CacheManager.invalidateTags}.
    * @returns Settles when stored (or skipped, if the store is unreachable).
    * @throws {RangeError} `Cache ttl must be a positive number of
    * milliseconds: <value>` (as a rejection).
+   * @throws {TypeError} `Cache tags must be an array of non-empty strings:
+   * <value>` (as a rejection).
    *
    * @example Usage
    * ```ts
@@ -199,10 +203,14 @@ export class CacheManager implements ICache {
    *
    * @typeParam T The value's type.
    * @param key The key.
-   * @param factory Produces the value.
-   * @param options `policy` (object or name), `ttl`.
+   * @param factory Produces the value; given an `AbortSignal` that aborts at
+   * the `hardTimeout`.
+   * @param options `policy` (object or name), `ttl`, and the policy's
+   * `softTimeout`, `hardTimeout`, `lock`, `lockTimeout` for this call.
    * @returns The value.
    * @throws What `factory` threw, when no stored value can be served.
+   * @throws {CacheFactoryError} When the run passed its `hardTimeout` and no
+   * stored value can be served.
    * @throws {CachePolicyNotFoundError} For an unknown policy name.
    *
    * @example Usage
@@ -221,10 +229,38 @@ export class CacheManager implements ICache {
    */
   getOrSet<T>(
     key: string,
-    factory: () => T | Promise<T>,
+    factory: CacheFactory<T>,
     options?: CacheGetOrSetOptions,
   ): Promise<T> {
     return this.#root.getOrSet(key, factory, options);
+  }
+
+  /**
+   * Makes every value stored with one of `tags` (by `set` or `getOrSet`, in
+   * any area) a miss, and never served stale. With Redis it is one command,
+   * whatever the number of entries (no scan), and every instance sees it;
+   * a factory run under way in this process for a value with one of the
+   * tags returns its value to its callers but does not store it.
+   *
+   * @param tags The tags (any characters).
+   * @returns Settles when recorded in the store (or skipped, if the store is
+   * unreachable, reported like any store failure).
+   * @throws {TypeError} `Cache tags must be an array of non-empty strings:
+   * <value>` (as a rejection), or when the provider has no tags.
+   *
+   * @example Usage
+   * ```ts
+   * import { CacheManager, MemoryCacheProvider } from "@vendor/kit/caching";
+   *
+   * const cache = new CacheManager(new MemoryCacheProvider());
+   * await cache.set("product:42", { name: "Lamp" }, { tags: ["products", "shop:7"] });
+   * await cache.invalidateTags(["shop:7"]);
+   * console.log(await cache.get("product:42")); // undefined
+   * await cache.dispose();
+   * ```
+   */
+  invalidateTags(tags: string[]): Promise<void> {
+    return this.#root.invalidateTags(tags);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { checkTimeout } from "./_check_timeout.ts";
+
 /**
  * The shape of a {@linkcode CachePolicy}; a plain object of this shape is
  * accepted wherever a policy is.
@@ -22,6 +24,34 @@ export interface CachePolicyOptions {
    * runs, in milliseconds. Default 0 (no stale serving).
    */
   maxStale?: number;
+  /**
+   * When a stale value can be served and a refresh is needed, how long the
+   * caller waits for the factory before it gets the stale value, in
+   * milliseconds; the factory then goes on in the background and its value
+   * is stored when it comes. Default: none, the stale value is returned at
+   * once (as `0`).
+   */
+  softTimeout?: number;
+  /**
+   * How long a factory run may take, in milliseconds: past it the factory's
+   * `AbortSignal` is aborted and the run fails with a
+   * {@linkcode CacheFactoryError} (a late value is not stored). Default:
+   * none.
+   */
+  hardTimeout?: number;
+  /**
+   * Whether a factory run takes a lock in the store first, so that one
+   * instance of a service runs the factory for a key and the others wait for
+   * its value (see {@linkcode CacheManager.getOrSet}). Default `false`. A
+   * store without locks (memory) keeps one run per process only.
+   */
+  lock?: boolean;
+  /**
+   * How long the store's lock lives and how long the others wait for its
+   * owner's value before they run the factory themselves, in milliseconds.
+   * Default 5000.
+   */
+  lockTimeout?: number;
 }
 
 /**
@@ -52,23 +82,38 @@ export interface CachePolicyOptions {
  * await cache.dispose();
  * ```
  */
-export class CachePolicy implements Required<CachePolicyOptions> {
+export class CachePolicy implements
+  Required<
+    Omit<CachePolicyOptions, "softTimeout" | "hardTimeout">
+  >,
+  CachePolicyOptions {
   /** How long a value is fresh, in milliseconds. */
   readonly ttl: number;
   /** Fraction of `ttl` after which a background refresh starts. */
   readonly refreshThreshold: number;
   /** How long after `ttl` a stale value may be served, in milliseconds. */
   readonly maxStale: number;
+  /** How long a caller waits before it is served a stale value, if set. */
+  readonly softTimeout: number | undefined;
+  /** How long a factory run may take, if set. */
+  readonly hardTimeout: number | undefined;
+  /** Whether a factory run takes a lock in the store first. */
+  readonly lock: boolean;
+  /** How long the store's lock lives and others wait for its value. */
+  readonly lockTimeout: number;
 
   /**
    * Creates a policy.
    *
    * @param options `ttl` (default 300000), `refreshThreshold` (default 1),
-   * `maxStale` (default 0).
+   * `maxStale` (default 0), `softTimeout` and `hardTimeout` (default none),
+   * `lock` (default `false`), `lockTimeout` (default 5000).
    * @throws {RangeError} `CachePolicy ttl must be a positive number of
    * milliseconds: <value>`, `CachePolicy refreshThreshold must be greater than
    * 0 and at most 1: <value>` or `CachePolicy maxStale must be 0 or a positive
-   * number of milliseconds: <value>`.
+   * number of milliseconds: <value>`, and the same for `softTimeout` (0 or
+   * positive), `hardTimeout` and `lockTimeout` (positive); `CachePolicy lock
+   * must be a boolean: <value>`.
    */
   constructor(options: CachePolicyOptions = {}) {
     const { ttl = 300_000, refreshThreshold = 1, maxStale = 0 } = options;
@@ -96,6 +141,26 @@ export class CachePolicy implements Required<CachePolicyOptions> {
     this.ttl = ttl;
     this.refreshThreshold = refreshThreshold;
     this.maxStale = maxStale;
+    this.softTimeout = checkTimeout(
+      "CachePolicy",
+      "softTimeout",
+      options.softTimeout,
+      true,
+    );
+    this.hardTimeout = checkTimeout(
+      "CachePolicy",
+      "hardTimeout",
+      options.hardTimeout,
+      false,
+    );
+    const { lock = false } = options;
+    if (typeof lock !== "boolean") {
+      throw new RangeError(`CachePolicy lock must be a boolean: ${lock}`);
+    }
+    this.lock = lock;
+    this.lockTimeout =
+      checkTimeout("CachePolicy", "lockTimeout", options.lockTimeout, false) ??
+        5_000;
     Object.freeze(this);
   }
 

@@ -70,6 +70,12 @@ export interface CacheEntry<T = unknown> {
    * stale while a refresh runs. Absent means 0.
    */
   maxStale?: number;
+  /**
+   * The tags given when it was stored: a later
+   * {@linkcode ICacheProvider.invalidateTags} of one of them at or after
+   * `storedAt` makes it a miss.
+   */
+  tags?: string[];
 }
 
 /**
@@ -112,9 +118,16 @@ export interface ICacheProvider {
    * Reads an entry.
    *
    * @param key The full key (area prefix included).
-   * @returns The entry, or `undefined` when absent or expired.
+   * @param tagged A hint: the caller gave tags, so the entry probably carries
+   * some (a remote store can then read the entry and its tags' state
+   * together). A provider may ignore it.
+   * @returns The entry, or `undefined` when absent, expired, or invalidated
+   * through one of its tags.
    */
-  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined>;
+  get(
+    key: string,
+    tagged?: boolean,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined>;
   /**
    * Stores an entry.
    *
@@ -170,4 +183,86 @@ export interface ICacheProvider {
    * {@linkcode CacheStats.providerErrors}.
    */
   readonly errorOccurred?: CacheListeners<CacheError>;
+  /**
+   * Takes a short lock on `key` in the store, shared by every instance of a
+   * service, so that one of them runs a factory (`getOrSet` with `lock`).
+   * The lock expires by itself after `ttl` even when its owner never
+   * releases it. A provider without it (memory) has no cross-instance lock.
+   *
+   * @param key The cache key the lock is for (the lock lives elsewhere).
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns `acquired: true` with its `release()` (which removes the lock
+   * only while it is still this owner's); `acquired: false, held: true`
+   * when another owner holds it; `acquired: false, held: false` when the
+   * store could not be asked (the caller goes on without a lock). Never
+   * rejects.
+   */
+  tryLock?(key: string, ttl: number): Promise<CacheLockAttempt>;
+  /**
+   * Reads an entry and, when there is none, tries the lock of `key` in the
+   * same round trip (see {@linkcode ICacheProvider.tryLock}). Optional: a
+   * provider with `tryLock` alone costs `getOrSet` with `lock` one more
+   * round trip on a miss.
+   *
+   * @param key The key.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The entry, or no entry and the lock attempt. Never rejects.
+   */
+  readOrLock?(key: string, ttl: number): Promise<CacheReadOrLock>;
+  /**
+   * Records that every entry carrying one of `tags` and stored at or before
+   * `at` is invalid: from now on `get` answers `undefined` for it. The cost
+   * does not depend on the number of entries (no scan).
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded.
+   */
+  invalidateTags?(tags: string[], at: number): void | Promise<void>;
 }
+
+/**
+ * The outcome of {@linkcode ICacheProvider.readOrLock}: the entry when there
+ * is one (no `lock`), else the lock attempt made in the same round trip.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CacheReadOrLock } from "@vendor/kit/caching";
+ *
+ * const outcome: CacheReadOrLock = { entry: undefined, lock: { acquired: false, held: true } };
+ * console.log(outcome.lock?.acquired); // false
+ * ```
+ */
+export interface CacheReadOrLock {
+  /** The entry read, or `undefined` when absent or invalidated. */
+  readonly entry: CacheEntry | undefined;
+  /** The lock attempt, made when no entry was there. */
+  readonly lock?: CacheLockAttempt;
+}
+
+/**
+ * The outcome of {@linkcode ICacheProvider.tryLock}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CacheLockAttempt } from "@vendor/kit/caching";
+ *
+ * function describe(attempt: CacheLockAttempt): string {
+ *   if (attempt.acquired) return "mine";
+ *   return attempt.held ? "someone else's" : "no lock (store unreachable)";
+ * }
+ * ```
+ */
+export type CacheLockAttempt =
+  | {
+    /** This caller owns the lock. */
+    readonly acquired: true;
+    /** Removes the lock if this caller still owns it; never rejects. */
+    release(): Promise<void>;
+  }
+  | {
+    /** This caller does not own the lock. */
+    readonly acquired: false;
+    /** `true`: another owner holds it; `false`: the store did not answer. */
+    readonly held: boolean;
+  };

@@ -68,6 +68,11 @@ export class MemoryCacheProvider implements ICacheProvider {
     status: undefined,
   };
   #timer: TimerHandle | undefined;
+  // The last invalidation time of each tag, and the longest time a tagged
+  // entry was given to live (how long a tag's time can matter).
+  readonly #tagTimes = new Map<string, number>();
+  #longestTagged = 0;
+  #pruneAt = 1024;
 
   /**
    * Creates the provider and starts its clean-up timer (unref'd).
@@ -115,7 +120,43 @@ export class MemoryCacheProvider implements ICacheProvider {
    * @returns The entry, or `undefined` when absent or expired.
    */
   get(key: string): CacheEntry | undefined {
-    return this.#cache.get(key);
+    const entry = this.#cache.get(key);
+    if (entry === undefined || entry.tags === undefined) return entry;
+    return this.#invalidated(entry) ? undefined : entry;
+  }
+
+  /**
+   * Records that the entries carrying one of `tags`, stored at or before
+   * `at`, are misses from now on. The times are kept as long as an entry
+   * they can concern may still be here.
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   */
+  invalidateTags(tags: string[], at: number): void {
+    const times = this.#tagTimes;
+    for (const tag of tags) {
+      if (!((times.get(tag) ?? -Infinity) >= at)) times.set(tag, at);
+    }
+    if (times.size > this.#pruneAt) {
+      // A time older than the longest life of a tagged entry concerns no
+      // entry still here.
+      const before = at - this.#longestTagged;
+      for (const [tag, time] of times) {
+        if (time < before) times.delete(tag);
+      }
+      this.#pruneAt = Math.max(1024, times.size * 2);
+    }
+  }
+
+  #invalidated(entry: CacheEntry): boolean {
+    const times = this.#tagTimes;
+    if (times.size === 0) return false;
+    for (const tag of entry.tags!) {
+      const time = times.get(tag);
+      if (time !== undefined && time >= entry.storedAt) return true;
+    }
+    return false;
   }
 
   /**
@@ -135,6 +176,9 @@ export class MemoryCacheProvider implements ICacheProvider {
     }
     const options = this.#setOptions;
     options.ttl = keep > 0 ? keep : 1;
+    if (entry.tags !== undefined && keep > this.#longestTagged) {
+      this.#longestTagged = keep;
+    }
     options.status = undefined;
     this.#cache.set(key, entry, options);
   }

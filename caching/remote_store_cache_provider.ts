@@ -28,8 +28,24 @@ import type {
 import type {
   CacheEntry,
   CacheListeners,
+  CacheLockAttempt,
+  CacheReadOrLock,
   ICacheProvider,
 } from "./cache_provider.ts";
+import {
+  lockKey,
+  lockToken,
+  READ_OR_LOCK_SCRIPT,
+  RELEASE_SCRIPT,
+} from "./_redis_lock.ts";
+import {
+  decodeTag,
+  encodeTag,
+  INVALIDATE_SCRIPT,
+  invalidatedSince,
+  READ_SCRIPT,
+  tagKeyPrefix,
+} from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
@@ -59,6 +75,13 @@ export interface RemoteStoreCacheProviderOptions {
    */
   defaultTtl?: number;
   /**
+   * How long the invalidation of a tag is remembered, in milliseconds; a
+   * tagged entry is kept at most as long (its Redis expiry is capped), so
+   * that no entry outlives the memory of its tags. Default 604800000 (7
+   * days).
+   */
+  tagRetention?: number;
+  /**
    * Time allowed for one connection attempt, handshake included (TCP
    * connection, `AUTH`, `SELECT`): a server that accepts the connection and
    * never answers counts as unreachable after it. Default 5000.
@@ -87,6 +110,17 @@ export interface RemoteStoreCacheProviderOptions {
    * recovery) when nobody listens.
    */
   onError?: (error: CacheError) => void;
+  /**
+   * Whether the service cannot start without the store. `true`:
+   * {@linkcode RemoteStoreCacheProvider.connect} rejects with the
+   * {@linkcode CacheStoreUnavailableError} (naming the address) when the
+   * store does not answer, and the provider is disposed; an eager service
+   * that awaits `connect()` then fails the application's start-up. Default
+   * `false`: `connect()` answers `false`, the outage is reported as a
+   * warning and the cache runs on misses until the store answers. Only
+   * `connect()` is concerned: a later outage is always survived.
+   */
+  required?: boolean;
 }
 
 function checkNumber(
@@ -113,6 +147,9 @@ function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, "\\$&");
 }
 
+/** What a command answers when the store did not. */
+const UNANSWERED: unique symbol = Symbol("unanswered");
+
 function isEntry(value: unknown): value is CacheEntry {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return false;
@@ -120,7 +157,10 @@ function isEntry(value: unknown): value is CacheEntry {
   const entry = value as Record<string, unknown>;
   return typeof entry.storedAt === "number" &&
     (entry.ttl === undefined || typeof entry.ttl === "number") &&
-    (entry.maxStale === undefined || typeof entry.maxStale === "number");
+    (entry.maxStale === undefined || typeof entry.maxStale === "number") &&
+    (entry.tags === undefined ||
+      (Array.isArray(entry.tags) &&
+        entry.tags.every((tag) => typeof tag === "string")));
 }
 
 function isInvalidation(value: unknown): value is CacheInvalidation {
@@ -130,7 +170,11 @@ function isInvalidation(value: unknown): value is CacheInvalidation {
     (message.keys === undefined ||
       (Array.isArray(message.keys) &&
         message.keys.every((key) => typeof key === "string"))) &&
-    (message.prefix === undefined || typeof message.prefix === "string");
+    (message.prefix === undefined || typeof message.prefix === "string") &&
+    (message.tags === undefined ||
+      (Array.isArray(message.tags) &&
+        message.tags.every((tag) => typeof tag === "string"))) &&
+    (message.at === undefined || typeof message.at === "number");
 }
 
 function retention(
@@ -199,6 +243,8 @@ export class RemoteStoreCacheProvider
   readonly #reporter: ErrorReporter;
   readonly #connection: RedisConnection;
   readonly #deadlines: Deadlines;
+  readonly #required: boolean;
+  readonly #tagRetention: number;
   #subscriberConnection: RedisConnection | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
@@ -237,6 +283,18 @@ export class RemoteStoreCacheProvider
       false,
     );
     this.#address = `${host}:${port}`;
+    this.#tagRetention = checkNumber(
+      "tagRetention",
+      options.tagRetention ?? 604_800_000,
+      1,
+    );
+    const required = options.required ?? false;
+    if (typeof required !== "boolean") {
+      throw new RangeError(
+        `RemoteStoreCacheProvider required must be a boolean: ${required}`,
+      );
+    }
+    this.#required = required;
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -288,7 +346,8 @@ export class RemoteStoreCacheProvider
    * Builds a provider from configuration keys `cache:redis:host`,
    * `cache:redis:port`, `cache:redis:password` (the `REDIS_HOST`,
    * `REDIS_PORT`, `REDIS_PASSWORD` variables) and, when present,
-   * `cache:redis:database`, `cache:redis:keyPrefix`. Numbers may be given as
+   * `cache:redis:database`, `cache:redis:keyPrefix`, `cache:redis:required`
+   * (`true` or `false`, any case). Numbers and booleans may be given as
    * strings (as environment variables are).
    *
    * An option given in code wins: the configuration fills only the options
@@ -300,7 +359,8 @@ export class RemoteStoreCacheProvider
    * key.
    * @returns The provider (not yet connected).
    * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
-   * port or database that is not a number, or as the constructor.
+   * port or database that is not a number, `cache:redis:required must be
+   * true or false: <value>`, or as the constructor.
    *
    * @example Usage
    * ```ts
@@ -335,12 +395,26 @@ export class RemoteStoreCacheProvider
       }
       return parsed;
     };
+    const flag = (name: string): boolean | undefined => {
+      const value = read(name);
+      if (value === undefined || value === null || value === "") {
+        return undefined;
+      }
+      if (typeof value === "boolean") return value;
+      const word = String(value).trim().toLowerCase();
+      if (word === "true") return true;
+      if (word === "false") return false;
+      throw new RangeError(
+        `cache:redis:${name} must be true or false: ${String(value)}`,
+      );
+    };
     const fromConfig: RemoteStoreCacheProviderOptions = {
       host: text("host"),
       port: number("port"),
       password: text("password"),
       database: number("database"),
       keyPrefix: text("keyPrefix"),
+      required: flag("required"),
     };
     const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {
@@ -388,10 +462,34 @@ export class RemoteStoreCacheProvider
    * @returns `true` once connected and answered; `false` when the attempt
    * failed or got no reply within `connectTimeout` (then `commandTimeout`
    * for the `PING`), or during an outage (the failure is reported once and
-   * the provider keeps retrying). Never rejects.
+   * the provider keeps retrying); `false` once disposed.
+   * @throws {CacheStoreUnavailableError} With `required: true`, instead of
+   * answering `false` (as a rejection, after disposing the provider, so
+   * that a failed start-up leaves no connection or timer behind). Its
+   * message names the address and, when known, what to do.
+   *
+   * @example Usage
+   * ```ts
+   * import { CacheManager, RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1", required: true });
+   * await provider.connect(); // rejects when Redis does not answer
+   * const cache = new CacheManager(provider);
+   * await cache.dispose();
+   * ```
    */
   async connect(): Promise<boolean> {
-    if (this.#disposed || this.#state === "down") return false;
+    if (this.#disposed) return false;
+    const ok = await this.#connect();
+    if (ok || !this.#required || this.#disposed) return ok;
+    const error = this.#downReport ??
+      new CacheStoreUnavailableError(this.#address);
+    await this.dispose();
+    throw error;
+  }
+
+  async #connect(): Promise<boolean> {
+    if (this.#state === "down") return false;
     if (this.#state === "up" && this.#connection.isReady) return true;
     if (!(await this.#connection.ensureReady())) return false;
     return await this.#probe();
@@ -415,7 +513,7 @@ export class RemoteStoreCacheProvider
     if (this.#state !== "down") {
       const check = this.#state === "up" && this.#connection.isReady
         ? this.#probe()
-        : this.connect();
+        : this.#connect();
       let answered = false;
       await settleWithin(
         check.then(() => (answered = true)),
@@ -439,20 +537,46 @@ export class RemoteStoreCacheProvider
   }
 
   /**
-   * Reads an entry with one `GET`.
+   * Reads an entry with one `GET`. A tagged entry is a miss when one of its
+   * tags was invalidated since it was stored: with `tagged`, the entry and
+   * its tags' times are read together by one script (one round trip);
+   * without, a tagged entry found costs an `MGET` of its tags' times.
    *
    * @param key The key, without the prefix.
-   * @returns The entry; `undefined` when absent, expired, unreadable, or the
-   * store is unreachable.
+   * @param tagged The caller expects a tagged entry.
+   * @returns The entry; `undefined` when absent, expired, invalidated,
+   * unreadable, or the store is unreachable.
    */
-  get(key: string): Promise<CacheEntry | undefined> {
+  get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
     const fullKey = this.#prefix + key;
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(undefined);
     }
     const client = this.#connection.readyClient;
     if (client === undefined) {
-      return this.#whenReady(() => this.get(key), undefined);
+      return this.#whenReady(() => this.get(key, tagged), undefined);
+    }
+    if (tagged === true) {
+      const command = [
+        "EVAL",
+        READ_SCRIPT,
+        "1",
+        fullKey,
+        tagKeyPrefix(this.#prefix),
+      ];
+      return this.#track(this.#deadlines.race(client.sendCommand(command)))
+        .then(
+          (reply) => {
+            if (reply === TIMED_OUT) return this.#timedOut("EVAL", undefined);
+            if (!Array.isArray(reply)) return this.#decode(fullKey, reply);
+            const entry = this.#decode(fullKey, reply[0]);
+            return entry !== undefined &&
+                invalidatedSince(reply.slice(1), entry.storedAt)
+              ? undefined
+              : entry;
+          },
+          (error) => this.#failed("EVAL", fullKey, error, undefined),
+        );
     }
     return this.#track(
       this.#deadlines.race(client.sendCommand(["GET", fullKey])),
@@ -461,7 +585,7 @@ export class RemoteStoreCacheProvider
         (value) =>
           value === TIMED_OUT
             ? this.#timedOut("GET", undefined)
-            : this.#decode(fullKey, value),
+            : this.#checkTags(this.#decode(fullKey, value)),
         (error) => this.#failed("GET", fullKey, error, undefined),
       );
   }
@@ -479,12 +603,21 @@ export class RemoteStoreCacheProvider
     const fullKey = this.#prefix + key;
     let json: string;
     try {
-      json = JSON.stringify(entry);
+      // Tags first and encoded: the read script finds them by position.
+      if (entry.tags === undefined) json = JSON.stringify(entry);
+      else {
+        const { tags, ...rest } = entry;
+        json = JSON.stringify({ tags: tags.map(encodeTag), ...rest });
+      }
     } catch (error) {
       this.#reporter.report(new CacheSerializationError(fullKey, error));
       return Promise.resolve();
     }
-    const keep = String(retention(entry, ttl, this.#defaultTtl));
+    let kept = retention(entry, ttl, this.#defaultTtl);
+    if (entry.tags !== undefined && kept > this.#tagRetention) {
+      kept = this.#tagRetention;
+    }
+    const keep = String(kept);
     return this.#send(["SET", fullKey, json, "PX", keep], fullKey, undefined)
       .then(
         () => {},
@@ -538,6 +671,113 @@ export class RemoteStoreCacheProvider
         await this.#send(["UNLINK", ...keys], undefined, undefined);
       }
     } while (cursor !== "0");
+  }
+
+  /**
+   * Takes the lock of `key` for `ttl` milliseconds: one `SET <lock key>
+   * <token> NX PX <ttl>`, the lock key being under `keyPrefix`. `release()`
+   * removes it only while it is still this owner's (a compare-and-delete
+   * script); otherwise it expires by itself.
+   *
+   * @param key The cache key the lock is for.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The attempt: acquired (with `release`), held by another owner,
+   * or neither when the store did not answer. Never rejects.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1" });
+   * const attempt = await provider.tryLock("report", 5_000);
+   * if (attempt.acquired) await attempt.release();
+   * await provider.dispose();
+   * ```
+   */
+  async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
+    const fullKey = lockKey(this.#prefix, key);
+    const token = lockToken();
+    const reply = await this.#send(
+      ["SET", fullKey, token, "NX", "PX", String(Math.max(1, Math.ceil(ttl)))],
+      fullKey,
+      UNANSWERED,
+    );
+    if (reply === UNANSWERED) return { acquired: false, held: false };
+    if (reply !== "OK") return { acquired: false, held: true };
+    return this.#acquired(fullKey, token);
+  }
+
+  /**
+   * Reads an entry and, when there is none, takes the lock of `key` in the
+   * same round trip (one script): what `getOrSet` with `lock` does first,
+   * so that a miss costs no more round trips than without the lock. A
+   * tagged entry comes with its tags' times, as with `get(key, true)`.
+   *
+   * @param key The key, without the prefix.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The entry (no `lock`), or no entry and the lock attempt.
+   * Never rejects.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1" });
+   * const { entry, lock } = await provider.readOrLock("report", 5_000);
+   * if (lock?.acquired) await lock.release();
+   * console.log(entry?.value);
+   * await provider.dispose();
+   * ```
+   */
+  async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
+    const fullKey = this.#prefix + key;
+    const lockFullKey = lockKey(this.#prefix, key);
+    const token = lockToken();
+    const reply = await this.#send(
+      [
+        "EVAL",
+        READ_OR_LOCK_SCRIPT,
+        "2",
+        fullKey,
+        lockFullKey,
+        tagKeyPrefix(this.#prefix),
+        token,
+        String(Math.max(1, Math.ceil(ttl))),
+      ],
+      fullKey,
+      UNANSWERED,
+    );
+    if (reply === UNANSWERED) {
+      return { entry: undefined, lock: { acquired: false, held: false } };
+    }
+    if (!Array.isArray(reply)) return { entry: this.#decode(fullKey, reply) };
+    const state = Number(reply[1]);
+    if (state === 1) {
+      return { entry: undefined, lock: this.#acquired(lockFullKey, token) };
+    }
+    if (state === 0) {
+      return { entry: undefined, lock: { acquired: false, held: true } };
+    }
+    const entry = this.#decode(fullKey, reply[0]);
+    return {
+      entry: entry !== undefined &&
+          invalidatedSince(reply.slice(2), entry.storedAt)
+        ? undefined
+        : entry,
+    };
+  }
+
+  #acquired(lockFullKey: string, token: string): CacheLockAttempt {
+    return {
+      acquired: true,
+      release: async () => {
+        await this.#send(
+          ["EVAL", RELEASE_SCRIPT, "1", lockFullKey, token],
+          lockFullKey,
+          undefined,
+        );
+      },
+    };
   }
 
   /**
@@ -692,6 +932,63 @@ export class RemoteStoreCacheProvider
     }
   }
 
+  /**
+   * A tagged entry is a miss when one of its tags was invalidated at or
+   * after it was stored (one MGET of the tags' times); the times cannot be
+   * read, it is a miss too.
+   */
+  #checkTags(
+    entry: CacheEntry | undefined,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    if (entry === undefined || entry.tags === undefined) return entry;
+    if (entry.tags.length === 0) return entry;
+    const prefix = tagKeyPrefix(this.#prefix);
+    const keys = entry.tags.map((tag) => prefix + encodeTag(tag));
+    return this.#send(["MGET", ...keys], undefined, UNANSWERED).then(
+      (times) =>
+        !Array.isArray(times) || invalidatedSince(times, entry.storedAt)
+          ? undefined
+          : entry,
+    );
+  }
+
+  /**
+   * Records that the entries carrying one of `tags`, stored at or before
+   * `at`, are misses from now on: one script that sets each tag's time
+   * (keeping a later one), remembered for `tagRetention`.
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded, or skipped during an outage (never
+   * rejects).
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1" });
+   * await provider.invalidateTags(["products"], Date.now());
+   * await provider.dispose();
+   * ```
+   */
+  async invalidateTags(tags: string[], at: number): Promise<void> {
+    if (tags.length === 0) return;
+    const prefix = tagKeyPrefix(this.#prefix);
+    const keys = tags.map((tag) => prefix + encodeTag(tag));
+    await this.#send(
+      [
+        "EVAL",
+        INVALIDATE_SCRIPT,
+        String(keys.length),
+        ...keys,
+        String(at),
+        String(this.#tagRetention),
+      ],
+      undefined,
+      undefined,
+    );
+  }
+
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
     this.#answered();
     if (reply === null || reply === undefined) return undefined;
@@ -710,6 +1007,7 @@ export class RemoteStoreCacheProvider
       this.#reporter.report(new CacheValueError(fullKey, "not a cache entry"));
       return undefined;
     }
+    if (parsed.tags !== undefined) parsed.tags = parsed.tags.map(decodeTag);
     return parsed;
   }
 

@@ -10,6 +10,8 @@ import type {
 import type {
   CacheEntry,
   CacheListeners,
+  CacheLockAttempt,
+  CacheReadOrLock,
   ICacheProvider,
 } from "./cache_provider.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
@@ -162,14 +164,20 @@ export class TieredCacheProvider implements ICacheProvider {
    * Reads `l1`, then `l2`; an `l2` hit fills `l1`.
    *
    * @param key The key.
+   * @param tagged Passed on to both layers (see {@linkcode ICacheProvider.get}).
    * @returns The entry or `undefined`.
    */
-  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined> {
-    const near = this.#l1.get(key);
+  get(
+    key: string,
+    tagged?: boolean,
+  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    const near = this.#l1.get(key, tagged);
     if (isThenable(near)) {
-      return Promise.resolve(near).then((entry) => entry ?? this.#fromL2(key));
+      return Promise.resolve(near).then((entry) =>
+        entry ?? this.#fromL2(key, tagged)
+      );
     }
-    return near ?? this.#fromL2(key);
+    return near ?? this.#fromL2(key, tagged);
   }
 
   /**
@@ -224,6 +232,83 @@ export class TieredCacheProvider implements ICacheProvider {
   }
 
   /**
+   * Invalidates `tags` in both layers, then publishes it so that every
+   * other instance's first layer does the same.
+   *
+   * @param tags The tags.
+   * @param at The time of the invalidation, on the clock of `storedAt`.
+   * @returns Settles when recorded and published.
+   */
+  async invalidateTags(tags: string[], at: number): Promise<void> {
+    this.#generation++;
+    const l1 = this.#l1;
+    // A first layer without tags loses everything rather than serve an
+    // invalidated entry.
+    if (l1.invalidateTags !== undefined) await l1.invalidateTags(tags, at);
+    else await l1.clear();
+    await this.#l2.invalidateTags?.(tags, at);
+    await this.#publish({ source: this.instanceId, tags, at });
+  }
+
+  /**
+   * Takes the lock of `key` in the second layer (the shared store), when it
+   * has locks; otherwise answers not acquired and not held, and the caller
+   * goes on without a lock.
+   *
+   * @param key The cache key the lock is for.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The second layer's attempt. Never rejects.
+   */
+  async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
+    const l2 = this.#l2;
+    if (l2.tryLock === undefined) return { acquired: false, held: false };
+    try {
+      return await l2.tryLock(key, ttl);
+    } catch (error) {
+      this.#reporter.report(new CacheStoreError("tryLock", key, error));
+      return { acquired: false, held: false };
+    }
+  }
+
+  /**
+   * Reads `l1`; on a miss, reads `l2` and takes its lock in the same round
+   * trip when `l2` can (else reads it and tries its lock). An `l2` entry
+   * fills `l1`.
+   *
+   * @param key The key.
+   * @param ttl How long the lock lives, in milliseconds.
+   * @returns The entry, or no entry and the lock attempt. Never rejects.
+   */
+  async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
+    let near: CacheEntry | undefined;
+    try {
+      near = await this.#l1.get(key);
+    } catch (error) {
+      this.#reportLayerFailure(error);
+    }
+    if (near !== undefined) return { entry: near };
+    const l2 = this.#l2;
+    if (l2.readOrLock === undefined) {
+      const entry = await this.#fromL2(key, undefined);
+      return entry === undefined
+        ? { entry, lock: await this.tryLock(key, ttl) }
+        : { entry };
+    }
+    const generation = this.#generation;
+    let read: CacheReadOrLock;
+    try {
+      read = await l2.readOrLock(key, ttl);
+    } catch (error) {
+      this.#reporter.report(new CacheStoreError("readOrLock", key, error));
+      return { entry: undefined, lock: { acquired: false, held: false } };
+    }
+    if (read.entry !== undefined && generation === this.#generation) {
+      this.#fill(key, read.entry);
+    }
+    return read;
+  }
+
+  /**
    * Tells whether both layers answer: the worse of the two states, with the
    * detail of each layer that is not healthy (`l1`, `l2`).
    *
@@ -271,9 +356,10 @@ export class TieredCacheProvider implements ICacheProvider {
 
   #fromL2(
     key: string,
+    tagged: boolean | undefined,
   ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
     const generation = this.#generation;
-    const far = this.#l2.get(key);
+    const far = this.#l2.get(key, tagged);
     if (!isThenable(far)) {
       if (far !== undefined) this.#fill(key, far);
       return far;
@@ -307,6 +393,17 @@ export class TieredCacheProvider implements ICacheProvider {
     }
     if (message.prefix !== undefined) {
       this.#settle(() => this.#l1.clear(message.prefix));
+    }
+    const { tags, at } = message;
+    if (tags !== undefined && at !== undefined) {
+      const l1 = this.#l1;
+      if (l1.invalidateTags !== undefined) {
+        this.#settle(() => l1.invalidateTags!(tags, at));
+      } else {
+        // A first layer without tags loses everything rather than serve an
+        // invalidated entry.
+        this.#settle(() => l1.clear());
+      }
     }
     this.#invalidated.dispatch(message);
   }

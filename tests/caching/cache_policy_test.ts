@@ -57,11 +57,19 @@ test("CachePolicy keeps its options, defaults them, and rejects bad ones", () =>
     ttl: 900_000,
     refreshThreshold: 0.8,
     maxStale: 300_000,
+    softTimeout: undefined,
+    hardTimeout: undefined,
+    lock: false,
+    lockTimeout: 5_000,
   });
   assert.deepEqual({ ...new CachePolicy() }, {
     ttl: 300_000,
     refreshThreshold: 1,
     maxStale: 0,
+    softTimeout: undefined,
+    hardTimeout: undefined,
+    lock: false,
+    lockTimeout: 5_000,
   });
   assert.equal(CachePolicy.from(spec), spec);
   assert.ok(CachePolicy.from({ ttl: 5 }) instanceof CachePolicy);
