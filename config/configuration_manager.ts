@@ -66,6 +66,7 @@ import {
   readEnvironment,
 } from "./_environment_deno.ts";
 import { annotateFailures, registerHints } from "./_hints.ts";
+import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
@@ -820,7 +821,13 @@ export class ConfigurationManager<Config = any>
    * were skipped, variables that look like configuration with no environment
    * source added, and keys read before `loadConfiguration()` finished. Known
    * keys are those of the schema (or {@linkcode appConfigSchema} when none
-   * is set), of the other sources, and of the standard variables.
+   * is set), of the other sources, of the standard variables, and the
+   * optional keys Kit's own modules read (`server:port`,
+   * `cache:redis:database`, `localization:defaultCulture`, …). A finding of
+   * code `single-underscore` is a near-miss: its `variable` is the name that
+   * is set and its `suggestion` the name that would work; the application
+   * host logs these as warnings at start-up, and `createConfiguration({
+   * strict: true })` fails on them.
    *
    * @returns The findings; empty when nothing looks wrong.
    *
@@ -1321,7 +1328,9 @@ export class ConfigurationManager<Config = any>
 
   #knownKeys(): Set<string> {
     const known = new Set<string>();
-    for (const key of Object.values(standardVariables)) {
+    for (
+      const key of [...Object.values(standardVariables), ...KIT_OPTIONAL_KEYS]
+    ) {
       const segments = key.split(":");
       for (let i = 1; i <= segments.length; i++) {
         known.add(segments.slice(0, i).join(":").toLowerCase());
