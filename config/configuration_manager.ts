@@ -65,7 +65,12 @@ import {
   getEnvironmentVariable,
   readEnvironment,
 } from "./_environment_deno.ts";
-import { annotateFailures, registerHints } from "./_hints.ts";
+import {
+  annotateFailures,
+  registerHints,
+  registerWhereToSet,
+} from "./_hints.ts";
+import { whereToSet } from "./_where_to_set.ts";
 import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
@@ -271,6 +276,11 @@ export class ConfigurationManager<Config = any>
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
     registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
+    registerWhereToSet(
+      this,
+      (key) =>
+        whereToSet(key, this.#registrations.map((entry) => entry.provider)),
+    );
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */

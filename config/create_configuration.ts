@@ -1,5 +1,6 @@
 import { ConfigurationManager } from "./configuration_manager.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
+import type { ConfigurationDiagnostic } from "./configuration_provider.ts";
 import { DotEnvProvider } from "./dot_env_provider.ts";
 import { validateConfiguration } from "./validate_configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
@@ -167,7 +168,9 @@ export async function createConfiguration<Config = any>(
 }
 
 // The near-miss findings of diagnose(), one failure line each.
-function nearMisses(config: ConfigurationManager<unknown>): string[] {
+function nearMisses(
+  config: { diagnose(): readonly ConfigurationDiagnostic[] },
+): string[] {
   return config.diagnose()
     .filter((finding) => finding.code === "single-underscore")
     .map((finding) => finding.message);
