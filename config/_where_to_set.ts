@@ -21,7 +21,12 @@ export function whereToSet(
   providers: readonly ConfigurationProvider[],
 ): string | undefined {
   const segments = key.split(":");
-  if (key === "" || segments.some((segment) => segment === "")) {
+  // Inside an array the item's place depends on the other items; the line
+  // says what replaced the array instead, when something did.
+  if (
+    key === "" ||
+    segments.some((segment) => segment === "" || /^\d+$/.test(segment))
+  ) {
     return undefined;
   }
   const variables: string[] = [];

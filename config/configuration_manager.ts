@@ -1190,6 +1190,8 @@ export class ConfigurationManager<Config = any>
       return validateAgainst(schema, input, {
         isSecret: (key) => secrets.isSecret(key),
         sourceOf: (key) => sourceIn(raw, key),
+        whereToSet: (key) =>
+          whereToSet(key, this.#registrations.map((entry) => entry.provider)),
         mask: (text) =>
           maskSecretText(
             text,

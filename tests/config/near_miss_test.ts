@@ -167,3 +167,29 @@ test("a missing required key names the variables that would set it and the file"
     ],
   });
 });
+
+test("with a schema, a missing required value names the variables and the file too; a missing section does not", async () => {
+  const outcome = await inChild(
+    { database: {}, api: VALID.api, logging: VALID.logging },
+    {},
+    `
+    const failuresOf = () => config.createConfiguration({
+      basePath: base,
+      schema: config.appConfigSchema,
+    }).then(() => [], (e) => e.failures);
+    return await failuresOf();
+  `,
+  );
+  assert.deepEqual(outcome, [
+    'database:connectionString: is required (not set by any source; set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json)',
+  ]);
+  const section = await inChild(
+    { api: VALID.api, logging: VALID.logging },
+    {},
+    `
+    return await config.createConfiguration({ basePath: base, schema: config.appConfigSchema })
+      .then(() => [], (e) => e.failures);
+  `,
+  );
+  assert.deepEqual(section, ["database: is required (not set by any source)"]);
+});
