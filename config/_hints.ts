@@ -18,6 +18,21 @@ export function hintsOf(config: object): HintSource | undefined {
   return registry.get(config);
 }
 
+/** Says where a key could be set (`set DB_X or APP_X, or … in a.json`). */
+export type WhereToSet = (key: string) => string | undefined;
+
+const places = new WeakMap<object, WhereToSet>();
+
+/** Registers how a configuration object tells where a key could be set. */
+export function registerWhereToSet(config: object, where: WhereToSet): void {
+  places.set(config, where);
+}
+
+/** Where a key of this configuration object could be set, when it can tell. */
+export function whereToSetOf(config: object): WhereToSet | undefined {
+  return places.get(config);
+}
+
 // `logging:providers:0:type: is required …` → `logging:providers:0:type`.
 function schemaKeyOf(line: string): string | undefined {
   const end = line.indexOf(": ");

@@ -206,6 +206,32 @@ export function coerce(input: unknown, schema: unknown): unknown {
 }
 
 /**
+ * The type of the schema at a path (`"string"`, `"object"`…), optional and
+ * similar wrappers removed; `undefined` when the path leads nowhere certain
+ * (an unknown key, a union).
+ */
+export function schemaTypeAt(
+  schema: unknown,
+  segments: readonly string[],
+): string | undefined {
+  let current = unwrap(schema as SchemaLike, undefined);
+  for (const segment of segments) {
+    const type = current.type;
+    if (type !== undefined && OBJECTS.has(type) && current.entries) {
+      const lower = segment.toLowerCase();
+      const match = Object.keys(current.entries).find((key) =>
+        key.toLowerCase() === lower
+      );
+      if (match === undefined) return undefined;
+      current = unwrap(current.entries[match], undefined);
+    } else if (type === "array" && current.item !== undefined) {
+      current = unwrap(current.item, undefined);
+    } else return undefined;
+  }
+  return current.type;
+}
+
+/**
  * Tells whether the schema describes the key (a leaf or a branch). Records,
  * `unknown` and `any` accept everything below them.
  */
@@ -259,7 +285,24 @@ export interface IssueContext {
   isSecret(key: string): boolean;
   /** Masks the secrets a text carries (by shape, and known secret values). */
   mask(text: string): string;
+  /** Where a missing value could be set (`set DB_X or APP_X, or …`). */
+  whereToSet?(key: string): string | undefined;
 }
+
+// Schema types of containers: a missing section is named alone, since one
+// variable rarely sets a whole object.
+const CONTAINERS = new Set([
+  "object",
+  "loose_object",
+  "strict_object",
+  "object_with_rest",
+  "array",
+  "tuple",
+  "loose_tuple",
+  "strict_tuple",
+  "tuple_with_rest",
+  "record",
+]);
 
 function describeReceived(
   input: unknown,
@@ -350,6 +393,7 @@ export function formatIssues(
   issues: readonly v.BaseIssue<unknown>[],
   context: IssueContext,
   keyPrefix: string,
+  schema?: unknown,
 ): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
@@ -369,8 +413,15 @@ export function formatIssues(
       continue;
     }
     const problem = problemOf(issue, secret, (text) => context.mask(text));
+    const place = source === undefined && issue.input === undefined &&
+        key !== "" && schema !== undefined &&
+        !CONTAINERS.has(schemaTypeAt(schema, segments) ?? "object")
+      ? context.whereToSet?.(key)
+      : undefined;
     const origin = source === undefined
-      ? issue.input === undefined ? " (not set by any source)" : ""
+      ? issue.input === undefined
+        ? ` (not set by any source${place === undefined ? "" : `; ${place}`})`
+        : ""
       : ` (from ${source})`;
     lines.push(`${key === "" ? "(root)" : key}: ${problem}${origin}`);
   }
@@ -406,7 +457,7 @@ export function validateAgainst(
     const result = loadValibot().safeParse(schema, coerced);
     if (!result.success) {
       throw new ConfigurationValidationError(
-        formatIssues(result.issues, context, section),
+        formatIssues(result.issues, context, section, schema),
       );
     }
     return { coerced, output: result.output };

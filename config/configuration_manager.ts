@@ -65,7 +65,13 @@ import {
   getEnvironmentVariable,
   readEnvironment,
 } from "./_environment_deno.ts";
-import { annotateFailures, registerHints } from "./_hints.ts";
+import {
+  annotateFailures,
+  registerHints,
+  registerWhereToSet,
+} from "./_hints.ts";
+import { whereToSet } from "./_where_to_set.ts";
+import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import type { Span } from "@opentelemetry/api";
@@ -270,6 +276,11 @@ export class ConfigurationManager<Config = any>
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
     registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
+    registerWhereToSet(
+      this,
+      (key) =>
+        whereToSet(key, this.#registrations.map((entry) => entry.provider)),
+    );
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */
@@ -820,7 +831,13 @@ export class ConfigurationManager<Config = any>
    * were skipped, variables that look like configuration with no environment
    * source added, and keys read before `loadConfiguration()` finished. Known
    * keys are those of the schema (or {@linkcode appConfigSchema} when none
-   * is set), of the other sources, and of the standard variables.
+   * is set), of the other sources, of the standard variables, and the
+   * optional keys Kit's own modules read (`server:port`,
+   * `cache:redis:database`, `localization:defaultCulture`, …). A finding of
+   * code `single-underscore` is a near-miss: its `variable` is the name that
+   * is set and its `suggestion` the name that would work; the application
+   * host logs these as warnings at start-up, and `createConfiguration({
+   * strict: true })` fails on them.
    *
    * @returns The findings; empty when nothing looks wrong.
    *
@@ -1173,6 +1190,8 @@ export class ConfigurationManager<Config = any>
       return validateAgainst(schema, input, {
         isSecret: (key) => secrets.isSecret(key),
         sourceOf: (key) => sourceIn(raw, key),
+        whereToSet: (key) =>
+          whereToSet(key, this.#registrations.map((entry) => entry.provider)),
         mask: (text) =>
           maskSecretText(
             text,
@@ -1321,7 +1340,9 @@ export class ConfigurationManager<Config = any>
 
   #knownKeys(): Set<string> {
     const known = new Set<string>();
-    for (const key of Object.values(standardVariables)) {
+    for (
+      const key of [...Object.values(standardVariables), ...KIT_OPTIONAL_KEYS]
+    ) {
       const segments = key.split(":");
       for (let i = 1; i <= segments.length; i++) {
         known.add(segments.slice(0, i).join(":").toLowerCase());

@@ -32,7 +32,12 @@ export interface ConfigurationEntry {
 export type ConfigurationDiagnosticCode =
   /** A prefixed variable maps to no key the schema or another source knows. */
   | "unknown-variable"
-  /** A variable uses `_` where `__` would match a known key. */
+  /**
+   * A near-miss: a variable uses `_` where `__` would match a known key;
+   * `variable` is the name set, `suggestion` the name that would work. The
+   * application host logs these at start-up, and `createConfiguration({
+   * strict: true })` fails on them.
+   */
   | "single-underscore"
   /** The override file of the chosen environment does not exist. */
   | "missing-environment-file"

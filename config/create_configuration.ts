@@ -1,5 +1,6 @@
 import { ConfigurationManager } from "./configuration_manager.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
+import type { ConfigurationDiagnostic } from "./configuration_provider.ts";
 import { DotEnvProvider } from "./dot_env_provider.ts";
 import { validateConfiguration } from "./validate_configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
@@ -46,6 +47,16 @@ export interface CreateConfigurationOptions<Config = unknown> {
   watch?: boolean;
   /** More secret words; see {@linkcode ConfigurationManagerOptions.secretKeys}. */
   secretKeys?: readonly (string | RegExp)[];
+  /**
+   * Fail on near-miss variable names. Default `false`: a variable written
+   * with `_` where `__` would name a known key (`APP_CACHE__REDIS_PORT` for
+   * `APP_CACHE__REDIS__PORT`) is ignored, `diagnose()` reports it, and the
+   * application host logs it as a warning at start-up. With `true` each one
+   * is a line of the {@linkcode ConfigurationValidationError}, next to the
+   * other validation failures. Applies to the first load only; a later
+   * `reload()` does not check it again.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -66,7 +77,9 @@ export interface CreateConfigurationOptions<Config = unknown> {
  * @returns The loaded manager, ready to register as `config`.
  * @throws {ConfigurationSourceError} when `appsettings.json` is missing or a
  * file is malformed.
- * @throws {ConfigurationValidationError} when validation fails (all failures).
+ * @throws {ConfigurationValidationError} when validation fails (all failures),
+ * and with `strict: true` when a variable is a near-miss of a known key's
+ * name (a line each, naming the variable and the name that would work).
  * Without a schema the default rules of {@linkcode validateConfiguration}
  * apply, and the message's last line says how to opt out (`validate: false`,
  * or a schema of your own).
@@ -123,20 +136,44 @@ export async function createConfiguration<Config = any>(
     );
     config.addStandardVariables({ watch });
     config.addEnvironmentVariables(prefix, { watch });
-    await config.loadConfiguration();
-    if (options.schema === undefined && options.validate !== false) {
-      try {
-        validateConfiguration(config);
-      } catch (error) {
-        if (!(error instanceof ConfigurationValidationError)) throw error;
-        throw new ConfigurationValidationError(error.failures, OPT_OUT);
+    try {
+      await config.loadConfiguration();
+      if (options.schema === undefined && options.validate !== false) {
+        try {
+          validateConfiguration(config);
+        } catch (error) {
+          if (!(error instanceof ConfigurationValidationError)) throw error;
+          throw new ConfigurationValidationError(error.failures, OPT_OUT);
+        }
       }
+    } catch (error) {
+      if (
+        options.strict !== true ||
+        !(error instanceof ConfigurationValidationError)
+      ) throw error;
+      throw new ConfigurationValidationError(
+        [...error.failures, ...nearMisses(config)],
+        error.hint,
+      );
+    }
+    if (options.strict === true) {
+      const lines = nearMisses(config);
+      if (lines.length > 0) throw new ConfigurationValidationError(lines);
     }
     return config;
   } catch (error) {
     await config.close();
     throw error;
   }
+}
+
+// The near-miss findings of diagnose(), one failure line each.
+function nearMisses(
+  config: { diagnose(): readonly ConfigurationDiagnostic[] },
+): string[] {
+  return config.diagnose()
+    .filter((finding) => finding.code === "single-underscore")
+    .map((finding) => finding.message);
 }
 
 const OPT_OUT =

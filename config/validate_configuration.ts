@@ -2,7 +2,7 @@ import { maskSecretText } from "../core/mod.ts";
 import type { IConfiguration } from "./configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
-import { annotateFailures, hintsOf } from "./_hints.ts";
+import { annotateFailures, hintsOf, whereToSetOf } from "./_hints.ts";
 
 /** The keys {@linkcode validateConfiguration} requires. */
 export const requiredConfigurationKeys: readonly string[] = Object.freeze([
@@ -27,7 +27,11 @@ export const validLogLevels: readonly string[] = Object.freeze([
  * three rules and collects every failure before throwing one error:
  *
  * 1. `database:connectionString`, `api:baseUrl` and `logging:level` must
- *    exist, else `Missing required configuration: <key>`;
+ *    exist, else `Missing required configuration: <key>`, followed, for a
+ *    `ConfigurationManager`, by where the key could be set given
+ *    the sources it has: `(set DB_CONNECTION_STRING or
+ *    APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString":
+ *    … } in appsettings.json)`, with the prefix of its environment source;
  * 2. `logging:level` must be `debug`, `info`, `warning` or `error` (any
  *    letter case; `warn` means `warning`), else `Invalid log level: <value>
  *    (allowed: debug, info, warning, error; from <source>)`;
@@ -69,9 +73,16 @@ export function validateConfiguration(config: IConfiguration): void {
     failures.push(line);
     keys.push(key);
   };
+  const where = whereToSetOf(config);
   for (const key of requiredConfigurationKeys) {
     if (!config.hasValue(key)) {
-      fail(key, `Missing required configuration: ${key}`);
+      const place = where?.(key);
+      fail(
+        key,
+        `Missing required configuration: ${key}${
+          place === undefined ? "" : ` (${place})`
+        }`,
+      );
     }
   }
   if (config.hasValue("logging:level")) {

@@ -34,6 +34,7 @@ import {
 } from "./_application_support.ts";
 import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
+import { logConfigurationFindings } from "./_config_findings.ts";
 import { HostServer } from "./_server_host.ts";
 import {
   configuredShutdownTimeout,
@@ -643,6 +644,8 @@ export class Application<TServices extends object = ServiceMap> {
           return value;
         });
       }
+      // Variables one underscore short of a known key, otherwise ignored.
+      logConfigurationFindings(config, this.#logger);
       if (options.platform !== undefined) {
         step = 3;
         const platform = options.platform;

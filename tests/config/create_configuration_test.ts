@@ -236,8 +236,8 @@ test("createConfiguration() runs the §4.3 startup validator when no schema is g
         (error: unknown) => {
           assert.ok(error instanceof ConfigurationValidationError);
           assert.deepEqual(error.failures, [
-            "Missing required configuration: database:connectionString",
-            "Missing required configuration: api:baseUrl",
+            'Missing required configuration: database:connectionString (set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json)',
+            'Missing required configuration: api:baseUrl (set API_BASE_URL or APP_API__BASE_URL, or "api": { "baseUrl": … } in appsettings.json)',
             "Invalid log level: verbose (allowed: debug, info, warning, error; from appsettings.json)",
             "API timeout must be between 1000 and 60000ms: 500",
           ]);
@@ -408,11 +408,11 @@ test("createConfiguration(): a failure of the default rules ends with how to opt
           assert.equal(
             error.message,
             "Configuration validation failed:\n" +
-              "Missing required configuration: database:connectionString\n" +
+              'Missing required configuration: database:connectionString (set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json)\n' +
               "These are createConfiguration()'s default rules; for a service without them pass { validate: false }, or { schema } with a schema of your own.",
           );
           assert.deepEqual(error.failures, [
-            "Missing required configuration: database:connectionString",
+            'Missing required configuration: database:connectionString (set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json)',
           ]);
           return true;
         },
@@ -441,7 +441,7 @@ test("createConfiguration(): the default rules name the near-miss variable on th
         (error: unknown) => {
           assert.ok(error instanceof ConfigurationValidationError);
           assert.deepEqual(error.failures, [
-            "Missing required configuration: database:connectionString; APP_DATABASE_CONNECTION_STRING is set; did you mean APP_DATABASE__CONNECTION_STRING?",
+            'Missing required configuration: database:connectionString (set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json); APP_DATABASE_CONNECTION_STRING is set; did you mean APP_DATABASE__CONNECTION_STRING?',
           ]);
           return true;
         },

@@ -57,7 +57,7 @@ test("a schema failure line names the single-underscore variable that was meant 
       config.addProvider(new MemoryProvider({ "database:poolSize": "5" }));
       await config.loadConfiguration();
       assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [
-        `database:connectionString: is required (not set by any source); ${p}_DATABASE_CONNECTION_STRING is set; did you mean ${p}_DATABASE__CONNECTION_STRING?`,
+        `database:connectionString: is required (not set by any source; set ${p}_DATABASE__CONNECTION_STRING); ${p}_DATABASE_CONNECTION_STRING is set; did you mean ${p}_DATABASE__CONNECTION_STRING?`,
       ]);
     },
   );

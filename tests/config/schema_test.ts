@@ -156,7 +156,7 @@ test("ConfigurationManager.bind() collects every failure, each naming the key an
       config.addProvider(new MemoryProvider({ "database:timeout": "10" }));
       await config.loadConfiguration();
       assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [
-        "database:connectionString: is required (not set by any source)",
+        `database:connectionString: is required (not set by any source; set ${p}_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in ${file})`,
         "database:timeout: must be at least 1000 (from memory)",
         `database:poolSize: must be a number, got "many" (from env ${p}_DATABASE__POOL_SIZE)`,
         `database:enableLogging: must be a boolean, got "yes" (from env ${p}_DATABASE__ENABLE_LOGGING)`,
