@@ -191,12 +191,9 @@ class KitLogger implements Logger {
     if (properties instanceof Error) {
       error = properties;
     } else if (properties !== undefined && properties !== null) {
-      // A list in place of the properties: positional values too.
-      let own = typeof properties !== "object"
-        ? positional(properties)
-        : Array.isArray(properties)
-        ? { ...properties }
-        : properties;
+      let own = typeof properties === "object"
+        ? properties
+        : positional(properties);
       const ownError = own.error;
       const ownRequestId = own.requestId;
       if (ownError instanceof Error || ownRequestId != null) {
@@ -225,7 +222,9 @@ class KitLogger implements Logger {
       timestamp: new Date(),
       level,
       category: this.category,
-      message: messageText(message),
+      message: typeof message === "string"
+        ? maskSecretText(message)
+        : messageText(message),
       properties: props,
       error,
       requestId,

@@ -40,9 +40,9 @@ export interface LogEntry {
    * The logger's context (from `with()`) merged with the call's properties.
    * Never `null`; empty when there are none. An `error` property holding an
    * `Error` and a `requestId` property are moved to their own fields. A
-   * single value or a list given in place of the properties (from
-   * JavaScript) becomes positional properties `"0"`, `"1"`…; a string given
-   * alone is masked by shape like the message.
+   * single value given in place of the properties (from JavaScript) becomes
+   * the positional property `"0"`, a string masked by shape like the
+   * message.
    */
   readonly properties: Readonly<LogProperties>;
   /** The error passed with the call, if any. */

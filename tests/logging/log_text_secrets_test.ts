@@ -206,17 +206,21 @@ test("every provider, a custom one too, gets the one entry with its message alre
   assert.equal(first.entries[2].message, PLAIN);
 });
 
-test("a number, a boolean and an array in place of the properties are kept as positional values", async () => {
+test("a number and a boolean in place of the properties are kept as positional values; a list's strings are masked when written", async () => {
   const memory = new MemoryLogProvider();
-  await withLogs([memory], (logger) => {
-    infoWith(logger, "count {0}", 42);
-    infoWith(logger, "flag {0}", false);
-    infoWith(logger, "list {0}", [POSITIONAL]);
-  });
+  const console = captureConsole();
+  await withLogs(
+    [memory, new ConsoleLogProvider({ console, format: "json" })],
+    (logger) => {
+      infoWith(logger, "count {0}", 42);
+      infoWith(logger, "flag {0}", false);
+      infoWith(logger, "list {0}", [POSITIONAL]);
+    },
+  );
   assert.deepEqual(memory.entries[0].properties, { "0": 42 });
   assert.deepEqual(memory.entries[1].properties, { "0": false });
-  // An array is an object: its strings are masked when a provider writes it.
-  assert.deepEqual(memory.entries[2].properties, { "0": POSITIONAL });
+  const written = JSON.parse(console.calls[2].text);
+  assert.deepEqual(written.properties, { "0": POSITIONAL_MASKED });
 });
 
 test("a call below the level reads neither its message nor its value", () => {
