@@ -35,13 +35,13 @@ function contextExtras(context: RequestContextValues): LogProperties {
   return lastExtras;
 }
 
-// The message as text with its secrets masked by shape (URL passwords,
-// Bearer tokens, password=… pairs), by the rule that masks properties and
-// error messages. Done here, once per entry, so every provider and format
-// gets the masked text; core's rule starts with one quick scan that lets
-// text without any of those shapes through unchanged.
+// The message is masked by shape (URL passwords, Bearer tokens, password=…
+// pairs) with the rule that masks properties and error messages, here, once
+// per entry, so every provider and format gets the masked text. A string is
+// masked inline in #emit (core's rule starts with one quick scan that lets
+// text without any of those shapes through); this is the rare message a
+// JavaScript caller gave as something else.
 function messageText(message: unknown): string {
-  if (typeof message === "string") return maskSecretText(message);
   let text: string;
   try {
     text = String(message);
