@@ -17,6 +17,18 @@
 // Group "enabled call": one entry handed to a provider that does nothing,
 // outside any request context and inside `RequestContext.run` (where Kit adds
 // the context's values to the entry): the cost of making an entry.
+//
+// Group "enabled call, 100-character message": the cost the masking of
+// secrets in the message text adds to an enabled call whose message holds no
+// secret, against the module before that masking (an archive of it unpacked
+// into .bench-tmp/logtext-before, imported side by side in the same run):
+//   mkdir -p .bench-tmp/logtext-before
+//   git archive 0f2072d | tar -x -C .bench-tmp/logtext-before
+// Goal: at most 1.2x. The entries go to a provider that does nothing (only
+// the making of the entry is timed) and, in a second group, to the console
+// provider's JSON format with a console that discards the line. A message
+// with a URL password (masked) and messages built per call are shown for
+// comparison. The "disabled call" group then also shows that module's call.
 import pino from "pino";
 import {
   configure as configureLogTape,
@@ -30,6 +42,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  ConsoleLogProvider,
   FileLogProvider,
   type LogEntry,
   LoggerManager,
@@ -128,6 +141,156 @@ Deno.bench({
 
 globalThis.addEventListener("unload", () => {
   if (made === 0) console.error("the enabled-call benchmark made no entry");
+});
+
+// --- enabled call, 100-character message -------------------------------------
+const TEXT_BEFORE = new URL(
+  "../.bench-tmp/logtext-before/logging/mod.ts",
+  import.meta.url,
+);
+let textBefore: typeof import("../logging/mod.ts") | undefined;
+try {
+  textBefore = await import(TEXT_BEFORE.href);
+} catch {
+  console.error(
+    `no ${TEXT_BEFORE.pathname}: the "before" rows of the message text groups are skipped`,
+  );
+}
+// 100 characters, none of them the shape of a secret.
+const MESSAGE_100 =
+  "GET /api/orders/12345 handled for tenant acme in region eu-west-1, cache warm, 3 rows, status: okay.";
+const SECRET_100 =
+  "connecting to postgres://orders:s3cret-pa55@db.internal:5432/orders for tenant acme, pool size 10 OK";
+if (MESSAGE_100.length !== 100 || SECRET_100.length !== 100) {
+  throw new Error("the benchmark messages must be 100 characters long");
+}
+let madeText = 0;
+const textCounting = {
+  log(_entry: LogEntry): Promise<void> {
+    madeText++;
+    return undefined as unknown as Promise<void>;
+  },
+  isEnabled: () => true,
+};
+const textEarlier = textBefore === undefined
+  ? undefined
+  : new textBefore.LoggerManager().configure({
+    level: "info",
+    providers: [textCounting],
+  }).getLogger("bench");
+const textCurrent = new LoggerManager().configure({
+  level: "info",
+  providers: [textCounting],
+}).getLogger("bench");
+const textDisabled = textBefore === undefined
+  ? undefined
+  : new textBefore.LoggerManager().configure({
+    level: "info",
+    providers: [textCounting],
+  }).getLogger("bench");
+
+Deno.bench({
+  name: "before: logger.debug below level",
+  group: "disabled call",
+  ignore: textDisabled === undefined,
+  fn() {
+    textDisabled!.debug("cache miss", { key: "user:42" });
+  },
+});
+Deno.bench({
+  name: "before: logger.info, 100-character message (1000 calls)",
+  group: "enabled call, 100-character message",
+  baseline: true,
+  ignore: textEarlier === undefined,
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      textEarlier!.info(MESSAGE_100, { status: 200 });
+    }
+  },
+});
+Deno.bench({
+  name: "Kit logger.info, 100-character message (1000 calls)",
+  group: "enabled call, 100-character message",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      textCurrent.info(MESSAGE_100, { status: 200 });
+    }
+  },
+});
+// The same call through a provider that formats the entry: the console
+// provider's JSON line, handed to a console that discards it (no I/O).
+const discard = (): void => {};
+const quiet = { debug: discard, info: discard, warn: discard, error: discard };
+const jsonEarlier = textBefore === undefined
+  ? undefined
+  : new textBefore.LoggerManager().configure({
+    level: "info",
+    providers: [
+      new textBefore.ConsoleLogProvider({ format: "json", console: quiet }),
+    ],
+  }).getLogger("bench");
+const jsonCurrent = new LoggerManager().configure({
+  level: "info",
+  providers: [new ConsoleLogProvider({ format: "json", console: quiet })],
+}).getLogger("bench");
+Deno.bench({
+  name: "before: logger.info to a JSON line (1000 calls)",
+  group: "enabled call, 100-character message, JSON line",
+  baseline: true,
+  ignore: jsonEarlier === undefined,
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      jsonEarlier!.info(MESSAGE_100, { status: 200 });
+    }
+  },
+});
+Deno.bench({
+  name: "Kit logger.info to a JSON line (1000 calls)",
+  group: "enabled call, 100-character message, JSON line",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      jsonCurrent.info(MESSAGE_100, { status: 200 });
+    }
+  },
+});
+
+// The worst case for the check: every message a new string, so nothing
+// about it is known yet (built per call, as a template literal would be).
+const PART_100 = MESSAGE_100.slice(5);
+Deno.bench({
+  name: "before: logger.info, message built per call (1000 calls)",
+  group: "enabled call, 100-character message built per call",
+  baseline: true,
+  ignore: textEarlier === undefined,
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      textEarlier!.info(`${10000 + i} ${PART_100}`, { status: 200 });
+    }
+  },
+});
+Deno.bench({
+  name: "Kit logger.info, message built per call (1000 calls)",
+  group: "enabled call, 100-character message built per call",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      textCurrent.info(`${10000 + i} ${PART_100}`, { status: 200 });
+    }
+  },
+});
+Deno.bench({
+  name: "Kit logger.info, 100 characters with a URL password (1000 calls)",
+  group: "enabled call, 100-character message",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      textCurrent.info(SECRET_100, { status: 200 });
+    }
+  },
+});
+
+globalThis.addEventListener("unload", () => {
+  if (madeText === 0) {
+    console.error("the message text benchmark made no entry");
+  }
 });
 
 // --- 100k JSON entries to a file ---------------------------------------------

@@ -29,12 +29,20 @@ export interface LogEntry {
   readonly level: LogLevel;
   /** The category of the logger that made it (`getLogger(category)`). */
   readonly category: string;
-  /** The message, as given. */
+  /**
+   * The message as given, with the secrets it carries by shape masked (a
+   * URL's password, `Bearer` credentials, `password=…` pairs; see
+   * `redactProperties`). The logger does this once per entry, so every
+   * provider gets the masked text.
+   */
   readonly message: string;
   /**
    * The logger's context (from `with()`) merged with the call's properties.
    * Never `null`; empty when there are none. An `error` property holding an
-   * `Error` and a `requestId` property are moved to their own fields.
+   * `Error` and a `requestId` property are moved to their own fields. A
+   * single value given in place of the properties (from JavaScript) becomes
+   * the positional property `"0"`, a string masked by shape like the
+   * message.
    */
   readonly properties: Readonly<LogProperties>;
   /** The error passed with the call, if any. */

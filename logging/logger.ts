@@ -12,6 +12,11 @@ import type { LogLevel } from "./log_level.ts";
  * passed in place of the properties, or as an `error` property, and ends up
  * in `LogEntry.error` with its stack.
  *
+ * Secrets in the message are masked by their shape before any provider sees
+ * it: `log.info("connecting to postgres://app:pw@db/app")` is written as
+ * `connecting to postgres://app:***@db/app`, and `Bearer` credentials as
+ * `Bearer ***`. A call below the level does none of this work.
+ *
  * @example Usage
  * ```ts
  * import { LoggerManager } from "@vendor/kit/logging";
