@@ -117,7 +117,7 @@ export async function runGenerator(
   }
   const shown = nearPath(host.cwd, dir);
   const flavour = options.runtime === "deno"
-    ? "Deno"
+    ? "the Deno runtime"
     : `Node.js (${options.module === "esm" ? "ES modules" : "CommonJS"})`;
   const extras = [options.redis && "Redis", options.postgres && "PostgreSQL"]
     .filter(Boolean).join(" and ");

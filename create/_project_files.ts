@@ -397,7 +397,7 @@ variable, never in the file:
   return `# ${ctx.name}
 
 A small service on [Kit](https://jsr.io/@vendor/kit) and
-[Hono](https://hono.dev), for ${deno ? "Deno" : "Node.js"}.
+[Hono](https://hono.dev), for ${deno ? "Deno 2" : "Node.js ≥ 20.19"}.
 
 \`\`\`sh
 ${run}
