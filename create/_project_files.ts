@@ -11,6 +11,7 @@ import {
   testSource,
 } from "./_source_files.ts";
 import { DENO_IMAGE, VERSIONS } from "./_versions.ts";
+import { paragraph, table } from "./_markdown.ts";
 
 /** Where the generated project gets Kit from. */
 export type KitSource =
@@ -371,89 +372,96 @@ function readme(ctx: ProjectContext): string {
   const run = deno
     ? "deno task test    # the tests (app_test.ts)\ndeno task start   # http://localhost:3000 (PORT to change it)"
     : "npm install\nnpm test          # compiles src/ with tsc, then node --test\nnpm start         # http://localhost:3000 (PORT to change it)";
-  const kitFrom = ctx.source.kind === "checkout"
-    ? deno
-      ? `Kit comes from the checkout at \`${ctx.source.link}\` (\`links\` in
-deno.json). Once Kit is published, replace \`links\` with
-\`"@vendor/kit": "jsr:@vendor/kit@^<version>"\` under \`imports\`; the image
-built by the Dockerfile needs that, since the checkout is outside its build
-context.`
-      : `Kit's packages come from the checkout the project was created from,
-packed into \`vendor/\`. Once Kit is in your registry, replace the
-\`file:vendor/…\` entries of package.json with \`^<version>\` and delete
-\`vendor/\`.`
-    : deno
-    ? `Kit comes from JSR (\`jsr:@vendor/kit@^${ctx.source.version}\`).`
-    : `Kit's packages come from the registry that serves Kit, at
-\`^${ctx.source.version}\`. npm finds it through the \`@vendor\` scope line of
-an \`.npmrc\` (this folder's, or your user's), with the token in an environment
-variable, never in the file:
-
-\`\`\`ini
-@vendor:registry=<registry-url>
-//<registry-host>/:_authToken=\${KIT_REGISTRY_TOKEN}
-\`\`\``;
   const src = deno ? "" : "src/";
-  return `# ${ctx.name}
-
-A small service on [Kit](https://jsr.io/@vendor/kit) and
-[Hono](https://hono.dev), for ${deno ? "Deno 2" : "Node.js ≥ 20.19"}.
-
-\`\`\`sh
-${run}
-curl localhost:3000/hello/Ada
-curl localhost:3000/health/ready
-\`\`\`
-
-| file | what it holds |
-| --- | --- |
-| \`${src}main.ts\` | starts the service with \`Application.run\`; SIGTERM or Ctrl+C stops it (exit 0) |
-| \`${src}app.ts\` | the start-up steps and the routes (\`GET /hello/:name\`) |
-| \`${src}config.ts\` | the settings schema: Kit's sections plus \`greeting\` |${
-    ctx.postgres
-      ? `\n| \`${src}db.ts\` | the PostgreSQL pool, checked by /health |`
-      : ""
+  const parts: string[] = [
+    `# ${ctx.name}`,
+    paragraph(
+      `A small service on [Kit](https://jsr.io/@vendor/kit) and [Hono](https://hono.dev), for ${
+        deno ? "Deno 2" : "Node.js ≥ 20.19"
+      }.`,
+    ),
+    "```sh\n" + run +
+    "\ncurl localhost:3000/hello/Ada\ncurl localhost:3000/health/ready\n```",
+    table([
+      ["file", "what it holds"],
+      [
+        `\`${src}main.ts\``,
+        "starts the service with `Application.run`; SIGTERM or Ctrl+C stops it (exit 0)",
+      ],
+      [
+        `\`${src}app.ts\``,
+        "the start-up steps and the routes (`GET /hello/:name`)",
+      ],
+      [
+        `\`${src}config.ts\``,
+        "the settings schema: Kit's sections plus `greeting`",
+      ],
+      ...(ctx.postgres
+        ? [[`\`${src}db.ts\``, "the PostgreSQL pool, checked by /health"]]
+        : []),
+      [
+        `\`${src}${deno ? "app_test.ts" : "app.test.ts"}\``,
+        "the tests: the route and readiness, on a free port",
+      ],
+      [
+        "`appsettings*.json`",
+        "settings; `appsettings.<RUNTIME_ENV>.json` overrides the base file",
+      ],
+      ["`.env.example`", "the variables the service reads"],
+      ["`Dockerfile`, `compose.yaml`", "the container, with its health check"],
+    ]),
+    paragraph(
+      "Kit's server mounts the probes: `/health` (every check: 200 healthy or degraded, 503 otherwise), `/health/live` and `/health/ready` (503 while starting or stopping). Each response carries an `X-Request-ID`; an error in a route answers 500 with that id and goes to the log.",
+    ),
+    paragraph(
+      `Settings come from \`appsettings.json\`, then \`appsettings.<RUNTIME_ENV>.json\` (default \`development\`), \`.env\` and the environment (\`APP_GREETING__TEXT\`, \`LOG_LEVEL\`, \`PORT\`${
+        ctx.postgres ? ", `DB_CONNECTION_STRING`" : ""
+      }${
+        ctx.redis ? ", `REDIS_HOST`" : ""
+      }). A bad value stops start-up naming the key and where it came from.`,
+    ),
+  ];
+  if (ctx.postgres) {
+    parts.push(paragraph(
+      "PostgreSQL is used once `DB_CONNECTION_STRING` is set: `/health` then runs `SELECT 1` and readiness waits for the database.",
+    ));
   }
-| \`${src}${
-    deno ? "app_test.ts" : "app.test.ts"
-  }\` | the tests: the route and readiness, on a free port |
-| \`appsettings*.json\` | settings; \`appsettings.<RUNTIME_ENV>.json\` overrides the base file |
-| \`.env.example\` | the variables the service reads |
-| \`Dockerfile\`, \`compose.yaml\` | the container, with its health check |
-
-Kit's server mounts the probes: \`/health\` (every check: 200 healthy or
-degraded, 503 otherwise), \`/health/live\` and \`/health/ready\` (503 while
-starting or stopping). Each response carries an \`X-Request-ID\`; an error in a
-route answers 500 with that id and goes to the log.
-
-Settings come from \`appsettings.json\`, then \`appsettings.<RUNTIME_ENV>.json\`
-(default \`development\`), \`.env\` and the environment (\`APP_GREETING__TEXT\`,
-\`LOG_LEVEL\`, \`PORT\`${ctx.postgres ? ", `DB_CONNECTION_STRING`" : ""}${
-    ctx.redis ? ", `REDIS_HOST`" : ""
-  }). A bad value stops start-up naming the key and where it came from.${
-    ctx.postgres
-      ? "\n\nPostgreSQL is used once `DB_CONNECTION_STRING` is set: `/health` then runs\n`SELECT 1` and readiness waits for the database."
-      : ""
-  }${
-    ctx.redis
-      ? "\n\nThe cache uses Redis once `REDIS_HOST` is set, memory otherwise; while Redis is\ndown `/health` says `degraded` (still 200) and the cache runs on misses."
-      : ""
+  if (ctx.redis) {
+    parts.push(paragraph(
+      "The cache uses Redis once `REDIS_HOST` is set, memory otherwise; while Redis is down `/health` says `degraded` (still 200) and the cache runs on misses.",
+    ));
   }
-
-${kitFrom}
-
-## Containers
-
-\`\`\`sh
-${ctx.postgres ? "DB_USER=app DB_PASSWORD=… " : ""}docker compose up --build
-\`\`\`
-
-The image runs as an unprivileged user with \`RUNTIME_ENV=production\` (JSON
-logs, also to \`logs/service.log\`, mounted from \`./logs\`) and probes
-\`GET /health\` every 30 s.${
-    ctx.postgres || ctx.redis ? " Data lives in named volumes." : ""
+  if (ctx.source.kind === "checkout") {
+    parts.push(paragraph(
+      deno
+        ? `Kit comes from the checkout at \`${ctx.source.link}\` (\`links\` in deno.json). Once Kit is published, replace \`links\` with \`"@vendor/kit": "jsr:@vendor/kit@^<version>"\` under \`imports\`; the image built by the Dockerfile needs that, since the checkout is outside its build context.`
+        : "Kit's packages come from the checkout the project was created from, packed into `vendor/`. Once Kit is in your registry, replace the `file:vendor/…` entries of package.json with `^<version>` and delete `vendor/`.",
+    ));
+  } else if (deno) {
+    parts.push(
+      paragraph(
+        `Kit comes from JSR (\`jsr:@vendor/kit@^${ctx.source.version}\`).`,
+      ),
+    );
+  } else {
+    parts.push(
+      paragraph(
+        `Kit's packages come from the registry that serves Kit, at \`^${ctx.source.version}\`. npm finds it through the \`@vendor\` scope line of an \`.npmrc\` (this folder's, or your user's), with the token in an environment variable, never in the file:`,
+      ),
+      "```ini\n@vendor:registry=<registry-url>\n//<registry-host>/:_authToken=${KIT_REGISTRY_TOKEN}\n```",
+    );
   }
-`;
+  parts.push(
+    "## Containers",
+    "```sh\n" + (ctx.postgres ? "DB_USER=app DB_PASSWORD=… " : "") +
+      "docker compose up --build\n```",
+    paragraph(
+      `The image runs as an unprivileged user with \`RUNTIME_ENV=production\` (JSON logs, also to \`logs/service.log\`, mounted from \`./logs\`) and probes \`GET /health\` every 30 s.${
+        ctx.postgres || ctx.redis ? " Data lives in named volumes." : ""
+      }`,
+    ),
+  );
+  return parts.join("\n\n") + "\n";
 }
 
 /**

@@ -36,6 +36,19 @@ function local(ctx: SourceContext, file: string): string {
   return `./${file}${ctx.runtime === "deno" ? ".ts" : ".js"}`;
 }
 
+/**
+ * An import declaration as \`deno fmt\` writes it: on one line when it fits
+ * in 80 columns, else one name a line.
+ */
+function importLine(names: readonly string[], from: string): string {
+  const one = `import { ${names.join(", ")} } from "${from}";`;
+  return one.length <= 80
+    ? one
+    : `import {\n${
+      names.map((name) => `  ${name},\n`).join("")
+    }} from "${from}";`;
+}
+
 /** `config.ts`: Kit's schema extended with the service's own section. */
 export function configSource(ctx: SourceContext): string {
   return `// The service's settings: Kit's sections (logging, database, api, …) and
@@ -43,10 +56,12 @@ export function configSource(ctx: SourceContext): string {
 // schema's types (APP_GREETING__TEXT=Hi), and a bad value fails start-up
 // naming the key and where it came from.
 import * as v from "valibot";
-import {
-  appConfigSchema,
-  type ConfigurationManager,
-} from "${kit(ctx, "config")}";
+${
+    importLine(
+      ["appConfigSchema", "type ConfigurationManager"],
+      kit(ctx, "config"),
+    )
+  }
 
 const { database, api } = appConfigSchema.entries;
 
@@ -204,8 +219,9 @@ export function appOptions(): ApplicationRunOptions<
   }) => {
 ${
     services.length > 0
-      ? services.join("\n")
-      : '    // services.register("name", () => new MyService());'
+      // Each block is written for the step's body, two levels in.
+      ? services.map((block) => block.replace(/^/gm, "  ")).join("\n")
+      : '      // services.register("name", () => new MyService());'
   }
     },
     // Served once start-up is done, on PORT (default 3000).

@@ -64,6 +64,38 @@ function create(
   });
 }
 
+/** `deno fmt --check` in a generated project: the files it complains of. */
+function unformatted(dir: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [
+      "fmt",
+      "--check",
+      "--ignore=vendor,node_modules,dist",
+    ], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const keep = (chunk: Uint8Array): void => {
+      output += new TextDecoder().decode(chunk);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("deno fmt --check ran over 60 s"));
+    }, 60_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise(
+        code === 0 ? "" : [...output.matchAll(/^from (.*):$/gm)]
+          .map((match) => match[1]).join(", ") || output,
+      );
+    });
+  });
+}
+
 async function scratch(): Promise<string> {
   return await mkdtemp(join(tmpdir(), "kit-create-"));
 }
@@ -293,6 +325,9 @@ describe("deno task create: the files written", { skip }, () => {
       assert.doesNotMatch(env, /^[A-Z_]*PASSWORD=(?!<)/m);
       const settings = JSON.parse(await read(dir, "appsettings.json"));
       assert.equal(settings.cache.redis.keyPrefix, "svc:");
+      // Formatted as deno fmt formats: a user's first `deno fmt` changes
+      // nothing.
+      assert.equal(await unformatted(dir), "");
       assert.equal(settings.database.poolSize, 10);
     } finally {
       await rm(cwd, { recursive: true, force: true });
@@ -355,6 +390,8 @@ describe("deno task create: the files written", { skip }, () => {
         dockerfile,
         /--interval=30s --timeout=3s --start-period=5s --retries=3/,
       );
+
+      assert.equal(await unformatted(dir), "");
 
       const cjs = await create(cwd, [
         "cjs",
