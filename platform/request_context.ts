@@ -126,8 +126,15 @@ export class RequestContext {
   static detach<T>(fn: () => T): T {
     // Only with a context manager registered can a span be active; the API
     // is not loaded otherwise.
-    if (!isOpenTelemetryRegistered("context")) return frames.exit(fn);
+    if (!isOpenTelemetryRegistered("context")) return outside(fn);
     const { context, ROOT_CONTEXT } = loadOpenTelemetryApi();
-    return context.with(ROOT_CONTEXT, () => frames.exit(fn));
+    return context.with(ROOT_CONTEXT, () => outside(fn));
   }
+}
+
+// An empty frame (no values, no scope) rather than AsyncLocalStorage's
+// exit(): Deno's exit() clears the context for the synchronous part only,
+// and the timers and promises started inside it still see the request.
+function outside<T>(fn: () => T): T {
+  return frames.run(new ContextFrame(undefined, undefined), fn);
 }
