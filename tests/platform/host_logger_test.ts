@@ -4,6 +4,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
+import { trace } from "@opentelemetry/api";
+import { installOtelSdk } from "../_support/otel_sdk.ts";
 import {
   Application,
   type ApplicationLogger,
@@ -139,5 +141,31 @@ describe("RequestContext.detach", () => {
         }),
       RangeError,
     );
+  });
+
+  it("runs in the root OpenTelemetry context when an SDK is registered", async () => {
+    const sdk = installOtelSdk();
+    try {
+      const tracer = trace.getTracer("detach-test");
+      const seen: Record<string, unknown> = {};
+      await tracer.startActiveSpan("request", async (span) => {
+        seen.inside = trace.getActiveSpan() === span;
+        await RequestContext.detach(async () => {
+          seen.detached = trace.getActiveSpan();
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          seen.later = trace.getActiveSpan();
+        });
+        seen.after = trace.getActiveSpan() === span;
+        span.end();
+      });
+      assert.deepEqual(seen, {
+        inside: true,
+        detached: undefined,
+        later: undefined,
+        after: true,
+      });
+    } finally {
+      await sdk.uninstall();
+    }
   });
 });
