@@ -21,6 +21,7 @@ import {
   runChecks,
 } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
+import { registerHostLogging } from "./_host_logging.ts";
 import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
 import { type HealthGauge, healthGauge } from "./_telemetry.ts";
@@ -110,6 +111,8 @@ export class Application<TServices extends object = ServiceMap> {
   #state: State = "starting";
   #logger: ApplicationLogger;
   #hasLogging = false;
+  // Takes this application's logging off the list hostLogger() reads.
+  #unregisterLogging: (() => void) | undefined;
   #stopping: Promise<ShutdownReport> | undefined;
 
   private constructor(options: ApplicationOptions<TServices, unknown>) {
@@ -239,7 +242,10 @@ export class Application<TServices extends object = ServiceMap> {
       try {
         app = await Application.start(options);
       } catch (error) {
-        console.error(messageOf(error));
+        // Printed here unless the logging step has written it already.
+        if (!loggedFailures.has(error as object)) {
+          console.error(startFailureLine(error));
+        }
         return done(1);
       }
       const signal = signals[0] ?? await new Promise<string>((resolve) => {
@@ -639,6 +645,7 @@ export class Application<TServices extends object = ServiceMap> {
           );
           const value = await services.getAsync("logging" as never);
           this.#hasLogging = true;
+          this.#unregisterLogging = registerHostLogging(value);
           const logger = loggerOf(value);
           if (logger !== undefined) this.#logger = logger;
           return value;
@@ -672,7 +679,13 @@ export class Application<TServices extends object = ServiceMap> {
         : new ApplicationStartError(step, error);
       // Without a logging step, run() or the caller prints the rejection.
       if (this.#hasLogging && this.#stopping === undefined) {
-        this.#logger.error(failure.message, { error: failure.cause });
+        this.#logger.error(startFailureLine(failure), {
+          error: failure.cause,
+          ...(failure.serviceName !== undefined
+            ? { service: failure.serviceName }
+            : {}),
+        });
+        loggedFailures.add(failure);
       }
       this.#state = "stopping";
       if (this.#stopping !== undefined) {
@@ -739,7 +752,12 @@ export class Application<TServices extends object = ServiceMap> {
     try {
       await run();
     } catch (error) {
-      throw new ApplicationStartError(step, error);
+      // A service a step asked for and could not be created is named.
+      throw new ApplicationStartError(
+        step,
+        error,
+        error instanceof ServiceCreationError ? error.serviceName : undefined,
+      );
     }
     this.#checkNotStopped(step);
     const durationMs = performance.now() - began;
@@ -842,6 +860,9 @@ export class Application<TServices extends object = ServiceMap> {
       afterServices: () => this.#detachCreated(),
     });
     this.#logger = consoleLogger(this.#diagnostics);
+    // Last: Kit's parts wrote to this logging until now.
+    this.#unregisterLogging?.();
+    this.#unregisterLogging = undefined;
     this.#state = "stopped";
     return report;
   }
@@ -861,4 +882,20 @@ export class Application<TServices extends object = ServiceMap> {
       logger.debug(message, properties);
     }
   }
+}
+
+// The start-up failures the logging step has written, so that run() does
+// not print them a second time.
+const loggedFailures = new WeakSet<object>();
+
+// The line of a failed start-up: its message, and the service at fault when
+// the message does not name it already.
+function startFailureLine(error: unknown): string {
+  const message = messageOf(error);
+  const name = error instanceof ApplicationStartError
+    ? error.serviceName
+    : undefined;
+  return name === undefined || message.includes(`'${name}'`)
+    ? message
+    : `${message} (service '${name}')`;
 }
