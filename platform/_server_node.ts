@@ -45,9 +45,13 @@ const MAX_CHECK_INTERVAL = 30_000;
 // While closing, idle keep-alive connections are closed this often: a
 // connection turns idle only once its last response is written.
 const SWEEP_INTERVAL = 50;
-// Whether @hono/node-server replaces the global Request and Response with
-// its lighter ones (see docs/platform.md).
-const OVERRIDE_GLOBALS = false;
+// @hono/node-server replaces the global Request and Response, once, with
+// subclasses of its own that build the standard objects only when a
+// handler needs more than the method, URL, headers or a plain body. Without
+// that a bare @hono/node-server app itself serves a fraction of the
+// requests (BENCHMARKS.md), so Kit could not keep up with one; it happens
+// only when an application serves on Node.js (docs/platform.md says so).
+const OVERRIDE_GLOBALS = true;
 
 type RequestListener = (
   incoming: IncomingMessage,
