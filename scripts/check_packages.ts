@@ -20,7 +20,8 @@
  *   that the main bundles never import, not even on first use;
  * - the server bundles (`esm/mod.js`, `script/mod.js`) load none of the
  *   dependencies Kit loads on first use (`DEFERRED`: the OpenTelemetry API,
- *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache) when
+ *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache,
+ *   @hono/node-server) when
  *   they are imported: no static `import` or `require` of them, and, once the
  *   workspace of `scripts/test_npm.ts` is installed, none of them in
  *   `require.cache` after a fresh `node` requires the package (a cold start
@@ -95,7 +96,7 @@ function referencesDeno(fileName: string, code: string): boolean {
 }
 
 // npm packages a browser bundle must never reach (they need node: modules).
-const NODE_ONLY_PACKAGES = new Set(["redis", "dotenv"]);
+const NODE_ONLY_PACKAGES = new Set(["redis", "dotenv", "@hono/node-server"]);
 
 /** Specifiers of a browser build file that a web bundler could not serve. */
 function nodeOnlyImports(code: string): string[] {
@@ -103,7 +104,10 @@ function nodeOnlyImports(code: string): string[] {
     .map((ref) => ref.fileName)
     .filter((specifier) =>
       specifier.startsWith("node:") ||
-      NODE_ONLY_PACKAGES.has(specifier.split("/")[0])
+      NODE_ONLY_PACKAGES.has(
+        specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1)
+          .join("/"),
+      )
     );
 }
 
@@ -117,6 +121,8 @@ const DEFERRED = [
   "@formatjs/intl-localematcher",
   "@formatjs/icu-messageformat-parser",
   "lru-cache",
+  // The host's request listener on Node.js, loaded with the first `serve`.
+  "@hono/node-server",
 ];
 
 /**
