@@ -1,12 +1,12 @@
 /**
- * Kit's test kit (`@vendor/kit/testing`, on npm
- * `@vendor/kit-platform/testing`): {@linkcode createTestApplication} starts
+ * Kit's test kit, an entry point of its own that the rest of Kit never
+ * loads: {@linkcode createTestApplication} starts
  * an application from the same options as `Application.start`, with
  * services replaced and configuration values set by the test, serves its
  * requests in memory through the very handler the server would use
  * (request context, scopes, body limit, health routes), and records every
  * log entry. It works the same under `deno test`, `node --test`, Bun's test
- * runner and Vitest. The rest of Kit never loads it.
+ * runner and Vitest.
  *
  * @example Usage
  * ```ts
