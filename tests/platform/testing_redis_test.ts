@@ -29,7 +29,10 @@ describe("createTestApplication with a real Redis", () => {
     skip: redisSkip,
   }, async () => {
     await using redis = await startRedisServer();
-    await using app = await createTestApplication<Services, ConfigurationManager>({
+    await using app = await createTestApplication<
+      Services,
+      ConfigurationManager
+    >({
       configuration,
       services: (services, config) => {
         services.register(
