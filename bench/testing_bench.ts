@@ -9,6 +9,9 @@ import { kit } from "../platform/hono.ts";
 import { createTestApplication } from "../platform/testing.ts";
 import { LoggerManager } from "../logging/mod.ts";
 
+// Enough iterations that a preempted one (a busy machine) weighs little.
+const RUNS = { n: 20_000, warmup: 2_000 };
+
 // Consume results so the JIT cannot drop the work.
 let sink = 0;
 
@@ -41,6 +44,7 @@ Deno.bench({
   name: "fetch over loopback (serve on a port)",
   group: "request",
   baseline: true,
+  ...RUNS,
   async fn() {
     const response = await fetch(`${plain.url}/orders/1`);
     sink += (await response.text()).length;
@@ -50,6 +54,7 @@ Deno.bench({
 Deno.bench({
   name: "Kit app.request() in memory",
   group: "request",
+  ...RUNS,
   async fn() {
     const response = await plain.request("/orders/1");
     sink += (await response.text()).length;
@@ -60,6 +65,7 @@ Deno.bench({
   name: "Hono + kit(): fetch over loopback",
   group: "hono",
   baseline: true,
+  ...RUNS,
   async fn() {
     const response = await fetch(`${routed.url}/orders/1`);
     sink += (await response.text()).length;
@@ -69,6 +75,7 @@ Deno.bench({
 Deno.bench({
   name: "Hono + kit(): app.request() in memory",
   group: "hono",
+  ...RUNS,
   async fn() {
     const response = await routed.request("/orders/1");
     sink += (await response.text()).length;
