@@ -15,6 +15,7 @@ import { kit } from "@vendor/kit-platform/hono";
 import { createTestApplication } from "@vendor/kit-platform/testing";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { LoggerManager } from "../../logging/mod.ts";
+import { installOtelSdk } from "../_support/otel_sdk.ts";
 
 interface Greeter {
   greet(name: string): string;
@@ -240,6 +241,22 @@ describe("createTestApplication overrides", () => {
   });
 });
 
+// Never run: the type checker's part of the overrides.
+export function overridesAreTyped(): void {
+  void createTestApplication<Services>({
+    configuration: () => ({}),
+    overrides: {
+      // @ts-expect-error: a greeter has greet(name), not a number
+      greeter: () => 42,
+    },
+  });
+  void createTestApplication<Services>({
+    configuration: () => ({}),
+    // @ts-expect-error: no service of that name in the map
+    overrides: { greeterr: () => ({ greet: () => "" }) },
+  });
+}
+
 describe("createTestApplication config", () => {
   it("layers values above a ConfigurationManager's own sources", async () => {
     const manager = new ConfigurationManager();
@@ -311,6 +328,30 @@ describe("createTestApplication logs", () => {
     assert.equal(app.logs.filter({ category: "orders" }).length, 1);
     assert.ok(app.logs.find("Application started"));
     assert.equal(app.logs.filter({ level: "error" }).length, 0);
+  });
+
+  it("records the trace and span ids of the request's span", async () => {
+    const sdk = installOtelSdk();
+    try {
+      await using app = await createTestApplication({
+        configuration: () => ({}),
+        logging: () => new LoggerManager().configure({ providers: [] }),
+        serve: (services) => () => {
+          services.get<LoggerManager>("logging").getLogger("orders").warning(
+            "Slow order",
+          );
+          return new Response("ok");
+        },
+      });
+      await app.request("/slow");
+      const [span] = sdk.spansNamed("GET");
+      const record = app.logs.filter({ level: "warning" })[0];
+      assert.equal(record?.message, "Slow order");
+      assert.equal(record?.traceId, span.spanContext().traceId);
+      assert.equal(record?.spanId, span.spanContext().spanId);
+    } finally {
+      await sdk.uninstall();
+    }
   });
 
   it("records the host's own lines without a logging step", async () => {
