@@ -286,7 +286,8 @@ export class Application<TServices extends object = ServiceMap> {
    * The address the server of the `serve` option listens on
    * (`http://127.0.0.1:8080`; the real port when 0 was asked; loopback for
    * a wildcard address such as `0.0.0.0`), once start-up is done;
-   * `undefined` without `serve`.
+   * `undefined` without `serve`, and when it serves in memory only (an
+   * application of the test kit that was not asked to listen).
    *
    * @returns The URL, without a trailing slash.
    *
