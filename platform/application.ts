@@ -37,6 +37,7 @@ import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
 import { logConfigurationFindings } from "./_config_findings.ts";
 import { HostServer } from "./_server_host.ts";
+import { type TestHooks, testHooksOf } from "./_testing_hooks.ts";
 import {
   configuredShutdownTimeout,
   type ServerSettings,
@@ -285,7 +286,8 @@ export class Application<TServices extends object = ServiceMap> {
    * The address the server of the `serve` option listens on
    * (`http://127.0.0.1:8080`; the real port when 0 was asked; loopback for
    * a wildcard address such as `0.0.0.0`), once start-up is done;
-   * `undefined` without `serve`.
+   * `undefined` without `serve`, and when it serves in memory only (an
+   * application of the test kit that was not asked to listen).
    *
    * @returns The URL, without a trailing slash.
    *
@@ -671,7 +673,12 @@ export class Application<TServices extends object = ServiceMap> {
         this.#checkNotStopped(4);
       }
       if (options.serve !== undefined) {
-        await this.#listen(options.serve, config, settings!);
+        await this.#listen(
+          options.serve,
+          config,
+          settings!,
+          testHooksOf(options),
+        );
       }
     } catch (error) {
       const failure = error instanceof ApplicationStartError
@@ -710,6 +717,7 @@ export class Application<TServices extends object = ServiceMap> {
     serve: NonNullable<ApplicationOptions<TServices, unknown>["serve"]>,
     config: unknown,
     settings: ServerSettings,
+    test: TestHooks | undefined,
   ): Promise<void> {
     let server: HostServer;
     try {
@@ -725,12 +733,18 @@ export class Application<TServices extends object = ServiceMap> {
         handle: (inner) => this.handle(inner),
         health: this.healthHandler(),
         readiness: () => this.#health(true),
-      });
+      }, test === undefined || test.listen);
     } catch (error) {
       throw new ApplicationStartError(4, error, "server");
     }
     this.#server = this.#serverToStop = server;
     this.#checkNotStopped(4);
+    // A test application sends requests through the same handler, in memory.
+    test?.served((request) => server.fetch(request));
+    if (server.url === undefined) {
+      this.#logger.info("Serving in memory (no port)");
+      return;
+    }
     this.#logger.info(`Listening on ${server.url} (${server.kind})`, {
       url: server.url,
     });

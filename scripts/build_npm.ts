@@ -66,7 +66,12 @@ import {
   rm,
   writeFile,
 } from "node:fs/promises";
-import { type PackageInfo, packageOfFolder, PACKAGES } from "./_packages.ts";
+import {
+  jsrAliases,
+  type PackageInfo,
+  packageOfFolder,
+  PACKAGES,
+} from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
@@ -352,7 +357,11 @@ function dropDuplicateMembers(dts: string): string {
  * JavaScript ships without comments.
  */
 export function npmDocPaths(text: string, info: PackageInfo): string {
-  return text
+  let out = text;
+  for (const [jsr, npm] of jsrAliases()) {
+    out = out.replace(new RegExp(`${jsr}(?![\\w/-])`, "g"), npm);
+  }
+  return out
     .replace(
       /@vendor\/kit\/([a-z]+)(\/[a-z_]+)?(?![\w/-])/g,
       (whole, folder: string, subpath = "") => {
@@ -574,7 +583,10 @@ async function buildPackage(
         ...(format === "cjs"
           ? { logOverride: { "empty-import-meta": "silent" } }
           : {}),
-        plugins: [kitResolver(info, config, "node", { twins: 0 })],
+        // The package's public API by its own name: a subpath shares the
+        // main entry's classes and state (the test kit's Application)
+        // rather than bundling a copy.
+        plugins: [kitResolver(info, config, "node", { twins: 0 }, true)],
       }))!;
     }
     subpathExports[subpath] = {

@@ -44,7 +44,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import process from "node:process";
-import { PACKAGES } from "./_packages.ts";
+import { jsrExportOf, PACKAGES } from "./_packages.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -270,7 +270,7 @@ for (const info of PACKAGES) {
   // Subpath entries: declared on both sides, built; what only they need is
   // an optional peer that the main bundles never import, even on demand.
   for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
-    const jsrKey = `./${info.folder}/${subpath.slice(2)}`;
+    const jsrKey = jsrExportOf(info, subpath);
     if (denoJson.exports[jsrKey] !== `./${source}`) {
       problems.push(`deno.json exports has no '${jsrKey}': './${source}'`);
     }
