@@ -30,7 +30,7 @@ import {
 } from "./analytics_errors.ts";
 import { SendFailure, type SendFailureInfo } from "./_http.ts";
 import { countEvents, inDeliverySpan } from "./_telemetry.ts";
-import type { HealthCheckResult } from "../platform/mod.ts";
+import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 import {
   deadlineSignal,
   type DisposeOptions,
@@ -279,7 +279,9 @@ export class DeliveryQueue<T> {
       this.#deliveries.add(delivery);
       this.#activeRequests++;
       this.#inFlightEvents += delivery.entries.length;
-      void this.#deliver(delivery);
+      // A batch holds the events of many requests, and its retries outlive
+      // the one that filled it: no request's id or span goes with it.
+      void RequestContext.detach(() => this.#deliver(delivery));
     }
     if (this.#queue.length < o.maxQueueSize) this.#overflowReported = false;
     if (this.#queue.length === 0) {
@@ -500,11 +502,13 @@ export class DeliveryQueue<T> {
 
   #arm(): void {
     if (this.#o.flushInterval <= 0 || this.#queue.length === 0) return;
-    this.#timer = unrefTimer(setTimeout(() => {
-      this.#timer = undefined;
-      this.#drainUpTo = this.#seq;
-      this.#pump();
-    }, this.#o.flushInterval));
+    this.#timer = unrefTimer(RequestContext.detach(() =>
+      setTimeout(() => {
+        this.#timer = undefined;
+        this.#drainUpTo = this.#seq;
+        this.#pump();
+      }, this.#o.flushInterval)
+    ));
   }
 
   #disarm(): void {

@@ -1,7 +1,9 @@
 // Where a Kit provider's delivery errors go: the provider's own `onError`
 // when one was given; else the `onError` of the AnalyticsManager it was
-// added to; else console.error. Providers register their route here and the
-// manager hands its handler over, without a public method for it.
+// added to; else the running application's logging (kit.analytics), else
+// console.error. Providers register their route here and the manager hands
+// its handler over, without a public method for it.
+import { hostLogger } from "../platform/mod.ts";
 
 type ErrorHandler = (error: Error) => void;
 
@@ -17,7 +19,7 @@ export class ErrorRoute {
 
   /** Reports one error to the handler in force. */
   readonly report = (error: Error): void => {
-    (this.#own ?? this.#adopted ?? defaultOnError)(error);
+    (this.#own ?? this.#adopted ?? reportByDefault)(error);
   };
 
   /** The manager's handler, used when the provider has none of its own. */
@@ -26,8 +28,14 @@ export class ErrorRoute {
   }
 }
 
-function defaultOnError(error: Error): void {
-  console.error(error);
+/**
+ * Where an analytics error goes when nobody asked for it: the running
+ * application's logging under `kit.analytics`, else the console.
+ */
+export function reportByDefault(error: Error): void {
+  const logger = hostLogger("kit.analytics");
+  if (logger !== undefined) logger.error(error.message, { error });
+  else console.error(error);
 }
 
 const routes = new WeakMap<object, ErrorRoute>();

@@ -8,7 +8,7 @@ import type {
   AnalyticsFlushResult,
   IAnalyticsProvider,
 } from "./analytics_provider.ts";
-import { adoptErrors } from "./_error_route.ts";
+import { adoptErrors, reportByDefault } from "./_error_route.ts";
 import {
   AnalyticsConfigurationError,
   AnalyticsProviderError,
@@ -109,8 +109,9 @@ export interface AnalyticsOptions {
    * Receives what providers threw or rejected with, wrapped in
    * {@linkcode AnalyticsProviderError}, and the delivery errors
    * ({@linkcode AnalyticsDeliveryError}, queue overflow…) of Kit's providers
-   * added to this manager that have no `onError` of their own. Default
-   * `console.error`.
+   * added to this manager that have no `onError` of their own. Default:
+   * the running application's logging (category `kit.analytics`, level
+   * error), or `console.error` outside an application with a logging step.
    */
   onError?: (error: Error) => void;
 }
@@ -186,7 +187,7 @@ export class AnalyticsManager {
     maxHeldEvents: 100,
     flushOnPageHide: true,
     errorFlushTimeout: 2000,
-    onError: (error) => console.error(error),
+    onError: reportByDefault,
   };
   #anonymousId: string;
   #userId: string | undefined;

@@ -7,6 +7,7 @@
 //
 // Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
 //      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
+//      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
 import autocannon from "autocannon";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,8 @@ import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
 
 const CONNECTIONS = 50;
-const ROUNDS = 3;
+// KIT_BENCH_ROUNDS: more rounds on a busy machine.
+const ROUNDS = Number(Deno.env.get("KIT_BENCH_ROUNDS") ?? 3);
 
 const handler = (_request: Request): Response =>
   new Response('{"ok":true}', {
@@ -114,37 +116,59 @@ async function measure(
 }
 
 // Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
-// installs its workspace in npm/, or KIT_NPM_OUT) against a bare
-// @hono/node-server app, installed with npm into a temporary folder at the
-// version bench/deno.json names: as it comes ("hono", replacing the global
-// Request and Response) and with the standard ones ("hono-std").
+// installs its workspace in npm/, or KIT_NPM_OUT; it serves through
+// @hono/node-server's request listener, which replaces the global Request
+// and Response with lighter ones) against a bare @hono/node-server app,
+// installed with npm into a temporary folder at the version bench/deno.json
+// names: as it comes ("hono", the peer of the goal) and with the standard
+// objects ("hono-std", for what the replacement is worth).
 const NODE_SERVER = `
 import process from "node:process";
 const [mode, out] = process.argv.slice(2);
 const handler = () =>
   new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+const kit = async () => ({
+  ...(await import(out + "/node_modules/@vendor/kit-platform/esm/mod.js")),
+  ...(await import(out + "/node_modules/@vendor/kit-platform-logging/esm/mod.js")),
+});
+const quiet = (LoggerManager) => () =>
+  new LoggerManager().configure({ level: "warning", providers: [] });
 let stop;
-if (mode.startsWith("hono")) {
-  // By default @hono/node-server replaces the global Request and Response
-  // with lighter ones of its own; "hono-std" keeps the standard ones, as Kit
-  // does.
-  const { serve } = await import("@hono/node-server");
-  const server = serve({
-    fetch: handler, port: 0, hostname: "127.0.0.1",
-    overrideGlobalObjects: mode === "hono",
-  }, (info) => console.log(info.port));
-  stop = () => new Promise((resolve) => server.close(resolve));
-} else {
-  const { Application } = await import(out + "/node_modules/@vendor/kit-platform/esm/mod.js");
-  const { LoggerManager } = await import(out + "/node_modules/@vendor/kit-platform-logging/esm/mod.js");
+if (mode === "kit") {
+  const { Application, LoggerManager } = await kit();
   const app = await Application.start({
     configuration: () => ({}),
-    logging: () => new LoggerManager().configure({ level: "warning", providers: [] }),
+    logging: quiet(LoggerManager),
     serve: () => handler,
     server: { port: 0, hostname: "127.0.0.1" },
   });
   console.log(new URL(app.url).port);
   stop = () => app.stop();
+} else {
+  // By default @hono/node-server replaces the global Request and Response
+  // with lighter ones of its own, as Kit's server does; "hono-std" keeps the
+  // standard ones. "handle" (the control) is app.handle() around the
+  // handler on a bare @hono/node-server: what the request id, context and
+  // access line cost, apart from the server.
+  let fetch = handler;
+  let app;
+  if (mode === "handle") {
+    const { Application, LoggerManager } = await kit();
+    app = await Application.start({
+      configuration: () => ({}),
+      logging: quiet(LoggerManager),
+    });
+    fetch = app.handle(handler);
+  }
+  const { serve } = await import("@hono/node-server");
+  const server = serve({
+    fetch, port: 0, hostname: "127.0.0.1",
+    overrideGlobalObjects: mode !== "hono-std",
+  }, (info) => console.log(info.port));
+  stop = async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await app?.stop();
+  };
 }
 process.on("SIGTERM", async () => {
   await stop();
@@ -179,7 +203,9 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
 
 async function main(seconds: number, runtime: string): Promise<void> {
   const deno = runtime !== "node";
-  const modes = deno ? ["bare", "handle", "kit"] : ["hono", "hono-std", "kit"];
+  const modes = deno
+    ? ["bare", "handle", "kit"]
+    : ["hono", "kit", "handle", "hono-std"];
   const command = deno
     ? (mode: string): [string, ...string[]] => [
       Deno.execPath(),
@@ -203,15 +229,23 @@ async function main(seconds: number, runtime: string): Promise<void> {
   console.log(
     `${runtime}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
   );
+  const peerRounds = results.get(modes[0])!;
   for (const mode of modes) {
     const rows = results.get(mode)!;
     const rps = median(rows.map((r) => r.requests));
+    // Each round's ratio to the peer's run just before it, whose load was
+    // nearly the same: steadier than the ratio of medians on a busy machine.
+    const paired = median(
+      rows.map((r, i) => r.requests / peerRounds[i].requests),
+    );
     console.log(
       `${mode.padEnd(8)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
         median(rows.map((r) => r.p50))
       } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
         (rps / peer * 100).toFixed(1)
-      } % of ${peerName}`,
+      } % of ${peerName} (median of round ratios ${
+        (paired * 100).toFixed(1)
+      } %)`,
     );
   }
 }

@@ -23,7 +23,7 @@ import type {
 } from "./cache_provider.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
-import { CacheStoreRecovered } from "./cache_store_recovered.ts";
+import { reportByDefault } from "./_error_reporter.ts";
 import {
   type AreaTelemetry,
   areaTelemetry,
@@ -152,9 +152,7 @@ export class CacheCore {
 
   report(error: CacheError): void {
     if (this.#onError === undefined) {
-      if (error instanceof CacheStoreRecovered) {
-        console.info(`CacheManager: ${error.message}`);
-      } else console.warn("CacheManager:", error);
+      reportByDefault("CacheManager", error);
       return;
     }
     try {

@@ -1,11 +1,12 @@
-import { Signal } from "../platform/mod.ts";
+import { hostLogger, Signal } from "../platform/mod.ts";
 import type { CacheError } from "./cache_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 
 /**
  * Delivers a provider's errors to its `onError` option and to the listeners
- * of its `errorOccurred` signal; when nobody listens, to `console.warn`, so a
- * failure is never silent.
+ * of its `errorOccurred` signal; when nobody listens, to the running
+ * application's logging (`kit.cache`) or else the console, so a failure is
+ * never silent.
  */
 export class ErrorReporter {
   readonly signal: Signal<CacheError>;
@@ -30,10 +31,21 @@ export class ErrorReporter {
       }
     }
     if (this.signal.size > 0) this.signal.dispatch(error);
-    else if (this.#onError === undefined) {
-      if (error instanceof CacheStoreRecovered) {
-        console.info(`${this.#label}: ${error.message}`);
-      } else console.warn(`${this.#label}:`, error);
-    }
+    else if (this.#onError === undefined) reportByDefault(this.#label, error);
   }
+}
+
+/**
+ * Where a cache error goes when nobody asked for it: the running
+ * application's logging under `kit.cache` (a recovery as info, the rest as
+ * warnings: the cache keeps working on misses), else the console.
+ */
+export function reportByDefault(label: string, error: CacheError): void {
+  const recovered = error instanceof CacheStoreRecovered;
+  const logger = hostLogger("kit.cache");
+  if (logger !== undefined) {
+    if (recovered) logger.info(error.message, { source: label });
+    else logger.warning(error.message, { source: label, error });
+  } else if (recovered) console.info(`${label}: ${error.message}`);
+  else console.warn(`${label}:`, error);
 }

@@ -11,6 +11,7 @@ import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError, type Diagnostics } from "./_diagnostics.ts";
 import { loadDriver } from "./_redis_driver.ts";
+import { RequestContext } from "../platform/mod.ts";
 
 export type RedisClient = ReturnType<typeof Redis.createClient>;
 
@@ -108,7 +109,9 @@ export class RedisConnection {
   ensureReady(): boolean | Promise<boolean> {
     if (this.client?.isReady) return true;
     if (this.#disposed) return false;
-    if (!this.#started) this.#start();
+    // The connection outlives the request that opens it: its events, timers
+    // and reports must not carry that request's id or span.
+    if (!this.#started) RequestContext.detach(() => this.#start());
     return this.#firstAttemptPromise ?? false;
   }
 
@@ -230,10 +233,14 @@ export class RedisConnection {
     this.#lostNow = false;
     const delay = this.#backoff(this.#abandoned++);
     this.#diagnoseReconnect(delay);
-    this.#reopenTimer = unrefTimer(setTimeout(() => {
-      this.#reopenTimer = undefined;
-      if (this.#redis !== undefined) this.#open(this.#redis);
-    }, delay));
+    this.#reopenTimer = unrefTimer(
+      RequestContext.detach(() =>
+        setTimeout(() => {
+          this.#reopenTimer = undefined;
+          if (this.#redis !== undefined) this.#open(this.#redis);
+        }, delay)
+      ),
+    );
   }
 
   #endFirstAttempt(ready: boolean): void {

@@ -5,7 +5,7 @@ import {
   type TimerHandle,
   unrefTimer,
 } from "../core/mod.ts";
-import type { HealthCheckResult } from "../platform/mod.ts";
+import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 import {
   Deadlines,
   RedisTimeoutError,
@@ -1131,10 +1131,13 @@ export class RemoteStoreCacheProvider
       reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
       maxReconnectDelay,
     );
-    this.#probeTimer = unrefTimer(setTimeout(() => {
-      this.#probeTimer = undefined;
-      void this.#probe();
-    }, Math.round(base / 2 + Math.random() * (base / 2))));
+    // Not tied to the request whose command found the store down.
+    this.#probeTimer = unrefTimer(RequestContext.detach(() =>
+      setTimeout(() => {
+        this.#probeTimer = undefined;
+        void this.#probe();
+      }, Math.round(base / 2 + Math.random() * (base / 2)))
+    ));
   }
 
   /**

@@ -1,6 +1,7 @@
 // The translations of one culture with its fallback chain, and the lookup
 // shared by the manager (its current culture) and the translators of
 // forCulture. Replaced as a whole, so translate never sees half of a change.
+import { hostLogger } from "../platform/mod.ts";
 import { type Render, type Source, TranslationCompiler } from "./_compiler.ts";
 import { dateFormatter, numberFormatter } from "./_formatters.ts";
 import type { LocalizationKeyResolver } from "./key_resolver.ts";
@@ -83,7 +84,7 @@ export class Translations {
         try {
           host.onMessageError(error);
         } catch (thrown) {
-          console.error("LocalizationManager: onMessageError threw:", thrown);
+          hookThrew("onMessageError", thrown);
         }
         index = this.compiler.find(resolved, index + 1);
         continue;
@@ -131,7 +132,7 @@ export class Translations {
           answeringCulture,
         });
       } catch (error) {
-        console.error("LocalizationManager: onMissing threw:", error);
+        hookThrew("onMissing", error);
       }
     }
   }
@@ -173,4 +174,13 @@ export class CultureTranslator implements Translator {
   ): string {
     return dateFormatter(this.#translations.culture, options).format(value);
   }
+}
+
+// A hook of the manager that threw: the running application's logging,
+// else the console.
+function hookThrew(hook: string, error: unknown): void {
+  const logger = hostLogger("kit.localization");
+  if (logger !== undefined) {
+    logger.error(`LocalizationManager: ${hook} threw`, { error });
+  } else console.error(`LocalizationManager: ${hook} threw:`, error);
 }

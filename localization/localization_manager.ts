@@ -1,6 +1,6 @@
 import type { IConfiguration } from "../config/mod.ts";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
-import type { Signal } from "../platform/mod.ts";
+import { hostLogger, RequestContext, type Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
 import { cacheClocks } from "./_cache_clock.ts";
 import type { Source } from "./_compiler.ts";
@@ -76,14 +76,18 @@ export interface LocalizationManagerOptions {
   onMissing?: (report: MissingTranslationReport) => void;
   /**
    * Called when a reload fails and the cache's last good translations are
-   * served instead.
+   * served instead. Default: a warning in the running application's logging
+   * (category `kit.localization`); nothing outside an application with a
+   * logging step.
    */
   onLoadError?: (error: unknown, culture: string) => void;
   /**
    * Called once per key and culture when a translation is not valid ICU
    * MessageFormat; the key is then treated as missing in that culture (the
    * next culture of the chain, or the missing-translation handler, answers).
-   * Default: the error's message is written with `console.error`.
+   * Default: the error goes to the running application's logging (category
+   * `kit.localization`, level error), or its message is written with
+   * `console.error` outside an application with a logging step.
    */
   onMessageError?: (error: LocalizationMessageError) => void;
 }
@@ -345,8 +349,7 @@ export class LocalizationManager {
       resolver: undefined,
       handler: missingTranslationHandler,
       onMissing: options.onMissing,
-      onMessageError: options.onMessageError ??
-        ((error) => console.error(error.message)),
+      onMessageError: options.onMessageError ?? messageErrorByDefault,
     };
     this.#maxTranslators = cache?.maxSize ?? 1000;
     this.#ttl = cache?.ttl ?? 3_600_000;
@@ -801,9 +804,13 @@ export class LocalizationManager {
         if (this.#clock !== undefined) {
           slot.expires = this.#clock() + ttl;
         } else if (ttl < 2 ** 31) {
-          slot.timer = unrefTimer(setTimeout(() => {
-            slot.expires = -Infinity;
-          }, ttl));
+          // Not in the request that loaded it: the timer would keep that
+          // request's context alive for the whole time to live.
+          slot.timer = unrefTimer(RequestContext.detach(() =>
+            setTimeout(() => {
+              slot.expires = -Infinity;
+            }, ttl)
+          ));
         }
       },
       () => {
@@ -862,8 +869,24 @@ export class LocalizationManager {
     } catch (error) {
       const stale = this.#cache?.getStale(culture);
       if (stale === undefined) throw error;
-      this.#onLoadError?.(error, culture);
+      if (this.#onLoadError !== undefined) this.#onLoadError(error, culture);
+      else {
+        hostLogger("kit.localization")?.warning(
+          `Reloading the translations of '${culture}' failed; the last good ones are served: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          { culture, error },
+        );
+      }
       return stale;
     }
   }
+}
+
+// An invalid translation, when nobody asked for it: the running
+// application's logging, else the console.
+function messageErrorByDefault(error: LocalizationMessageError): void {
+  const logger = hostLogger("kit.localization");
+  if (logger !== undefined) logger.error(error.message, { error });
+  else console.error(error.message);
 }

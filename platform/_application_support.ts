@@ -43,14 +43,17 @@ function isLogger(value: unknown): value is ApplicationLogger {
 
 /**
  * The application's logger from what the logging step returned: its
- * `getLogger("kit.application")` (a LoggerManager), or the value itself when
- * it is a logger.
+ * `getLogger(category)` (a LoggerManager), or the value itself when it is a
+ * logger.
  */
-export function loggerOf(logging: unknown): ApplicationLogger | undefined {
+export function loggerOf(
+  logging: unknown,
+  category = "kit.application",
+): ApplicationLogger | undefined {
   if (logging === null || typeof logging !== "object") return undefined;
   const getLogger = (logging as { getLogger?: unknown }).getLogger;
   if (typeof getLogger === "function") {
-    const logger: unknown = getLogger.call(logging, "kit.application");
+    const logger: unknown = getLogger.call(logging, category);
     if (isLogger(logger)) return logger;
   }
   return isLogger(logging) ? logging : undefined;

@@ -163,18 +163,26 @@ export function limitBody(
   };
 }
 
-/** A listening server of the application. */
+/** A server of the application: listening, or in memory only. */
 export class HostServer {
-  readonly #listener: Listener;
+  readonly #serve: Handler;
+  readonly #listener: Listener | undefined;
   readonly #drainDelay: number;
+  #closed = false;
 
-  private constructor(listener: Listener, drainDelay: number) {
+  private constructor(
+    serve: Handler,
+    listener: Listener | undefined,
+    drainDelay: number,
+  ) {
+    this.#serve = serve;
     this.#listener = listener;
     this.#drainDelay = drainDelay;
   }
 
   /**
-   * Listens with `handler` behind the probes and the body limit.
+   * Listens with `handler` behind the probes and the body limit; with
+   * `listen` false it only makes that handler, for {@linkcode fetch}.
    *
    * @throws {Error} Naming the address when it cannot listen.
    */
@@ -185,6 +193,7 @@ export class HostServer {
     ) => Response | Promise<Response>,
     settings: ServerSettings,
     host: ServerHost,
+    listenOn = true,
   ): Promise<HostServer> {
     const app = host.handle(limitBody(handler, settings.maxBodySize));
     let serve: Handler = app;
@@ -210,23 +219,41 @@ export class HostServer {
         }
       };
     }
-    const listener = await listen(serve, {
-      port: settings.port,
-      hostname: settings.hostname,
-      headersTimeout: settings.headersTimeout,
-      idleTimeout: settings.idleTimeout,
-    });
-    return new HostServer(listener, settings.drainDelay);
+    const listener = listenOn
+      ? await listen(serve, {
+        port: settings.port,
+        hostname: settings.hostname,
+        headersTimeout: settings.headersTimeout,
+        idleTimeout: settings.idleTimeout,
+      })
+      : undefined;
+    return new HostServer(serve, listener, settings.drainDelay);
   }
 
-  /** `http://host:port` as bound. */
-  get url(): string {
-    return this.#listener.url;
+  /**
+   * Answers a request with the handler the listener serves (probes, body
+   * limit, request context), without a socket: the test kit's path. After
+   * stop() it throws, as a closed port refuses.
+   */
+  fetch(request: Request): Promise<Response> {
+    if (this.#closed) {
+      return Promise.reject(
+        new Error(
+          `cannot send ${request.method} ${request.url}: the application has stopped`,
+        ),
+      );
+    }
+    return this.#serve(request);
   }
 
-  /** `Deno.serve`, `node:http` or `Bun.serve`. */
+  /** `http://host:port` as bound; `undefined` in memory. */
+  get url(): string | undefined {
+    return this.#listener?.url;
+  }
+
+  /** `Deno.serve`, `node:http`, `Bun.serve`, or `in memory`. */
   get kind(): string {
-    return this.#listener.kind;
+    return this.#listener?.kind ?? "in memory";
   }
 
   /**
@@ -244,6 +271,10 @@ export class HostServer {
       );
       clearTimeout(timer);
     }
-    return await this.#listener.close(signal);
+    const closed = this.#listener === undefined
+      ? true
+      : await this.#listener.close(signal);
+    this.#closed = true;
+    return closed;
   }
 }

@@ -1,16 +1,17 @@
 // Node.js and Bun flavour of the host's HTTP server (scripts/build_npm.ts
-// ships it in place of _server_deno.ts). On Bun: Bun.serve. On Node.js:
-// node:http itself, with a small Fetch adapter, rather than
-// @hono/node-server, so serving adds no dependency to install.
+// ships it in place of _server_deno.ts). On Bun: Bun.serve. On Node.js: a
+// node:http server of Kit's own (its timeouts, closing it connection by
+// connection for the drain) with @hono/node-server's request listener,
+// which turns each request into a Request and writes the Response back;
+// it is loaded with the first `serve`.
 import {
   createServer,
   type IncomingMessage,
   type Server,
   type ServerResponse,
 } from "node:http";
-import { Buffer } from "node:buffer";
-import { Readable } from "node:stream";
 import { unrefTimer } from "../core/mod.ts";
+import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import {
   type Listener,
   listenError,
@@ -44,6 +45,18 @@ const MAX_CHECK_INTERVAL = 30_000;
 // While closing, idle keep-alive connections are closed this often: a
 // connection turns idle only once its last response is written.
 const SWEEP_INTERVAL = 50;
+// @hono/node-server replaces the global Request and Response, once, with
+// subclasses of its own that build the standard objects only when a
+// handler needs more than the method, URL, headers or a plain body. Without
+// that a bare @hono/node-server app itself serves a fraction of the
+// requests (BENCHMARKS.md), so Kit could not keep up with one; it happens
+// only when an application serves on Node.js (docs/platform.md says so).
+const OVERRIDE_GLOBALS = true;
+
+type RequestListener = (
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+) => Promise<void>;
 
 /** Starts the server of the runtime at hand; resolves once it listens. */
 export function listen(
@@ -94,6 +107,18 @@ function listenNode(
   handler: RuntimeHandler,
   { port, hostname, headersTimeout, idleTimeout }: ListenOptions,
 ): Promise<Listener> {
+  let requestListener: RequestListener;
+  try {
+    // @hono/node-server turns each request into a Request and writes the
+    // Response back; the server and its connections stay Kit's own, for the
+    // timeouts and the drain.
+    requestListener = loadGetRequestListener()(
+      (request, env) => handler(request, env),
+      { overrideGlobalObjects: OVERRIDE_GLOBALS },
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const server: Server = createServer({
     headersTimeout,
     // Node.js refuses a request timeout shorter than the headers' one.
@@ -103,9 +128,7 @@ function listenNode(
       MAX_CHECK_INTERVAL,
       Math.max(100, Math.floor(headersTimeout / 4)),
     ),
-  }, (incoming, outgoing) => {
-    void serveNode(handler, incoming, outgoing, hostname, port);
-  });
+  }, requestListener);
   return new Promise<Listener>((resolve, reject) => {
     const onError = (error: unknown): void =>
       reject(listenError(hostname, port, error));
@@ -137,123 +160,5 @@ async function closeNode(
     return inTime;
   } finally {
     clearInterval(sweep);
-  }
-}
-
-const NO_BODY = new Set(["GET", "HEAD"]);
-
-async function serveNode(
-  handler: RuntimeHandler,
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-  hostname: string,
-  port: number,
-): Promise<void> {
-  const aborted = new AbortController();
-  outgoing.once("close", () => {
-    if (!outgoing.writableFinished) aborted.abort();
-  });
-  let request: Request;
-  try {
-    const headers = new Headers();
-    const raw = incoming.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
-    const method = incoming.method ?? "GET";
-    const host = incoming.headers.host ?? `${hostname}:${port}`;
-    const init: RequestInit & { duplex?: "half" } = {
-      method,
-      headers,
-      signal: aborted.signal,
-    };
-    if (!NO_BODY.has(method)) {
-      init.body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
-      init.duplex = "half";
-    }
-    request = new Request(`http://${host}${incoming.url ?? "/"}`, init);
-  } catch {
-    // A Host header or target that makes no URL.
-    outgoing.writeHead(400, { "Content-Type": "application/json" });
-    outgoing.end('{"message":"Bad Request"}');
-    return;
-  }
-  try {
-    await write(await handler(request), outgoing);
-  } catch {
-    outgoing.destroy();
-  }
-}
-
-// Node.js's Response keeps a body made from a string or bytes under an
-// internal symbol; writing that directly spares the stream a body read
-// costs. Where it is absent (another Node.js) every body streams.
-const STATE: symbol | undefined = Reflect.ownKeys(new Response()).find((
-  key,
-): key is symbol => typeof key === "symbol" && key.description === "state");
-
-function sourceOf(response: Response): string | Uint8Array | undefined {
-  if (STATE === undefined) return undefined;
-  const state = (response as unknown as Record<symbol, unknown>)[STATE] as
-    | { body?: { source?: unknown; stream?: { locked?: boolean } } | null }
-    | undefined;
-  const body = state?.body;
-  // A body already read (or being read) by someone else streams as usual.
-  if (body == null || body.stream?.locked === true || response.bodyUsed) {
-    return undefined;
-  }
-  const source = body.source;
-  return typeof source === "string" || source instanceof Uint8Array
-    ? source
-    : undefined;
-}
-
-async function write(
-  response: Response,
-  outgoing: ServerResponse,
-): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  const source = sourceOf(response);
-  if (source !== undefined) {
-    headers["content-length"] = String(
-      typeof source === "string"
-        ? Buffer.byteLength(source)
-        : source.byteLength,
-    );
-    outgoing.writeHead(response.status, response.statusText, headers);
-    outgoing.end(source);
-    return;
-  }
-  outgoing.writeHead(response.status, response.statusText, headers);
-  if (response.body === null) {
-    outgoing.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  const gone = (): void => void reader.cancel().catch(() => {});
-  outgoing.once("close", gone);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (outgoing.destroyed) return;
-      if (!outgoing.write(value)) {
-        await new Promise<void>((resolve) => {
-          const go = (): void => {
-            outgoing.off("drain", go);
-            outgoing.off("close", go);
-            resolve();
-          };
-          outgoing.on("drain", go);
-          outgoing.on("close", go);
-        });
-      }
-    }
-    outgoing.end();
-  } finally {
-    outgoing.off("close", gone);
   }
 }

@@ -21,6 +21,7 @@ import {
   runChecks,
 } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
+import { registerHostLogging } from "./_host_logging.ts";
 import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
 import { wrapHandler } from "./_request_handler.ts";
 import { type HealthGauge, healthGauge } from "./_telemetry.ts";
@@ -36,6 +37,7 @@ import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
 import { shutdown } from "./_shutdown.ts";
 import { logConfigurationFindings } from "./_config_findings.ts";
 import { HostServer } from "./_server_host.ts";
+import { type TestHooks, testHooksOf } from "./_testing_hooks.ts";
 import {
   configuredShutdownTimeout,
   type ServerSettings,
@@ -110,6 +112,8 @@ export class Application<TServices extends object = ServiceMap> {
   #state: State = "starting";
   #logger: ApplicationLogger;
   #hasLogging = false;
+  // Takes this application's logging off the list hostLogger() reads.
+  #unregisterLogging: (() => void) | undefined;
   #stopping: Promise<ShutdownReport> | undefined;
 
   private constructor(options: ApplicationOptions<TServices, unknown>) {
@@ -239,7 +243,10 @@ export class Application<TServices extends object = ServiceMap> {
       try {
         app = await Application.start(options);
       } catch (error) {
-        console.error(messageOf(error));
+        // Printed here unless the logging step has written it already.
+        if (!loggedFailures.has(error as object)) {
+          console.error(startFailureLine(error));
+        }
         return done(1);
       }
       const signal = signals[0] ?? await new Promise<string>((resolve) => {
@@ -279,7 +286,8 @@ export class Application<TServices extends object = ServiceMap> {
    * The address the server of the `serve` option listens on
    * (`http://127.0.0.1:8080`; the real port when 0 was asked; loopback for
    * a wildcard address such as `0.0.0.0`), once start-up is done;
-   * `undefined` without `serve`.
+   * `undefined` without `serve`, and when it serves in memory only (an
+   * application of the test kit that was not asked to listen).
    *
    * @returns The URL, without a trailing slash.
    *
@@ -639,6 +647,7 @@ export class Application<TServices extends object = ServiceMap> {
           );
           const value = await services.getAsync("logging" as never);
           this.#hasLogging = true;
+          this.#unregisterLogging = registerHostLogging(value);
           const logger = loggerOf(value);
           if (logger !== undefined) this.#logger = logger;
           return value;
@@ -664,7 +673,12 @@ export class Application<TServices extends object = ServiceMap> {
         this.#checkNotStopped(4);
       }
       if (options.serve !== undefined) {
-        await this.#listen(options.serve, config, settings!);
+        await this.#listen(
+          options.serve,
+          config,
+          settings!,
+          testHooksOf(options),
+        );
       }
     } catch (error) {
       const failure = error instanceof ApplicationStartError
@@ -672,7 +686,13 @@ export class Application<TServices extends object = ServiceMap> {
         : new ApplicationStartError(step, error);
       // Without a logging step, run() or the caller prints the rejection.
       if (this.#hasLogging && this.#stopping === undefined) {
-        this.#logger.error(failure.message, { error: failure.cause });
+        this.#logger.error(startFailureLine(failure), {
+          error: failure.cause,
+          ...(failure.serviceName !== undefined
+            ? { service: failure.serviceName }
+            : {}),
+        });
+        loggedFailures.add(failure);
       }
       this.#state = "stopping";
       if (this.#stopping !== undefined) {
@@ -697,6 +717,7 @@ export class Application<TServices extends object = ServiceMap> {
     serve: NonNullable<ApplicationOptions<TServices, unknown>["serve"]>,
     config: unknown,
     settings: ServerSettings,
+    test: TestHooks | undefined,
   ): Promise<void> {
     let server: HostServer;
     try {
@@ -712,12 +733,18 @@ export class Application<TServices extends object = ServiceMap> {
         handle: (inner) => this.handle(inner),
         health: this.healthHandler(),
         readiness: () => this.#health(true),
-      });
+      }, test === undefined || test.listen);
     } catch (error) {
       throw new ApplicationStartError(4, error, "server");
     }
     this.#server = this.#serverToStop = server;
     this.#checkNotStopped(4);
+    // A test application sends requests through the same handler, in memory.
+    test?.served((request) => server.fetch(request));
+    if (server.url === undefined) {
+      this.#logger.info("Serving in memory (no port)");
+      return;
+    }
     this.#logger.info(`Listening on ${server.url} (${server.kind})`, {
       url: server.url,
     });
@@ -739,7 +766,12 @@ export class Application<TServices extends object = ServiceMap> {
     try {
       await run();
     } catch (error) {
-      throw new ApplicationStartError(step, error);
+      // A service a step asked for and could not be created is named.
+      throw new ApplicationStartError(
+        step,
+        error,
+        error instanceof ServiceCreationError ? error.serviceName : undefined,
+      );
     }
     this.#checkNotStopped(step);
     const durationMs = performance.now() - began;
@@ -842,6 +874,9 @@ export class Application<TServices extends object = ServiceMap> {
       afterServices: () => this.#detachCreated(),
     });
     this.#logger = consoleLogger(this.#diagnostics);
+    // Last: Kit's parts wrote to this logging until now.
+    this.#unregisterLogging?.();
+    this.#unregisterLogging = undefined;
     this.#state = "stopped";
     return report;
   }
@@ -861,4 +896,20 @@ export class Application<TServices extends object = ServiceMap> {
       logger.debug(message, properties);
     }
   }
+}
+
+// The start-up failures the logging step has written, so that run() does
+// not print them a second time.
+const loggedFailures = new WeakSet<object>();
+
+// The line of a failed start-up: its message, and the service at fault when
+// the message does not name it already.
+function startFailureLine(error: unknown): string {
+  const message = messageOf(error);
+  const name = error instanceof ApplicationStartError
+    ? error.serviceName
+    : undefined;
+  return name === undefined || message.includes(`'${name}'`)
+    ? message
+    : `${message} (service '${name}')`;
 }

@@ -40,3 +40,4 @@ export * from "./application_start_error.ts";
 export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";
 export * from "./server_options.ts";
+export * from "./host_logger.ts";

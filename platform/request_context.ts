@@ -1,4 +1,8 @@
 import { ContextFrame, frames } from "./_async_context_frame.ts";
+import {
+  isOpenTelemetryRegistered,
+  loadOpenTelemetryApi,
+} from "../core/mod.ts";
 
 /**
  * The values of one request's context: its `requestId`, plus anything the
@@ -89,4 +93,48 @@ export class RequestContext {
   static current(): RequestContextValues | undefined {
     return frames.get()?.values;
   }
+
+  /**
+   * Runs `fn` outside any request context: {@linkcode RequestContext.current}
+   * is `undefined` in it and in everything it starts (timers, promise
+   * callbacks, sockets and their events), and no request-scoped service is
+   * reachable. When an OpenTelemetry SDK is registered, `fn` also runs in the
+   * root OpenTelemetry context, so no span of the request becomes the parent
+   * of what it does.
+   *
+   * Use it where a library starts work that outlives the call that happened
+   * to trigger it (a connection opened lazily, a reconnect or retry timer, a
+   * batch sent later): otherwise that work would carry the first request's
+   * id, and its log entries and outgoing calls would be attributed to that
+   * request. Kit's own parts do so.
+   *
+   * @typeParam T What `fn` returns.
+   * @param fn The work to run without a context.
+   * @returns What `fn` returned.
+   *
+   * @example Starting a timer that belongs to no request
+   * ```ts
+   * import { RequestContext } from "@vendor/kit/platform";
+   *
+   * RequestContext.run({ requestId: "r-1" }, () => {
+   *   RequestContext.detach(() =>
+   *     setTimeout(() => console.log(RequestContext.current()), 0)
+   *   ); // logs undefined, not { requestId: "r-1" }
+   * });
+   * ```
+   */
+  static detach<T>(fn: () => T): T {
+    // Only with a context manager registered can a span be active; the API
+    // is not loaded otherwise.
+    if (!isOpenTelemetryRegistered("context")) return outside(fn);
+    const { context, ROOT_CONTEXT } = loadOpenTelemetryApi();
+    return context.with(ROOT_CONTEXT, () => outside(fn));
+  }
+}
+
+// An empty frame (no values, no scope) rather than AsyncLocalStorage's
+// exit(): Deno's exit() clears the context for the synchronous part only,
+// and the timers and promises started inside it still see the request.
+function outside<T>(fn: () => T): T {
+  return frames.run(new ContextFrame(undefined, undefined), fn);
 }

@@ -7,12 +7,10 @@ import { Signal } from "./signal.ts";
 import { disposeValue, isDisposable } from "./_dispose.ts";
 import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
 import { suggest } from "./_suggest.ts";
-import { contextStore } from "./_async_context.ts";
+import { RequestContext } from "./request_context.ts";
 import { ServiceLifetimeError } from "./service_lifetime_error.ts";
 import type { ServiceScope } from "./service_scope.ts";
 import { currentScope, Scope, ScopeHandle, scopeOfContext } from "./_scope.ts";
-
-const requestContext = contextStore<unknown>();
 
 /**
  * The default service map of a {@linkcode ServiceLocator}: any name, each
@@ -929,12 +927,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       );
     }
     const started = performance.now();
-    // Outside the caller's request context: a singleton outlives the request
-    // that happened to create it, and its timers and callbacks must not
-    // carry that request's id.
+    // Outside the caller's request context (and span): a singleton outlives
+    // the request that happened to create it, and its timers and callbacks
+    // must not carry that request's id.
     const result = this.#invoke(
       name,
-      () => requestContext.exit(() => factory(this.#scoped(name))),
+      () => RequestContext.detach(() => factory(this.#scoped(name))),
     );
     if (!isPromiseLike(result)) this.#store(name, result, factory, started);
     else this.#started.set(result, started);

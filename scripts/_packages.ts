@@ -29,6 +29,12 @@ export interface PackageInfo {
    */
   subpaths?: Record<string, string>;
   /**
+   * The JSR export of a subpath when it is not `./<folder>/<name>`: the test
+   * kit is `./testing` on JSR (`@vendor/kit/testing`) and `./testing` of
+   * the platform package on npm (`@vendor/kit-platform/testing`).
+   */
+  jsrExports?: Record<string, string>;
+  /**
    * npm packages only a subpath needs: optional peer dependencies rather
    * than dependencies, never loaded through the main entry
    * (`scripts/check_packages.ts` checks both).
@@ -50,7 +56,11 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform",
     description:
       "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
-    subpaths: { "./hono": "platform/hono.ts" },
+    subpaths: {
+      "./hono": "platform/hono.ts",
+      "./testing": "platform/testing.ts",
+    },
+    jsrExports: { "./testing": "./testing" },
     optionalPeers: ["hono"],
   },
   {
@@ -98,6 +108,27 @@ export const PACKAGES: readonly PackageInfo[] = [
       "Kit analytics: batching, sampling, consent and automatic tracking.",
   },
 ];
+
+/** The JSR export key of a subpath of a package (`./platform/hono`). */
+export function jsrExportOf(info: PackageInfo, subpath: string): string {
+  return info.jsrExports?.[subpath] ?? `./${info.folder}/${subpath.slice(2)}`;
+}
+
+/**
+ * The JSR import paths that are not `@vendor/kit/<folder>[/<name>]`, and
+ * the npm specifier of each (`@vendor/kit/testing` →
+ * `@vendor/kit-platform/testing`).
+ */
+export function jsrAliases(): [string, string][] {
+  return PACKAGES.flatMap((info) =>
+    Object.entries(info.jsrExports ?? {}).map((
+      [subpath, key],
+    ): [string, string] => [
+      `@vendor/kit/${key.slice(2)}`,
+      info.name + subpath.slice(1),
+    ])
+  );
+}
 
 /** The package built from a module folder. */
 export function packageOfFolder(folder: string): PackageInfo | undefined {

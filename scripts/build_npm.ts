@@ -73,6 +73,7 @@ import {
 } from "node:fs/promises";
 import {
   CREATE_PACKAGE,
+  jsrAliases,
   type PackageInfo,
   packageOfFolder,
   PACKAGES,
@@ -362,7 +363,11 @@ function dropDuplicateMembers(dts: string): string {
  * JavaScript ships without comments.
  */
 export function npmDocPaths(text: string, info: PackageInfo): string {
-  return text
+  let out = text;
+  for (const [jsr, npm] of jsrAliases()) {
+    out = out.replace(new RegExp(`${jsr}(?![\\w/-])`, "g"), npm);
+  }
+  return out
     .replace(
       /@vendor\/kit\/([a-z]+)(\/[a-z_]+)?(?![\w/-])/g,
       (whole, folder: string, subpath = "") => {
@@ -584,7 +589,10 @@ async function buildPackage(
         ...(format === "cjs"
           ? { logOverride: { "empty-import-meta": "silent" } }
           : {}),
-        plugins: [kitResolver(info, config, "node", { twins: 0 })],
+        // The package's public API by its own name: a subpath shares the
+        // main entry's classes and state (the test kit's Application)
+        // rather than bundling a copy.
+        plugins: [kitResolver(info, config, "node", { twins: 0 }, true)],
       }))!;
     }
     subpathExports[subpath] = {

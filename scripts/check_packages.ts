@@ -20,7 +20,8 @@
  *   that the main bundles never import, not even on first use;
  * - the server bundles (`esm/mod.js`, `script/mod.js`) load none of the
  *   dependencies Kit loads on first use (`DEFERRED`: the OpenTelemetry API,
- *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache) when
+ *   ky, LogTape, valibot, the FormatJS parser and matcher, lru-cache,
+ *   @hono/node-server) when
  *   they are imported: no static `import` or `require` of them, and, once the
  *   workspace of `scripts/test_npm.ts` is installed, none of them in
  *   `require.cache` after a fresh `node` requires the package (a cold start
@@ -47,7 +48,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import process from "node:process";
-import { CREATE_PACKAGE, PACKAGES } from "./_packages.ts";
+import { CREATE_PACKAGE, jsrExportOf, PACKAGES } from "./_packages.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -99,7 +100,7 @@ function referencesDeno(fileName: string, code: string): boolean {
 }
 
 // npm packages a browser bundle must never reach (they need node: modules).
-const NODE_ONLY_PACKAGES = new Set(["redis", "dotenv"]);
+const NODE_ONLY_PACKAGES = new Set(["redis", "dotenv", "@hono/node-server"]);
 
 /** Specifiers of a browser build file that a web bundler could not serve. */
 function nodeOnlyImports(code: string): string[] {
@@ -107,7 +108,10 @@ function nodeOnlyImports(code: string): string[] {
     .map((ref) => ref.fileName)
     .filter((specifier) =>
       specifier.startsWith("node:") ||
-      NODE_ONLY_PACKAGES.has(specifier.split("/")[0])
+      NODE_ONLY_PACKAGES.has(
+        specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1)
+          .join("/"),
+      )
     );
 }
 
@@ -121,6 +125,8 @@ const DEFERRED = [
   "@formatjs/intl-localematcher",
   "@formatjs/icu-messageformat-parser",
   "lru-cache",
+  // The host's request listener on Node.js, loaded with the first `serve`.
+  "@hono/node-server",
 ];
 
 /**
@@ -268,7 +274,7 @@ for (const info of PACKAGES) {
   // Subpath entries: declared on both sides, built; what only they need is
   // an optional peer that the main bundles never import, even on demand.
   for (const [subpath, source] of Object.entries(info.subpaths ?? {})) {
-    const jsrKey = `./${info.folder}/${subpath.slice(2)}`;
+    const jsrKey = jsrExportOf(info, subpath);
     if (denoJson.exports[jsrKey] !== `./${source}`) {
       problems.push(`deno.json exports has no '${jsrKey}': './${source}'`);
     }

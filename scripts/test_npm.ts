@@ -10,11 +10,15 @@
  * 3. transpiles `tests/` twice: to ES modules (`npm/tests/esm`, importing the
  *    packages with `import`) and to CommonJS (`npm/tests/cjs`, loading them
  *    with `require`), rewriting `../../<module>/mod.ts` to the package name;
- * 4. runs Node's test runner on both and Bun's on the ES modules.
+ * 4. runs Node's test runner on both and Bun's on the ES modules;
+ * 5. with the platform's tests, runs the test kit's check of each other
+ *    runner (`tests/testing_runners/`): one file under Bun's own `bun:test`
+ *    (in the Bun pass) and one under Vitest, a test-only dependency of the
+ *    workspace that no package depends on.
  *
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
- * (`node-esm,node-cjs,bun`; all by default); `KIT_NPM_TESTS` limits the
+ * (`node-esm,node-cjs,bun,vitest`; all by default); `KIT_NPM_TESTS` limits the
  * test folders (`core,platform`; all by default); `KIT_NPM_OUT` builds and
  * runs in another folder than `npm/` (so two runs need not share one).
  *
@@ -33,6 +37,8 @@ const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
 const NPM = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
 const BUN_VERSION = "1.4.5";
+// Vitest 3 still runs on Node.js 20.
+const VITEST_VERSION = "3.2.7";
 
 interface DenoJson {
   imports: Record<string, string>;
@@ -162,10 +168,22 @@ function countBun(
   };
 }
 
+function countVitest(
+  output: string,
+): { passed: number; failed: number; skipped: number } {
+  const line = /^\s*Tests\s+(.*)$/m.exec(output)?.[1] ?? "";
+  const grab = (label: string): number =>
+    Number(new RegExp(`(\\d+) ${label}`).exec(line)?.[1] ?? 0);
+  return {
+    passed: grab("passed"),
+    failed: grab("failed"),
+    skipped: grab("skipped") + grab("todo"),
+  };
+}
+
 async function main(): Promise<number> {
-  const passes = (process.env.KIT_NPM_PASSES ?? "node-esm,node-cjs,bun").split(
-    ",",
-  );
+  const passes = (process.env.KIT_NPM_PASSES ?? "node-esm,node-cjs,bun,vitest")
+    .split(",");
   const config = JSON.parse(
     await readFile(join(ROOT, "deno.json"), "utf8"),
   ) as DenoJson;
@@ -177,8 +195,10 @@ async function main(): Promise<number> {
   const only = process.env.KIT_NPM_TESTS?.split(",");
   const testFiles = (await listTests(join(ROOT, "tests"))).filter((file) => {
     const folder = relative(join(ROOT, "tests"), file).split("/")[0];
+    // Helpers are transpiled whatever the selection: a selected test may use
+    // another folder's (tests/caching/_redis_server.ts).
     return only === undefined || folder.startsWith("_") ||
-      only.includes(folder);
+      only.includes(folder) || !file.endsWith("_test.ts");
   });
   const esmFiles: string[] = [];
   const cjsFiles: string[] = [];
@@ -232,12 +252,34 @@ async function main(): Promise<number> {
     JSON.stringify({ type: "commonjs" }) + "\n",
   );
 
+  // The test kit under the runners of their own (plain JavaScript, copied
+  // as they are, named as each runner looks for tests).
+  const runners: Record<string, string> = {};
+  if (only === undefined || only.includes("platform")) {
+    const from = join(ROOT, "tests", "testing_runners");
+    const to = join(NPM, "tests", "runners");
+    await mkdir(to, { recursive: true });
+    for (const name of await readdir(from)) {
+      if (!name.endsWith(".mjs")) continue;
+      const runner = /^(\w+)_runner\.mjs$/.exec(name)?.[1];
+      const target = runner === undefined
+        ? name
+        : name.replace(/\.mjs$/, ".test.mjs");
+      await writeFile(join(to, target), await readFile(join(from, name)));
+      if (runner !== undefined) runners[runner] = join(to, target);
+    }
+  }
+
   // A workspace of the built packages, installed the way an application would.
   const workspace = {
     name: "kit-npm-workspace",
     private: true,
     workspaces: PACKAGES.map((info) => info.dir),
-    devDependencies: { ...Object.fromEntries(used), bun: BUN_VERSION },
+    devDependencies: {
+      ...Object.fromEntries(used),
+      bun: BUN_VERSION,
+      ...(runners.vitest === undefined ? {} : { vitest: VITEST_VERSION }),
+    },
   };
   await writeFile(
     join(NPM, "package.json"),
@@ -277,12 +319,30 @@ async function main(): Promise<number> {
   if (passes.includes("bun")) {
     const bun = join(NPM, "node_modules", ".bin", "bun");
     const started = performance.now();
+    const files = runners.bun === undefined
+      ? esmFiles
+      : [...esmFiles, runners.bun];
     const { code, output } = await run(bun, [
       "test",
-      ...esmFiles.map((f) => "./" + relative(NPM, f)),
+      ...files.map((f) => "./" + relative(NPM, f)),
     ], NPM);
     const ms = Math.round(performance.now() - started);
     results.push({ name: "bun (import)", ms, code, ...countBun(output) });
+  }
+  if (passes.includes("vitest") && runners.vitest !== undefined) {
+    const vitest = join(NPM, "node_modules", ".bin", "vitest");
+    const started = performance.now();
+    const { code, output } = await run(
+      vitest,
+      [
+        "run",
+        relative(NPM, runners.vitest),
+      ],
+      NPM,
+      { CI: "true", NO_COLOR: "1" },
+    );
+    const ms = Math.round(performance.now() - started);
+    results.push({ name: "vitest (import)", ms, code, ...countVitest(output) });
   }
   let failedPasses = 0;
   console.log("");
