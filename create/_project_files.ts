@@ -401,7 +401,7 @@ function readme(ctx: ProjectContext): string {
         : []),
       [
         `\`${src}${deno ? "app_test.ts" : "app.test.ts"}\``,
-        "the tests: the route and readiness, on a free port",
+        "the tests: the route, a setting and readiness, in memory (Kit's test kit)",
       ],
       [
         "`appsettings*.json`",

@@ -249,23 +249,21 @@ ${run}
 
 /** The test of the route and the readiness probe. */
 export function testSource(ctx: SourceContext): string {
-  return `import { test } from "node:test";
+  const testing = ctx.runtime === "deno"
+    ? "@vendor/kit/testing"
+    : "@vendor/kit-platform/testing";
+  return `// The service as main starts it, but in memory: Kit's test kit answers
+// app.request() through the same handler as the server (health routes,
+// request ids, body limit), with no port and no signal handler.
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Application } from "${kit(ctx, "platform")}";
+import { createTestApplication } from "${testing}";
 import { appOptions } from "${local(ctx, "app")}";
 
-// The whole service on a free loopback port, as main starts it.
-function startService(): ReturnType<typeof Application.start> {
-  return Application.start({
-    ...appOptions(),
-    server: { port: 0, hostname: "127.0.0.1" },
-  });
-}
-
 test("GET /hello/:name greets by name with the request id", async () => {
-  const app = await startService();
+  const app = await createTestApplication(appOptions());
   try {
-    const response = await fetch(\`\${app.url}/hello/Ada\`, {
+    const response = await app.request("/hello/Ada", {
       headers: { "X-Request-ID": "test-1" },
     });
     assert.equal(response.status, 200);
@@ -279,10 +277,25 @@ test("GET /hello/:name greets by name with the request id", async () => {
   }
 });
 
-test("GET /health/ready answers 200 once started", async () => {
-  const app = await startService();
+test("greeting:text changes the greeting", async () => {
+  // Settings by colon key, above appsettings.json and the environment.
+  const app = await createTestApplication({
+    ...appOptions(),
+    config: { "greeting:text": "Hi" },
+  });
   try {
-    const response = await fetch(\`\${app.url}/health/ready\`);
+    const response = await app.request("/hello/Ada");
+    const body = await response.json() as { message: string };
+    assert.equal(body.message, "Hi, Ada!");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("GET /health/ready answers 200 once started", async () => {
+  const app = await createTestApplication(appOptions());
+  try {
+    const response = await app.request("/health/ready");
     assert.equal(response.status, 200);
     await response.body?.cancel();
   } finally {

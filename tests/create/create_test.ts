@@ -292,6 +292,14 @@ describe("deno task create: the files written", () => {
           await read(dir, "main.ts"),
           /^await Application\.run\(appOptions\(\)\);$/m,
         );
+        // The test: the test kit, requests in memory, a setting by colon key.
+        const test = await read(dir, "app_test.ts");
+        assert.match(
+          test,
+          /import \{ createTestApplication \} from "@vendor\/kit\/testing";/,
+        );
+        assert.match(test, /app\.request\("\/hello\/Ada"/);
+        assert.match(test, /config: \{ "greeting:text": "Hi" \}/);
         const settings = JSON.parse(await read(dir, "appsettings.json"));
         assert.equal(settings.greeting.text, "Hello");
         assert.equal(settings.cache, undefined);
@@ -424,6 +432,10 @@ describe("deno task create: the files written", () => {
         assert.match(
           await read(dir, "src/main.ts"),
           /^await Application\.run/m,
+        );
+        assert.match(
+          await read(dir, "src/app.test.ts"),
+          /import \{ createTestApplication \} from "@vendor\/kit-platform\/testing";/,
         );
         const dockerfile = await read(dir, "Dockerfile");
         assert.match(dockerfile, /COPY vendor\/ \.\/vendor\//);
