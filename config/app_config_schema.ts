@@ -1,6 +1,17 @@
 import type * as v from "valibot";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 import { loadValibot } from "./_valibot_deno.ts";
+import { kitConfigurationSections } from "./kit_configuration_keys.ts";
+import {
+  keySchema,
+  type KitKeySchema,
+  type KitSectionOutput,
+  type KitSectionSchema,
+  sectionSchema,
+} from "./_kit_sections.ts";
+
+const SECTIONS = kitConfigurationSections;
+type Sections = typeof kitConfigurationSections;
 
 /** One entry of `logging.providers` in {@linkcode AppConfig}. */
 export interface AppConfigLogProvider {
@@ -45,6 +56,12 @@ export interface AppConfig {
     level: "debug" | "info" | "warning" | "error";
     /** At least one provider. */
     providers: AppConfigLogProvider[];
+    /** The log file of a file provider that names none. */
+    filePath?: string | undefined;
+    /** The address of a remote provider that names none. */
+    remoteEndpoint?: string | undefined;
+    /** The API key of a remote provider that gives none. */
+    apiKey?: string | undefined;
   };
   /** Feature switches. */
   features?: {
@@ -55,24 +72,36 @@ export interface AppConfig {
     /** Bytes. */
     maxFileUploadSize?: number | undefined;
   } | undefined;
-  /** OpenTelemetry settings. */
-  telemetry?: {
-    /**
-     * `service.name` of what Kit exports itself (the `"otlp"` log format);
-     * `OTEL_SERVICE_NAME` when not set.
-     */
-    serviceName?: string | undefined;
-  } | undefined;
+  /**
+   * OpenTelemetry settings: `serviceName`, the `service.name` of what Kit
+   * exports itself (the `"otlp"` log format); `OTEL_SERVICE_NAME` when not
+   * set.
+   */
+  telemetry?: KitSectionOutput<Sections["telemetry"]> | undefined;
+  /** The Redis cache (`cache:redis:host`, `port`, `password`…). */
+  cache?: KitSectionOutput<Sections["cache"]> | undefined;
+  /** Localization (`defaultCulture`, `resourceUrl`, `cache:maxSize`…). */
+  localization?: KitSectionOutput<Sections["localization"]> | undefined;
+  /** Analytics (`endpoint`, `batchSize`, `trackingId`…). */
+  analytics?: KitSectionOutput<Sections["analytics"]> | undefined;
+  /** The HTTP server of the application host (`port`, `host`…). */
+  server?: KitSectionOutput<Sections["server"]> | undefined;
+  /** The application host (`shutdownTimeout`). */
+  host?: KitSectionOutput<Sections["host"]> | undefined;
 }
 
-/** A number between two bounds, in valibot's terms. */
-type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
-  readonly [
-    v.NumberSchema<undefined>,
-    v.MinValueAction<number, Min, undefined>,
-    v.MaxValueAction<number, Max, undefined>,
-  ]
->;
+/** A declared number between two bounds, with its default, in valibot's terms. */
+type BoundedNumber<D extends { min: number; max: number; default: number }> =
+  v.OptionalSchema<
+    v.SchemaWithPipe<
+      readonly [
+        v.NumberSchema<undefined>,
+        v.MinValueAction<number, D["min"], undefined>,
+        v.MaxValueAction<number, D["max"], undefined>,
+      ]
+    >,
+    D["default"]
+  >;
 
 /**
  * The valibot type of {@linkcode appConfigSchema}: a `v.ObjectSchema` whose
@@ -86,8 +115,8 @@ type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
 export type AppConfigSchema = v.ObjectSchema<{
   readonly database: v.ObjectSchema<{
     readonly connectionString: v.StringSchema<undefined>;
-    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 30000>;
-    readonly poolSize: v.OptionalSchema<BoundedNumber<1, 100>, 10>;
+    readonly timeout: BoundedNumber<Sections["database"]["timeout"]>;
+    readonly poolSize: BoundedNumber<Sections["database"]["poolSize"]>;
     readonly enableLogging: v.OptionalSchema<
       v.BooleanSchema<undefined>,
       undefined
@@ -97,8 +126,8 @@ export type AppConfigSchema = v.ObjectSchema<{
     readonly baseUrl: v.SchemaWithPipe<
       readonly [v.StringSchema<undefined>, v.UrlAction<string, undefined>]
     >;
-    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 5000>;
-    readonly retryAttempts: v.OptionalSchema<BoundedNumber<0, 10>, 3>;
+    readonly timeout: BoundedNumber<Sections["api"]["timeout"]>;
+    readonly retryAttempts: BoundedNumber<Sections["api"]["retryAttempts"]>;
     readonly enableCaching: v.OptionalSchema<
       v.BooleanSchema<undefined>,
       undefined
@@ -112,7 +141,7 @@ export type AppConfigSchema = v.ObjectSchema<{
           v.RawTransformAction<unknown, AppConfig["logging"]["level"]>,
         ]
       >,
-      "info"
+      Sections["logging"]["level"]["default"]
     >;
     readonly providers: v.SchemaWithPipe<
       readonly [
@@ -133,9 +162,18 @@ export type AppConfigSchema = v.ObjectSchema<{
           }, undefined>,
           undefined
         >,
-        v.MinLengthAction<AppConfigLogProvider[], 1, undefined>,
+        v.MinLengthAction<
+          AppConfigLogProvider[],
+          Sections["logging"]["providers"]["min"],
+          undefined
+        >,
       ]
     >;
+    readonly filePath: KitKeySchema<Sections["logging"]["filePath"]>;
+    readonly remoteEndpoint: KitKeySchema<
+      Sections["logging"]["remoteEndpoint"]
+    >;
+    readonly apiKey: KitKeySchema<Sections["logging"]["apiKey"]>;
   }, undefined>;
   readonly features: v.OptionalSchema<
     v.ObjectSchema<{
@@ -154,21 +192,12 @@ export type AppConfigSchema = v.ObjectSchema<{
     }, undefined>,
     undefined
   >;
-  readonly telemetry: v.OptionalSchema<
-    v.ObjectSchema<{
-      readonly serviceName: v.OptionalSchema<
-        v.SchemaWithPipe<
-          readonly [
-            v.StringSchema<undefined>,
-            v.TrimAction,
-            v.MinLengthAction<string, 1, undefined>,
-          ]
-        >,
-        undefined
-      >;
-    }, undefined>,
-    undefined
-  >;
+  readonly telemetry: KitSectionSchema<Sections["telemetry"]>;
+  readonly cache: KitSectionSchema<Sections["cache"]>;
+  readonly localization: KitSectionSchema<Sections["localization"]>;
+  readonly analytics: KitSectionSchema<Sections["analytics"]>;
+  readonly server: KitSectionSchema<Sections["server"]>;
+  readonly host: KitSectionSchema<Sections["host"]>;
 }, undefined>;
 
 // The schema is built on first use (see lazyObject below), so importing the
@@ -176,29 +205,35 @@ export type AppConfigSchema = v.ObjectSchema<{
 // checked below against the declared AppConfigSchema and AppConfig.
 function buildSchema() {
   const v = loadValibot();
+  const { database, api, logging } = SECTIONS;
+  const bounded = <
+    D extends { min: number; max: number; default: number },
+  >(declared: D) =>
+    v.optional(
+      v.pipe(
+        v.number(),
+        v.minValue(declared.min as D["min"]),
+        v.maxValue(declared.max as D["max"]),
+      ),
+      declared.default as D["default"],
+    );
+  // Kit's sections whose keys are all optional are built from their
+  // declarations alone.
+  const optionalKey = <K extends keyof Sections["logging"]>(name: K) =>
+    keySchema(v, logging[name]) as unknown as KitKeySchema<
+      Sections["logging"][K]
+    >;
   return v.object({
     database: v.object({
       connectionString: v.string(),
-      timeout: v.optional(
-        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-        30000,
-      ),
-      poolSize: v.optional(
-        v.pipe(v.number(), v.minValue(1), v.maxValue(100)),
-        10,
-      ),
+      timeout: bounded(database.timeout),
+      poolSize: bounded(database.poolSize),
       enableLogging: v.optional(v.boolean()),
     }),
     api: v.object({
       baseUrl: v.pipe(v.string(), v.url()),
-      timeout: v.optional(
-        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-        5000,
-      ),
-      retryAttempts: v.optional(
-        v.pipe(v.number(), v.minValue(0), v.maxValue(10)),
-        3,
-      ),
+      timeout: bounded(api.timeout),
+      retryAttempts: bounded(api.retryAttempts),
       enableCaching: v.optional(v.boolean()),
     }),
     logging: v.object({
@@ -212,20 +247,23 @@ function buildSchema() {
             return NEVER;
           }),
         ),
-        "info",
+        logging.level.default,
       ),
       providers: v.pipe(
         v.array(
           v.object({
-            type: v.picklist(["console", "file", "remote"] as const),
+            type: v.picklist(logging.providers.values),
             options: v.optional(
               v.record(v.string(), v.unknown()),
               (): Record<string, unknown> => ({}),
             ),
           }),
         ),
-        v.minLength(1),
+        v.minLength(logging.providers.min),
       ),
+      filePath: optionalKey("filePath"),
+      remoteEndpoint: optionalKey("remoteEndpoint"),
+      apiKey: optionalKey("apiKey"),
     }),
     features: v.optional(
       v.object({
@@ -234,11 +272,33 @@ function buildSchema() {
         maxFileUploadSize: v.optional(v.number()),
       }),
     ),
-    telemetry: v.optional(
-      v.object({
-        serviceName: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
-      }),
-    ),
+    telemetry: sectionSchema(
+      v,
+      SECTIONS.telemetry,
+    ) as unknown as KitSectionSchema<
+      Sections["telemetry"]
+    >,
+    cache: sectionSchema(v, SECTIONS.cache) as unknown as KitSectionSchema<
+      Sections["cache"]
+    >,
+    localization: sectionSchema(
+      v,
+      SECTIONS.localization,
+    ) as unknown as KitSectionSchema<
+      Sections["localization"]
+    >,
+    analytics: sectionSchema(
+      v,
+      SECTIONS.analytics,
+    ) as unknown as KitSectionSchema<
+      Sections["analytics"]
+    >,
+    server: sectionSchema(v, SECTIONS.server) as unknown as KitSectionSchema<
+      Sections["server"]
+    >,
+    host: sectionSchema(v, SECTIONS.host) as unknown as KitSectionSchema<
+      Sections["host"]
+    >,
   });
 }
 

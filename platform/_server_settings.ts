@@ -18,13 +18,92 @@ export interface ServerSettings {
 }
 
 const MAX_TIMER = 2_147_483_647;
+
+/**
+ * The configuration keys the host reads, each declared once with its type,
+ * bounds, default and the other variable it falls back to: the functions
+ * below check by it, and the configuration package builds its schema
+ * section and its list of keys from it (platform cannot import the
+ * configuration package, so the declaration lives here, as plain data).
+ *
+ * @example Usage
+ * ```ts
+ * import { serverConfigurationKeys } from "@vendor/kit/platform";
+ *
+ * serverConfigurationKeys.server.port.max; // 65535
+ * ```
+ */
+export const serverConfigurationKeys = Object.freeze(
+  {
+    server: Object.freeze(
+      {
+        port: Object.freeze({
+          type: "integer",
+          min: 0,
+          max: 65_535,
+          default: 3000,
+          variables: Object.freeze(["PORT"] as const),
+          description:
+            "The port the server listens on; 0 asks for any free one.",
+        }),
+        host: Object.freeze({
+          type: "string",
+          default: "0.0.0.0",
+          description: "The address the server binds.",
+        }),
+        drainDelay: Object.freeze({
+          type: "integer",
+          min: 0,
+          max: MAX_TIMER,
+          default: 0,
+          description:
+            "Milliseconds the server keeps serving after readiness turned 503.",
+        }),
+        maxBodySize: Object.freeze({
+          type: "integer",
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+          // 1 MiB.
+          default: 1_048_576,
+          description: "The largest request body, in bytes.",
+        }),
+        headersTimeout: Object.freeze({
+          type: "integer",
+          min: 1,
+          max: MAX_TIMER,
+          // As Node.js's headersTimeout and nginx's client_header_timeout.
+          default: 60_000,
+          description:
+            "Milliseconds a connection may take to send its headers.",
+        }),
+        idleTimeout: Object.freeze({
+          type: "integer",
+          min: 1,
+          max: MAX_TIMER,
+          // As Node.js's keepAliveTimeout.
+          default: 5_000,
+          description: "Milliseconds an idle keep-alive connection stays open.",
+        }),
+      } as const,
+    ),
+    host: Object.freeze(
+      {
+        shutdownTimeout: Object.freeze({
+          type: "integer",
+          min: 0,
+          max: MAX_TIMER,
+          default: 10_000,
+          description:
+            "Milliseconds the host waits for shutdown before it exits.",
+        }),
+      } as const,
+    ),
+  } as const,
+);
+
+const SERVER = serverConfigurationKeys.server;
 /** Default request body limit: 1 MiB. */
-export const DEFAULT_MAX_BODY_SIZE = 1_048_576;
-// As Node.js's headersTimeout and nginx's client_header_timeout.
-const DEFAULT_HEADERS_TIMEOUT = 60_000;
-// As Node.js's keepAliveTimeout.
-const DEFAULT_IDLE_TIMEOUT = 5_000;
-const DEFAULT_PORT = 3000;
+export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 
 /** A value and where it came from. */
 interface Setting {
@@ -115,12 +194,12 @@ function number(
   name: string,
   config: unknown,
   key: string,
-  fallback: number,
-  min: number,
-  max: number,
+  declared: { default: number; min: number; max: number },
 ): number {
   const setting = pick(code, `the server option ${name}`, config, key);
-  return setting === undefined ? fallback : wholeNumber(setting, key, min, max);
+  return setting === undefined
+    ? declared.default
+    : wholeNumber(setting, key, declared.min, declared.max);
 }
 
 /**
@@ -169,17 +248,17 @@ export function serverSettings(
   }
   return {
     port: port === undefined
-      ? DEFAULT_PORT
-      : wholeNumber(port, "server:port", 0, 65_535),
-    hostname: host === undefined ? "0.0.0.0" : (host.value as string).trim(),
+      ? SERVER.port.default
+      : wholeNumber(port, "server:port", SERVER.port.min, SERVER.port.max),
+    hostname: host === undefined
+      ? SERVER.host.default
+      : (host.value as string).trim(),
     drainDelay: number(
       options.drainDelay,
       "drainDelay",
       config,
       "server:drainDelay",
-      0,
-      0,
-      MAX_TIMER,
+      SERVER.drainDelay,
     ),
     health: options.health ?? true,
     maxBodySize: number(
@@ -187,27 +266,21 @@ export function serverSettings(
       "maxBodySize",
       config,
       "server:maxBodySize",
-      DEFAULT_MAX_BODY_SIZE,
-      1,
-      Number.MAX_SAFE_INTEGER,
+      SERVER.maxBodySize,
     ),
     headersTimeout: number(
       options.headersTimeout,
       "headersTimeout",
       config,
       "server:headersTimeout",
-      DEFAULT_HEADERS_TIMEOUT,
-      1,
-      MAX_TIMER,
+      SERVER.headersTimeout,
     ),
     idleTimeout: number(
       options.idleTimeout,
       "idleTimeout",
       config,
       "server:idleTimeout",
-      DEFAULT_IDLE_TIMEOUT,
-      1,
-      MAX_TIMER,
+      SERVER.idleTimeout,
     ),
   };
 }
@@ -220,7 +293,10 @@ export function serverSettings(
  */
 export function configuredShutdownTimeout(config: unknown): number | undefined {
   const setting = fromConfiguration(config, "host:shutdownTimeout");
-  return setting === undefined
-    ? undefined
-    : wholeNumber(setting, "host:shutdownTimeout", 0, MAX_TIMER);
+  return setting === undefined ? undefined : wholeNumber(
+    setting,
+    "host:shutdownTimeout",
+    serverConfigurationKeys.host.shutdownTimeout.min,
+    serverConfigurationKeys.host.shutdownTimeout.max,
+  );
 }

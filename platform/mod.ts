@@ -40,3 +40,6 @@ export * from "./application_start_error.ts";
 export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";
 export * from "./server_options.ts";
+// The one declaration of the server's configuration keys, read by the
+// configuration package (which platform cannot import) for its schema.
+export { serverConfigurationKeys } from "./_server_settings.ts";
