@@ -17,7 +17,11 @@ import {
   MemoryProvider,
 } from "../../config/mod.ts";
 import { HttpClient } from "../../http/mod.ts";
-import { LocalizationManager } from "../../localization/mod.ts";
+import {
+  HttpLocalizationLoader,
+  LocalizationCache,
+  LocalizationManager,
+} from "../../localization/mod.ts";
 import { RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   CustomAnalyticsProvider,
@@ -208,4 +212,49 @@ test("the modules' fromConfiguration still check a value the schema never saw", 
     () => HttpClient.fromConfiguration(config),
     /api:timeout must be a whole number of milliseconds from 1000 to 60000: "70000"/,
   );
+});
+
+// The constructors check the options given in code with bounds of their own;
+// these tests keep them and the declarations the same, so a value the schema
+// accepts is one the constructor accepts.
+test("the declared bounds are the ones the modules' constructors enforce", async () => {
+  const { cache, localization, analytics } = kitConfigurationSections;
+  const redis = cache.redis;
+  for (const port of [redis.port.min, redis.port.max]) {
+    await new RemoteStoreCacheProvider({ port }).dispose();
+  }
+  for (const port of [redis.port.min - 1, redis.port.max + 1]) {
+    assert.throws(() => new RemoteStoreCacheProvider({ port }), RangeError);
+  }
+  await new RemoteStoreCacheProvider({ database: redis.database.min })
+    .dispose();
+  assert.throws(
+    () => new RemoteStoreCacheProvider({ database: redis.database.min - 1 }),
+    RangeError,
+  );
+
+  const sizes = localization.cache;
+  new LocalizationCache({ maxSize: sizes.maxSize.min, ttl: sizes.ttl.min });
+  assert.throws(() =>
+    new LocalizationCache({ maxSize: sizes.maxSize.min - 1 })
+  );
+  assert.throws(() => new LocalizationCache({ ttl: sizes.ttl.min - 1 }));
+  new HttpLocalizationLoader("/{culture}.json", {
+    timeout: localization.timeout.min,
+  });
+  assert.throws(() =>
+    new HttpLocalizationLoader("/{culture}.json", {
+      timeout: localization.timeout.min - 1,
+    })
+  );
+
+  const endpoint = "http://127.0.0.1:9/events";
+  for (const name of ["batchSize", "maxQueueSize", "flushInterval"] as const) {
+    const min = analytics[name].min;
+    await new CustomAnalyticsProvider({ endpoint, [name]: min }).dispose();
+    assert.throws(
+      () => new CustomAnalyticsProvider({ endpoint, [name]: min - 1 }),
+      new RegExp(`${name} must be`),
+    );
+  }
 });
