@@ -21,11 +21,12 @@ export function isKeyDeclaration(
 
 /** Every declared key, as `[colon path, declaration]`, in declaration order. */
 export function declaredKeys(
-  section: KitConfigurationSection,
+  section: object,
   prefix = "",
 ): [string, KitConfigurationKey][] {
   const keys: [string, KitConfigurationKey][] = [];
-  for (const [name, node] of Object.entries(section)) {
+  const entries = Object.entries(section as KitConfigurationSection);
+  for (const [name, node] of entries) {
     const path = prefix === "" ? name : `${prefix}:${name}`;
     if (isKeyDeclaration(node)) keys.push([path, node]);
     else keys.push(...declaredKeys(node, path));

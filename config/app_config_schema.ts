@@ -72,22 +72,95 @@ export interface AppConfig {
     /** Bytes. */
     maxFileUploadSize?: number | undefined;
   } | undefined;
-  /**
-   * OpenTelemetry settings: `serviceName`, the `service.name` of what Kit
-   * exports itself (the `"otlp"` log format); `OTEL_SERVICE_NAME` when not
-   * set.
-   */
-  telemetry?: KitSectionOutput<Sections["telemetry"]> | undefined;
-  /** The Redis cache (`cache:redis:host`, `port`, `password`…). */
-  cache?: KitSectionOutput<Sections["cache"]> | undefined;
-  /** Localization (`defaultCulture`, `resourceUrl`, `cache:maxSize`…). */
-  localization?: KitSectionOutput<Sections["localization"]> | undefined;
-  /** Analytics (`endpoint`, `batchSize`, `trackingId`…). */
-  analytics?: KitSectionOutput<Sections["analytics"]> | undefined;
-  /** The HTTP server of the application host (`port`, `host`…). */
-  server?: KitSectionOutput<Sections["server"]> | undefined;
-  /** The application host (`shutdownTimeout`). */
-  host?: KitSectionOutput<Sections["host"]> | undefined;
+  /** OpenTelemetry settings. */
+  telemetry?: {
+    /**
+     * `service.name` of what Kit exports itself (the `"otlp"` log format);
+     * `OTEL_SERVICE_NAME` when not set.
+     */
+    serviceName?: string | undefined;
+  } | undefined;
+  /** The cache store `RemoteStoreCacheProvider.fromConfiguration` reads. */
+  cache?: {
+    /** Redis. */
+    redis?: {
+      /** Host name or address. */
+      host?: string | undefined;
+      /** Port, 1–65535. */
+      port?: number | undefined;
+      /** Password; a secret. */
+      password?: string | undefined;
+      /** Database number, 0 or more. */
+      database?: number | undefined;
+      /** Prefix of every cache key. */
+      keyPrefix?: string | undefined;
+      /** Fail start-up when the store does not answer. */
+      required?: boolean | undefined;
+    } | undefined;
+  } | undefined;
+  /** What `LocalizationManager.fromConfiguration` reads. */
+  localization?: {
+    /** The culture in force at start. */
+    defaultCulture?: string | undefined;
+    /** The culture a missing translation is looked up in. */
+    fallbackCulture?: string | undefined;
+    /** Address template of the translations, with `{culture}`. */
+    resourceUrl?: string | undefined;
+    /** File path template of the translations, with `{culture}`. */
+    resourcePath?: string | undefined;
+    /** Milliseconds a download may take, 0 or more. */
+    timeout?: number | undefined;
+    /** The translation cache. */
+    cache?: {
+      /** Translations kept, 1 or more. */
+      maxSize?: number | undefined;
+      /** Milliseconds one stays, 0 or more. */
+      ttl?: number | undefined;
+    } | undefined;
+  } | undefined;
+  /** What the analytics providers' `fromConfiguration` read. */
+  analytics?: {
+    /** Collection address of the custom provider. */
+    endpoint?: string | undefined;
+    /** API key of the custom provider; a secret. */
+    apiKey?: string | undefined;
+    /** Events per request, 1 or more. */
+    batchSize?: number | undefined;
+    /** Milliseconds between sends, 0 or more. */
+    flushInterval?: number | undefined;
+    /** Events queued at most, 1 or more. */
+    maxQueueSize?: number | undefined;
+    /** Google Analytics measurement id. */
+    trackingId?: string | undefined;
+    /** Measurement Protocol secret. */
+    apiSecret?: string | undefined;
+    /** Google Analytics collection address. */
+    ga4Endpoint?: string | undefined;
+    /** Send the ecommerce events. */
+    enableEnhancedEcommerce?: boolean | undefined;
+    /** Ask Google Analytics to drop the client's IP address. */
+    anonymizeIp?: boolean | undefined;
+  } | undefined;
+  /** The application host's HTTP server. */
+  server?: {
+    /** Port, 0–65535; default `PORT`, else 3000. */
+    port?: number | undefined;
+    /** Address to bind; default `0.0.0.0`. */
+    host?: string | undefined;
+    /** Milliseconds of serving after readiness turned 503; default 0. */
+    drainDelay?: number | undefined;
+    /** Largest request body in bytes; default 1 MiB. */
+    maxBodySize?: number | undefined;
+    /** Milliseconds to send the headers; default 60000. */
+    headersTimeout?: number | undefined;
+    /** Milliseconds an idle connection stays; default 5000. */
+    idleTimeout?: number | undefined;
+  } | undefined;
+  /** The application host. */
+  host?: {
+    /** Milliseconds the shutdown may take; default 10000. */
+    shutdownTimeout?: number | undefined;
+  } | undefined;
 }
 
 /** A declared number between two bounds, with its default, in valibot's terms. */
@@ -310,6 +383,28 @@ type _AppConfigMatchesSchema = Assert<
 >;
 type _DeclaredOutputMatches = Assert<
   Same<v.InferOutput<AppConfigSchema>, AppConfig>
+>;
+// Each optional section of AppConfig is what its declarations give.
+type _SectionsMatchDeclarations = Assert<
+  Same<
+    {
+      [
+        K in
+          | "telemetry"
+          | "cache"
+          | "localization"
+          | "analytics"
+          | "server"
+          | "host"
+      ]?:
+        | KitSectionOutput<Sections[K]>
+        | undefined;
+    },
+    Pick<
+      AppConfig,
+      "telemetry" | "cache" | "localization" | "analytics" | "server" | "host"
+    >
+  >
 >;
 type _DeclaredInputMatches = Assert<
   Same<

@@ -31,317 +31,341 @@ export interface KitConfigurationKey {
 
 /** A section of {@linkcode kitConfigurationSections}: keys and subsections. */
 export interface KitConfigurationSection {
+  /** A key's declaration, or a subsection. */
   readonly [name: string]: KitConfigurationKey | KitConfigurationSection;
 }
 
-const database = Object.freeze(
-  {
-    connectionString: Object.freeze(
-      {
-        type: "string",
-        required: true,
-        description: "The database connection string (a secret).",
-      } as const,
-    ),
-    timeout: Object.freeze(
-      {
-        type: "number",
-        min: 1000,
-        max: 60000,
-        default: 30000,
-        description: "Milliseconds a database operation may take.",
-      } as const,
-    ),
-    poolSize: Object.freeze(
-      {
-        type: "number",
-        min: 1,
-        max: 100,
-        default: 10,
-        description: "Connections in the pool.",
-      } as const,
-    ),
-    enableLogging: Object.freeze(
-      {
-        type: "boolean",
-        description: "Log the queries.",
-      } as const,
-    ),
-  } as const,
-);
+/**
+ * A declared key of type `T` whose fields `Has` are always present: `min`
+ * and `max` numbers, `default` a value of the key's type.
+ *
+ * @typeParam T The key's type.
+ * @typeParam Has The fields the declaration always gives.
+ */
+export type KitKey<
+  T extends KitConfigurationKey["type"],
+  Has extends "min" | "max" | "default" = never,
+> =
+  & KitConfigurationKey
+  & { readonly type: T }
+  & {
+    readonly [F in Has]: F extends "default" ? (T extends "boolean" ? boolean
+        : T extends "number" | "integer" ? number
+        : string)
+      : number;
+  };
 
-const api = Object.freeze(
-  {
-    baseUrl: Object.freeze(
-      {
-        type: "url",
-        required: true,
-        description:
-          "The base address of the backend API the HTTP client calls.",
-      } as const,
-    ),
-    timeout: Object.freeze(
-      {
-        type: "number",
-        min: 1000,
-        max: 60000,
-        default: 5000,
-        description: "Milliseconds an HTTP request may take.",
-      } as const,
-    ),
-    retryAttempts: Object.freeze(
-      {
-        type: "number",
-        min: 0,
-        max: 10,
-        default: 3,
-        description: "Retries of a failed idempotent request.",
-      } as const,
-    ),
-    enableCaching: Object.freeze(
-      {
-        type: "boolean",
-        description: "Cache API answers.",
-      } as const,
-    ),
-  } as const,
-);
+/** The type of {@linkcode kitConfigurationSections}: each section's keys. */
+export interface KitConfigurationSections {
+  /** The relational database. */
+  readonly database: {
+    readonly connectionString: KitKey<"string">;
+    readonly timeout: KitKey<"number", "min" | "max" | "default">;
+    readonly poolSize: KitKey<"number", "min" | "max" | "default">;
+    readonly enableLogging: KitKey<"boolean">;
+  };
+  /** The backend API the HTTP client calls. */
+  readonly api: {
+    readonly baseUrl: KitKey<"url">;
+    readonly timeout: KitKey<"number", "min" | "max" | "default">;
+    readonly retryAttempts: KitKey<"number", "min" | "max" | "default">;
+    readonly enableCaching: KitKey<"boolean">;
+  };
+  /** Logging. */
+  readonly logging: {
+    readonly level: KitKey<"string"> & {
+      readonly default: "info";
+      readonly values: readonly string[];
+    };
+    readonly providers: KitKey<"list", "min"> & {
+      readonly values: readonly ["console", "file", "remote"];
+    };
+    readonly filePath: KitKey<"string">;
+    readonly remoteEndpoint: KitKey<"string">;
+    readonly apiKey: KitKey<"string">;
+  };
+  /** Feature switches. */
+  readonly features: {
+    readonly enableAnalytics: KitKey<"boolean">;
+    readonly enableInternationalization: KitKey<"boolean">;
+    readonly maxFileUploadSize: KitKey<"number">;
+  };
+  /** What Kit exports over OpenTelemetry. */
+  readonly telemetry: {
+    readonly serviceName: KitKey<"string">;
+  };
+  /** The Redis cache. */
+  readonly cache: {
+    readonly redis: {
+      readonly host: KitKey<"string">;
+      readonly port: KitKey<"integer", "min" | "max">;
+      readonly password: KitKey<"string">;
+      readonly database: KitKey<"integer", "min">;
+      readonly keyPrefix: KitKey<"string">;
+      readonly required: KitKey<"boolean">;
+    };
+  };
+  /** Localization. */
+  readonly localization: {
+    readonly defaultCulture: KitKey<"string", "default">;
+    readonly fallbackCulture: KitKey<"string">;
+    readonly resourceUrl: KitKey<"string">;
+    readonly resourcePath: KitKey<"string">;
+    readonly timeout: KitKey<"integer", "min">;
+    readonly cache: {
+      readonly maxSize: KitKey<"integer", "min">;
+      readonly ttl: KitKey<"integer", "min">;
+    };
+  };
+  /** Analytics. */
+  readonly analytics: {
+    readonly endpoint: KitKey<"string">;
+    readonly apiKey: KitKey<"string">;
+    readonly batchSize: KitKey<"integer", "min">;
+    readonly flushInterval: KitKey<"number", "min">;
+    readonly maxQueueSize: KitKey<"integer", "min">;
+    readonly trackingId: KitKey<"string">;
+    readonly apiSecret: KitKey<"string">;
+    readonly ga4Endpoint: KitKey<"string">;
+    readonly enableEnhancedEcommerce: KitKey<"boolean">;
+    readonly anonymizeIp: KitKey<"boolean">;
+  };
+  /** The application host's HTTP server (declared by the platform package). */
+  readonly server: {
+    readonly port: KitKey<"integer", "min" | "max" | "default">;
+    readonly host: KitKey<"string", "default">;
+    readonly drainDelay: KitKey<"integer", "min" | "max" | "default">;
+    readonly maxBodySize: KitKey<"integer", "min" | "max" | "default">;
+    readonly headersTimeout: KitKey<"integer", "min" | "max" | "default">;
+    readonly idleTimeout: KitKey<"integer", "min" | "max" | "default">;
+  };
+  /** The application host (declared by the platform package). */
+  readonly host: {
+    readonly shutdownTimeout: KitKey<"integer", "min" | "max" | "default">;
+  };
+}
 
-const logging = Object.freeze(
-  {
-    level: Object.freeze(
-      {
-        type: "string",
-        values: ["debug", "info", "warning", "error"],
-        default: "info",
-        description:
-          "The lowest level logged (any letter case; warn = warning).",
-      } as const,
-    ),
-    providers: Object.freeze(
-      {
-        type: "list",
-        required: true,
-        min: 1,
-        values: ["console", "file", "remote"],
-        description:
-          "The log providers, each { type, options }; type is one of the values.",
-      } as const,
-    ),
-    filePath: Object.freeze(
-      {
-        type: "string",
-        description: "The log file of a file provider that names none.",
-      } as const,
-    ),
-    remoteEndpoint: Object.freeze(
-      {
-        type: "string",
-        description: "The address of a remote provider that names none.",
-      } as const,
-    ),
-    apiKey: Object.freeze(
-      {
-        type: "string",
-        description: "The API key of a remote provider that gives none.",
-      } as const,
-    ),
-  } as const,
-);
+// Freezes the declarations all the way down: every module that reads them
+// shares them.
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (typeof child === "object" && child !== null) deepFreeze(child);
+  }
+  return Object.freeze(value);
+}
 
-const features = Object.freeze(
-  {
-    enableAnalytics: Object.freeze(
-      { type: "boolean", description: "Turn analytics on." } as const,
-    ),
-    enableInternationalization: Object.freeze(
-      {
-        type: "boolean",
-        description: "Turn localization on.",
-      } as const,
-    ),
-    maxFileUploadSize: Object.freeze(
-      {
-        type: "number",
-        description: "The largest file upload, in bytes.",
-      } as const,
-    ),
-  } as const,
-);
+type Sections = KitConfigurationSections;
 
-const telemetry = Object.freeze(
-  {
-    serviceName: Object.freeze(
-      {
-        type: "string",
-        nonEmpty: true,
-        variables: ["OTEL_SERVICE_NAME"],
-        description: "service.name of what Kit exports over OTLP.",
-      } as const,
-    ),
-  } as const,
-);
+const database: Sections["database"] = {
+  connectionString: {
+    type: "string",
+    required: true,
+    description: "The database connection string (a secret).",
+  },
+  timeout: {
+    type: "number",
+    min: 1000,
+    max: 60000,
+    default: 30000,
+    description: "Milliseconds a database operation may take.",
+  },
+  poolSize: {
+    type: "number",
+    min: 1,
+    max: 100,
+    default: 10,
+    description: "Connections in the pool.",
+  },
+  enableLogging: {
+    type: "boolean",
+    description: "Log the queries.",
+  },
+};
 
-const cache = Object.freeze(
-  {
-    redis: Object.freeze({
-      host: Object.freeze(
-        { type: "string", description: "The Redis host." } as const,
-      ),
-      port: Object.freeze(
-        {
-          type: "integer",
-          min: 1,
-          max: 65535,
-          description: "The Redis port.",
-        } as const,
-      ),
-      password: Object.freeze(
-        { type: "string", description: "The Redis password." } as const,
-      ),
-      database: Object.freeze(
-        {
-          type: "integer",
-          min: 0,
-          description: "The Redis database number.",
-        } as const,
-      ),
-      keyPrefix: Object.freeze(
-        {
-          type: "string",
-          description: "The prefix of every cache key in Redis.",
-        } as const,
-      ),
-      required: Object.freeze(
-        {
-          type: "boolean",
-          description: "Fail start-up when Redis does not answer.",
-        } as const,
-      ),
-    }),
-  } as const,
-);
+const api: Sections["api"] = {
+  baseUrl: {
+    type: "url",
+    required: true,
+    description: "The base address of the backend API the HTTP client calls.",
+  },
+  timeout: {
+    type: "number",
+    min: 1000,
+    max: 60000,
+    default: 5000,
+    description: "Milliseconds an HTTP request may take.",
+  },
+  retryAttempts: {
+    type: "number",
+    min: 0,
+    max: 10,
+    default: 3,
+    description: "Retries of a failed idempotent request.",
+  },
+  enableCaching: {
+    type: "boolean",
+    description: "Cache API answers.",
+  },
+};
 
-const localization = Object.freeze(
-  {
-    defaultCulture: Object.freeze(
-      {
-        type: "string",
-        default: "en",
-        description: "The culture in force at start (a BCP 47 name).",
-      } as const,
-    ),
-    fallbackCulture: Object.freeze(
-      {
-        type: "string",
-        description: "The culture a missing translation is looked up in.",
-      } as const,
-    ),
-    resourceUrl: Object.freeze(
-      {
-        type: "string",
-        description: "Address template of the translations, with {culture}.",
-      } as const,
-    ),
-    resourcePath: Object.freeze(
-      {
-        type: "string",
-        description: "File path template of the translations, with {culture}.",
-      } as const,
-    ),
-    timeout: Object.freeze(
-      {
-        type: "integer",
-        min: 0,
-        description: "Milliseconds a translation download may take.",
-      } as const,
-    ),
-    cache: Object.freeze({
-      maxSize: Object.freeze(
-        {
-          type: "integer",
-          min: 1,
-          description: "Translations kept in the cache.",
-        } as const,
-      ),
-      ttl: Object.freeze(
-        {
-          type: "integer",
-          min: 0,
-          description: "Milliseconds a cached translation stays.",
-        } as const,
-      ),
-    }),
-  } as const,
-);
+const logging: Sections["logging"] = {
+  level: {
+    type: "string",
+    values: ["debug", "info", "warning", "error"],
+    default: "info",
+    description: "The lowest level logged (any letter case; warn = warning).",
+  },
+  providers: {
+    type: "list",
+    required: true,
+    min: 1,
+    values: ["console", "file", "remote"],
+    description:
+      "The log providers, each { type, options }; type is one of the values.",
+  },
+  filePath: {
+    type: "string",
+    description: "The log file of a file provider that names none.",
+  },
+  remoteEndpoint: {
+    type: "string",
+    description: "The address of a remote provider that names none.",
+  },
+  apiKey: {
+    type: "string",
+    description: "The API key of a remote provider that gives none.",
+  },
+};
 
-const analytics = Object.freeze(
-  {
-    endpoint: Object.freeze(
-      {
-        type: "string",
-        description: "The collection address of the custom provider.",
-      } as const,
-    ),
-    apiKey: Object.freeze(
-      {
-        type: "string",
-        description: "The API key of the custom provider.",
-      } as const,
-    ),
-    batchSize: Object.freeze(
-      {
-        type: "integer",
-        min: 1,
-        description: "Events sent in one request by the custom provider.",
-      } as const,
-    ),
-    flushInterval: Object.freeze(
-      {
-        type: "number",
-        min: 0,
-        description: "Milliseconds between the custom provider's sends.",
-      } as const,
-    ),
-    maxQueueSize: Object.freeze(
-      {
-        type: "integer",
-        min: 1,
-        description: "Events the custom provider queues at most.",
-      } as const,
-    ),
-    trackingId: Object.freeze(
-      {
-        type: "string",
-        description: "The Google Analytics measurement id.",
-      } as const,
-    ),
-    apiSecret: Object.freeze(
-      {
-        type: "string",
-        description: "The Google Analytics Measurement Protocol secret.",
-      } as const,
-    ),
-    ga4Endpoint: Object.freeze(
-      {
-        type: "string",
-        description: "The Google Analytics collection address.",
-      } as const,
-    ),
-    enableEnhancedEcommerce: Object.freeze(
-      {
-        type: "boolean",
-        description: "Send the ecommerce events to Google Analytics.",
-      } as const,
-    ),
-    anonymizeIp: Object.freeze(
-      {
-        type: "boolean",
-        description: "Ask Google Analytics to drop the client's IP address.",
-      } as const,
-    ),
-  } as const,
-);
+const features: Sections["features"] = {
+  enableAnalytics: { type: "boolean", description: "Turn analytics on." },
+  enableInternationalization: {
+    type: "boolean",
+    description: "Turn localization on.",
+  },
+  maxFileUploadSize: {
+    type: "number",
+    description: "The largest file upload, in bytes.",
+  },
+};
+
+const telemetry: Sections["telemetry"] = {
+  serviceName: {
+    type: "string",
+    nonEmpty: true,
+    variables: ["OTEL_SERVICE_NAME"],
+    description: "service.name of what Kit exports over OTLP.",
+  },
+};
+
+const cache: Sections["cache"] = {
+  redis: {
+    host: { type: "string", description: "The Redis host." },
+    port: {
+      type: "integer",
+      min: 1,
+      max: 65535,
+      description: "The Redis port.",
+    },
+    password: { type: "string", description: "The Redis password." },
+    database: {
+      type: "integer",
+      min: 0,
+      description: "The Redis database number.",
+    },
+    keyPrefix: {
+      type: "string",
+      description: "The prefix of every cache key in Redis.",
+    },
+    required: {
+      type: "boolean",
+      description: "Fail start-up when Redis does not answer.",
+    },
+  },
+};
+
+const localization: Sections["localization"] = {
+  defaultCulture: {
+    type: "string",
+    default: "en",
+    description: "The culture in force at start (a BCP 47 name).",
+  },
+  fallbackCulture: {
+    type: "string",
+    description: "The culture a missing translation is looked up in.",
+  },
+  resourceUrl: {
+    type: "string",
+    description: "Address template of the translations, with {culture}.",
+  },
+  resourcePath: {
+    type: "string",
+    description: "File path template of the translations, with {culture}.",
+  },
+  timeout: {
+    type: "integer",
+    min: 0,
+    description: "Milliseconds a translation download may take.",
+  },
+  cache: {
+    maxSize: {
+      type: "integer",
+      min: 1,
+      description: "Translations kept in the cache.",
+    },
+    ttl: {
+      type: "integer",
+      min: 0,
+      description: "Milliseconds a cached translation stays.",
+    },
+  },
+};
+
+const analytics: Sections["analytics"] = {
+  endpoint: {
+    type: "string",
+    description: "The collection address of the custom provider.",
+  },
+  apiKey: {
+    type: "string",
+    description: "The API key of the custom provider.",
+  },
+  batchSize: {
+    type: "integer",
+    min: 1,
+    description: "Events sent in one request by the custom provider.",
+  },
+  flushInterval: {
+    type: "number",
+    min: 0,
+    description: "Milliseconds between the custom provider's sends.",
+  },
+  maxQueueSize: {
+    type: "integer",
+    min: 1,
+    description: "Events the custom provider queues at most.",
+  },
+  trackingId: {
+    type: "string",
+    description: "The Google Analytics measurement id.",
+  },
+  apiSecret: {
+    type: "string",
+    description: "The Google Analytics Measurement Protocol secret.",
+  },
+  ga4Endpoint: {
+    type: "string",
+    description: "The Google Analytics collection address.",
+  },
+  enableEnhancedEcommerce: {
+    type: "boolean",
+    description: "Send the ecommerce events to Google Analytics.",
+  },
+  anonymizeIp: {
+    type: "boolean",
+    description: "Ask Google Analytics to drop the client's IP address.",
+  },
+};
 
 /**
  * Every configuration key Kit reads, declared once, by section: its type,
@@ -365,7 +389,7 @@ const analytics = Object.freeze(
  * `${port.type} from ${port.min} to ${port.max}`; // "integer from 1 to 65535"
  * ```
  */
-export const kitConfigurationSections = Object.freeze({
+export const kitConfigurationSections: KitConfigurationSections = deepFreeze({
   database,
   api,
   logging,
@@ -377,18 +401,3 @@ export const kitConfigurationSections = Object.freeze({
   server: serverConfigurationKeys.server,
   host: serverConfigurationKeys.host,
 });
-
-// Compile-time check that every declaration, platform's too, has the shape
-// of KitConfigurationKey.
-type Assert<T extends true> = T;
-type _AllFit = Assert<
-  typeof kitConfigurationSections extends
-    Readonly<Record<string, KitConfigurationSection>> ? true : false
->;
-type _PlatformFits = Assert<
-  typeof serverConfigurationKeys extends {
-    server: KitConfigurationSection;
-    host: KitConfigurationSection;
-  } ? true
-    : false
->;

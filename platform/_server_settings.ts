@@ -19,6 +19,15 @@ export interface ServerSettings {
 
 const MAX_TIMER = 2_147_483_647;
 
+// Freezes the declaration all the way down: the configuration package shares
+// it.
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (typeof child === "object" && child !== null) deepFreeze(child);
+  }
+  return Object.freeze(value);
+}
+
 /**
  * The configuration keys the host reads, each declared once with its type,
  * bounds, default and the other variable it falls back to: the functions
@@ -33,73 +42,101 @@ const MAX_TIMER = 2_147_483_647;
  * serverConfigurationKeys.server.port.max; // 65535
  * ```
  */
-export const serverConfigurationKeys = Object.freeze(
-  {
-    server: Object.freeze(
-      {
-        port: Object.freeze({
-          type: "integer",
-          min: 0,
-          max: 65_535,
-          default: 3000,
-          variables: Object.freeze(["PORT"] as const),
-          description:
-            "The port the server listens on; 0 asks for any free one.",
-        }),
-        host: Object.freeze({
-          type: "string",
-          default: "0.0.0.0",
-          description: "The address the server binds.",
-        }),
-        drainDelay: Object.freeze({
-          type: "integer",
-          min: 0,
-          max: MAX_TIMER,
-          default: 0,
-          description:
-            "Milliseconds the server keeps serving after readiness turned 503.",
-        }),
-        maxBodySize: Object.freeze({
-          type: "integer",
-          min: 1,
-          max: Number.MAX_SAFE_INTEGER,
-          // 1 MiB.
-          default: 1_048_576,
-          description: "The largest request body, in bytes.",
-        }),
-        headersTimeout: Object.freeze({
-          type: "integer",
-          min: 1,
-          max: MAX_TIMER,
-          // As Node.js's headersTimeout and nginx's client_header_timeout.
-          default: 60_000,
-          description:
-            "Milliseconds a connection may take to send its headers.",
-        }),
-        idleTimeout: Object.freeze({
-          type: "integer",
-          min: 1,
-          max: MAX_TIMER,
-          // As Node.js's keepAliveTimeout.
-          default: 5_000,
-          description: "Milliseconds an idle keep-alive connection stays open.",
-        }),
-      } as const,
-    ),
-    host: Object.freeze(
-      {
-        shutdownTimeout: Object.freeze({
-          type: "integer",
-          min: 0,
-          max: MAX_TIMER,
-          default: 10_000,
-          description:
-            "Milliseconds the host waits for shutdown before it exits.",
-        }),
-      } as const,
-    ),
-  } as const,
-);
+export const serverConfigurationKeys: {
+  /** The HTTP server's keys (`server:port`…). */
+  readonly server:
+    & {
+      readonly [
+        K in
+          | "port"
+          | "drainDelay"
+          | "maxBodySize"
+          | "headersTimeout"
+          | "idleTimeout"
+      ]: {
+        readonly type: "integer";
+        readonly min: number;
+        readonly max: number;
+        readonly default: number;
+        readonly variables?: readonly string[];
+        readonly description: string;
+      };
+    }
+    & {
+      readonly host: {
+        readonly type: "string";
+        readonly default: string;
+        readonly description: string;
+      };
+    };
+  /** The host's keys (`host:shutdownTimeout`). */
+  readonly host: {
+    readonly shutdownTimeout: {
+      readonly type: "integer";
+      readonly min: number;
+      readonly max: number;
+      readonly default: number;
+      readonly description: string;
+    };
+  };
+} = deepFreeze({
+  server: {
+    port: {
+      type: "integer",
+      min: 0,
+      max: 65_535,
+      default: 3000,
+      variables: ["PORT"],
+      description: "The port the server listens on; 0 asks for any free one.",
+    },
+    host: {
+      type: "string",
+      default: "0.0.0.0",
+      description: "The address the server binds.",
+    },
+    drainDelay: {
+      type: "integer",
+      min: 0,
+      max: MAX_TIMER,
+      default: 0,
+      description:
+        "Milliseconds the server keeps serving after readiness turned 503.",
+    },
+    maxBodySize: {
+      type: "integer",
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      // 1 MiB.
+      default: 1_048_576,
+      description: "The largest request body, in bytes.",
+    },
+    headersTimeout: {
+      type: "integer",
+      min: 1,
+      max: MAX_TIMER,
+      // As Node.js's headersTimeout and nginx's client_header_timeout.
+      default: 60_000,
+      description: "Milliseconds a connection may take to send its headers.",
+    },
+    idleTimeout: {
+      type: "integer",
+      min: 1,
+      max: MAX_TIMER,
+      // As Node.js's keepAliveTimeout.
+      default: 5_000,
+      description: "Milliseconds an idle keep-alive connection stays open.",
+    },
+  },
+  host: {
+    shutdownTimeout: {
+      type: "integer",
+      min: 0,
+      max: MAX_TIMER,
+      default: 10_000,
+      description: "Milliseconds the host waits for shutdown before it exits.",
+    },
+  },
+});
 
 const SERVER = serverConfigurationKeys.server;
 /** Default request body limit: 1 MiB. */
