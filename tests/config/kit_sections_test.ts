@@ -258,3 +258,35 @@ test("the declared bounds are the ones the modules' constructors enforce", async
     );
   }
 });
+
+test("diagnose() knows every declared key: a near-miss of cache:redis:required gets the right name", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", BASE);
+    await withEnv({ [`${p}_CACHE__REDIS_REQUIRED`]: "true" }, async () => {
+      const config = await createConfiguration({
+        basePath: dir.path,
+        envPrefix: p,
+        environment: "test",
+        // No schema: the keys Kit reads are known all the same.
+        validate: false,
+      });
+      try {
+        const found = config.diagnose()
+          .filter((finding) => finding.code === "single-underscore")
+          .map(({ variable, suggestion, key }) => ({
+            variable,
+            suggestion,
+            key,
+          }));
+        assert.deepEqual(found, [{
+          variable: `${p}_CACHE__REDIS_REQUIRED`,
+          suggestion: `${p}_CACHE__REDIS__REQUIRED`,
+          key: "cache:redis:required",
+        }]);
+      } finally {
+        await config.close();
+      }
+    });
+  });
+});
