@@ -470,11 +470,21 @@ function lazyObject<T extends object>(build: () => T): T {
  * - `logging` (required): `level` one of `debug`, `info`, `warning`,
  *   `error` (any letter case, `warn` meaning `warning`; the output is the
  *   lower-case name), default `info`; `providers` at least one `{ type, options }`,
- *   `type` one of `console`, `file`, `remote`, `options` default `{}`.
+ *   `type` one of `console`, `file`, `remote`, `options` default `{}`;
+ *   optional `filePath`, `remoteEndpoint`, `apiKey` strings.
  * - `features` (optional): `enableAnalytics`, `enableInternationalization`
  *   booleans, `maxFileUploadSize` number.
  * - `telemetry` (optional): `serviceName`, a non-empty string (the
  *   `service.name` of Kit's OTLP log export; `OTEL_SERVICE_NAME` otherwise).
+ * - `cache`, `localization`, `analytics`, `server`, `host` (optional): every
+ *   key Kit's modules read, each with its type and bounds
+ *   (`cache:redis:port` a whole number 1–65535, `server:port` 0–65535…).
+ *   These sections carry no defaults: the module reading a key applies its
+ *   own when the key is not set.
+ *
+ * Each key is declared once, in {@linkcode kitConfigurationSections}, and
+ * this schema is built from the declarations, so its bounds are the ones
+ * the modules' `fromConfiguration` read.
  *
  * Pass it to `config.bind()` or to `createConfiguration({ schema })`; string
  * values from the environment are coerced by the types above. It is a
