@@ -1,4 +1,7 @@
-import type { IConfiguration } from "../config/mod.ts";
+import {
+  type IConfiguration,
+  kitConfigurationSections,
+} from "../config/mod.ts";
 import {
   deadlineSignal,
   type DisposeOptions,
@@ -408,14 +411,20 @@ export class RemoteStoreCacheProvider
         `cache:redis:${name} must be true or false: ${String(value)}`,
       );
     };
-    const fromConfig: RemoteStoreCacheProviderOptions = {
-      host: text("host"),
-      port: number("port"),
-      password: text("password"),
-      database: number("database"),
-      keyPrefix: text("keyPrefix"),
-      required: flag("required"),
-    };
+    // The keys read and their types are the configuration's declaration of
+    // the `cache:redis` section, the one appConfigSchema checks by.
+    const fromConfig: Record<string, unknown> = {};
+    for (
+      const [name, declared] of Object.entries(
+        kitConfigurationSections.cache.redis,
+      )
+    ) {
+      fromConfig[name] = declared.type === "integer"
+        ? number(name)
+        : declared.type === "boolean"
+        ? flag(name)
+        : text(name);
+    }
     const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {
       if (merged[name] === undefined && value !== undefined) {

@@ -6,6 +6,7 @@ import { describeNetworkError } from "../core/mod.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
 import { from, text } from "./_doctor_values.ts";
+import { kitConfigurationSections } from "./kit_configuration_keys.ts";
 
 const GROUP = "Services" as const;
 
@@ -100,13 +101,16 @@ export async function checkRedis(
   }
   const portText = text(config, "cache:redis:port") ?? "6379";
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  // The bounds of the key's one declaration.
+  const { min, max } = kitConfigurationSections.cache.redis.port;
+  if (!Number.isInteger(port) || port < min || port > max) {
     return {
       group: GROUP,
       name,
       status: "fail",
       message: `${from(config, "cache:redis:port")} is not a port: ${portText}`,
-      advice: "set REDIS_PORT (cache:redis:port) to a number from 1 to 65535",
+      advice:
+        `set REDIS_PORT (cache:redis:port) to a number from ${min} to ${max}`,
     };
   }
   const password = text(config, "cache:redis:password");

@@ -1,6 +1,17 @@
 import type * as v from "valibot";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 import { loadValibot } from "./_valibot_deno.ts";
+import { kitConfigurationSections } from "./kit_configuration_keys.ts";
+import {
+  keySchema,
+  type KitKeySchema,
+  type KitSectionOutput,
+  type KitSectionSchema,
+  sectionSchema,
+} from "./_kit_sections.ts";
+
+const SECTIONS = kitConfigurationSections;
+type Sections = typeof kitConfigurationSections;
 
 /** One entry of `logging.providers` in {@linkcode AppConfig}. */
 export interface AppConfigLogProvider {
@@ -45,6 +56,12 @@ export interface AppConfig {
     level: "debug" | "info" | "warning" | "error";
     /** At least one provider. */
     providers: AppConfigLogProvider[];
+    /** The log file of a file provider that names none. */
+    filePath?: string | undefined;
+    /** The address of a remote provider that names none. */
+    remoteEndpoint?: string | undefined;
+    /** The API key of a remote provider that gives none. */
+    apiKey?: string | undefined;
   };
   /** Feature switches. */
   features?: {
@@ -63,16 +80,101 @@ export interface AppConfig {
      */
     serviceName?: string | undefined;
   } | undefined;
+  /** The cache store `RemoteStoreCacheProvider.fromConfiguration` reads. */
+  cache?: {
+    /** Redis. */
+    redis?: {
+      /** Host name or address. */
+      host?: string | undefined;
+      /** Port, 1–65535. */
+      port?: number | undefined;
+      /** Password; a secret. */
+      password?: string | undefined;
+      /** Database number, 0 or more. */
+      database?: number | undefined;
+      /** Prefix of every cache key. */
+      keyPrefix?: string | undefined;
+      /** Fail start-up when the store does not answer. */
+      required?: boolean | undefined;
+    } | undefined;
+  } | undefined;
+  /** What `LocalizationManager.fromConfiguration` reads. */
+  localization?: {
+    /** The culture in force at start. */
+    defaultCulture?: string | undefined;
+    /** The culture a missing translation is looked up in. */
+    fallbackCulture?: string | undefined;
+    /** Address template of the translations, with `{culture}`. */
+    resourceUrl?: string | undefined;
+    /** File path template of the translations, with `{culture}`. */
+    resourcePath?: string | undefined;
+    /** Milliseconds a download may take, 0 or more. */
+    timeout?: number | undefined;
+    /** The translation cache. */
+    cache?: {
+      /** Translations kept, 1 or more. */
+      maxSize?: number | undefined;
+      /** Milliseconds one stays, 0 or more. */
+      ttl?: number | undefined;
+    } | undefined;
+  } | undefined;
+  /** What the analytics providers' `fromConfiguration` read. */
+  analytics?: {
+    /** Collection address of the custom provider. */
+    endpoint?: string | undefined;
+    /** API key of the custom provider; a secret. */
+    apiKey?: string | undefined;
+    /** Events per request, 1 or more. */
+    batchSize?: number | undefined;
+    /** Milliseconds between sends, 0 or more. */
+    flushInterval?: number | undefined;
+    /** Events queued at most, 1 or more. */
+    maxQueueSize?: number | undefined;
+    /** Google Analytics measurement id. */
+    trackingId?: string | undefined;
+    /** Measurement Protocol secret. */
+    apiSecret?: string | undefined;
+    /** Google Analytics collection address. */
+    ga4Endpoint?: string | undefined;
+    /** Send the ecommerce events. */
+    enableEnhancedEcommerce?: boolean | undefined;
+    /** Ask Google Analytics to drop the client's IP address. */
+    anonymizeIp?: boolean | undefined;
+  } | undefined;
+  /** The application host's HTTP server. */
+  server?: {
+    /** Port, 0–65535; default `PORT`, else 3000. */
+    port?: number | undefined;
+    /** Address to bind; default `0.0.0.0`. */
+    host?: string | undefined;
+    /** Milliseconds of serving after readiness turned 503; default 0. */
+    drainDelay?: number | undefined;
+    /** Largest request body in bytes; default 1 MiB. */
+    maxBodySize?: number | undefined;
+    /** Milliseconds to send the headers; default 60000. */
+    headersTimeout?: number | undefined;
+    /** Milliseconds an idle connection stays; default 5000. */
+    idleTimeout?: number | undefined;
+  } | undefined;
+  /** The application host. */
+  host?: {
+    /** Milliseconds the shutdown may take; default 10000. */
+    shutdownTimeout?: number | undefined;
+  } | undefined;
 }
 
-/** A number between two bounds, in valibot's terms. */
-type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
-  readonly [
-    v.NumberSchema<undefined>,
-    v.MinValueAction<number, Min, undefined>,
-    v.MaxValueAction<number, Max, undefined>,
-  ]
->;
+/** A declared number between two bounds, with its default, in valibot's terms. */
+type BoundedNumber<D extends { min: number; max: number; default: number }> =
+  v.OptionalSchema<
+    v.SchemaWithPipe<
+      readonly [
+        v.NumberSchema<undefined>,
+        v.MinValueAction<number, D["min"], undefined>,
+        v.MaxValueAction<number, D["max"], undefined>,
+      ]
+    >,
+    D["default"]
+  >;
 
 /**
  * The valibot type of {@linkcode appConfigSchema}: a `v.ObjectSchema` whose
@@ -86,8 +188,8 @@ type BoundedNumber<Min extends number, Max extends number> = v.SchemaWithPipe<
 export type AppConfigSchema = v.ObjectSchema<{
   readonly database: v.ObjectSchema<{
     readonly connectionString: v.StringSchema<undefined>;
-    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 30000>;
-    readonly poolSize: v.OptionalSchema<BoundedNumber<1, 100>, 10>;
+    readonly timeout: BoundedNumber<Sections["database"]["timeout"]>;
+    readonly poolSize: BoundedNumber<Sections["database"]["poolSize"]>;
     readonly enableLogging: v.OptionalSchema<
       v.BooleanSchema<undefined>,
       undefined
@@ -97,8 +199,8 @@ export type AppConfigSchema = v.ObjectSchema<{
     readonly baseUrl: v.SchemaWithPipe<
       readonly [v.StringSchema<undefined>, v.UrlAction<string, undefined>]
     >;
-    readonly timeout: v.OptionalSchema<BoundedNumber<1000, 60000>, 5000>;
-    readonly retryAttempts: v.OptionalSchema<BoundedNumber<0, 10>, 3>;
+    readonly timeout: BoundedNumber<Sections["api"]["timeout"]>;
+    readonly retryAttempts: BoundedNumber<Sections["api"]["retryAttempts"]>;
     readonly enableCaching: v.OptionalSchema<
       v.BooleanSchema<undefined>,
       undefined
@@ -112,7 +214,7 @@ export type AppConfigSchema = v.ObjectSchema<{
           v.RawTransformAction<unknown, AppConfig["logging"]["level"]>,
         ]
       >,
-      "info"
+      Sections["logging"]["level"]["default"]
     >;
     readonly providers: v.SchemaWithPipe<
       readonly [
@@ -133,9 +235,18 @@ export type AppConfigSchema = v.ObjectSchema<{
           }, undefined>,
           undefined
         >,
-        v.MinLengthAction<AppConfigLogProvider[], 1, undefined>,
+        v.MinLengthAction<
+          AppConfigLogProvider[],
+          Sections["logging"]["providers"]["min"],
+          undefined
+        >,
       ]
     >;
+    readonly filePath: KitKeySchema<Sections["logging"]["filePath"]>;
+    readonly remoteEndpoint: KitKeySchema<
+      Sections["logging"]["remoteEndpoint"]
+    >;
+    readonly apiKey: KitKeySchema<Sections["logging"]["apiKey"]>;
   }, undefined>;
   readonly features: v.OptionalSchema<
     v.ObjectSchema<{
@@ -154,21 +265,12 @@ export type AppConfigSchema = v.ObjectSchema<{
     }, undefined>,
     undefined
   >;
-  readonly telemetry: v.OptionalSchema<
-    v.ObjectSchema<{
-      readonly serviceName: v.OptionalSchema<
-        v.SchemaWithPipe<
-          readonly [
-            v.StringSchema<undefined>,
-            v.TrimAction,
-            v.MinLengthAction<string, 1, undefined>,
-          ]
-        >,
-        undefined
-      >;
-    }, undefined>,
-    undefined
-  >;
+  readonly telemetry: KitSectionSchema<Sections["telemetry"]>;
+  readonly cache: KitSectionSchema<Sections["cache"]>;
+  readonly localization: KitSectionSchema<Sections["localization"]>;
+  readonly analytics: KitSectionSchema<Sections["analytics"]>;
+  readonly server: KitSectionSchema<Sections["server"]>;
+  readonly host: KitSectionSchema<Sections["host"]>;
 }, undefined>;
 
 // The schema is built on first use (see lazyObject below), so importing the
@@ -176,29 +278,35 @@ export type AppConfigSchema = v.ObjectSchema<{
 // checked below against the declared AppConfigSchema and AppConfig.
 function buildSchema() {
   const v = loadValibot();
+  const { database, api, logging } = SECTIONS;
+  const bounded = <
+    D extends { min: number; max: number; default: number },
+  >(declared: D) =>
+    v.optional(
+      v.pipe(
+        v.number(),
+        v.minValue(declared.min as D["min"]),
+        v.maxValue(declared.max as D["max"]),
+      ),
+      declared.default as D["default"],
+    );
+  // Kit's sections whose keys are all optional are built from their
+  // declarations alone.
+  const optionalKey = <K extends keyof Sections["logging"]>(name: K) =>
+    keySchema(v, logging[name]) as unknown as KitKeySchema<
+      Sections["logging"][K]
+    >;
   return v.object({
     database: v.object({
       connectionString: v.string(),
-      timeout: v.optional(
-        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-        30000,
-      ),
-      poolSize: v.optional(
-        v.pipe(v.number(), v.minValue(1), v.maxValue(100)),
-        10,
-      ),
+      timeout: bounded(database.timeout),
+      poolSize: bounded(database.poolSize),
       enableLogging: v.optional(v.boolean()),
     }),
     api: v.object({
       baseUrl: v.pipe(v.string(), v.url()),
-      timeout: v.optional(
-        v.pipe(v.number(), v.minValue(1000), v.maxValue(60000)),
-        5000,
-      ),
-      retryAttempts: v.optional(
-        v.pipe(v.number(), v.minValue(0), v.maxValue(10)),
-        3,
-      ),
+      timeout: bounded(api.timeout),
+      retryAttempts: bounded(api.retryAttempts),
       enableCaching: v.optional(v.boolean()),
     }),
     logging: v.object({
@@ -212,20 +320,23 @@ function buildSchema() {
             return NEVER;
           }),
         ),
-        "info",
+        logging.level.default,
       ),
       providers: v.pipe(
         v.array(
           v.object({
-            type: v.picklist(["console", "file", "remote"] as const),
+            type: v.picklist(logging.providers.values),
             options: v.optional(
               v.record(v.string(), v.unknown()),
               (): Record<string, unknown> => ({}),
             ),
           }),
         ),
-        v.minLength(1),
+        v.minLength(logging.providers.min),
       ),
+      filePath: optionalKey("filePath"),
+      remoteEndpoint: optionalKey("remoteEndpoint"),
+      apiKey: optionalKey("apiKey"),
     }),
     features: v.optional(
       v.object({
@@ -234,11 +345,33 @@ function buildSchema() {
         maxFileUploadSize: v.optional(v.number()),
       }),
     ),
-    telemetry: v.optional(
-      v.object({
-        serviceName: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
-      }),
-    ),
+    telemetry: sectionSchema(
+      v,
+      SECTIONS.telemetry,
+    ) as unknown as KitSectionSchema<
+      Sections["telemetry"]
+    >,
+    cache: sectionSchema(v, SECTIONS.cache) as unknown as KitSectionSchema<
+      Sections["cache"]
+    >,
+    localization: sectionSchema(
+      v,
+      SECTIONS.localization,
+    ) as unknown as KitSectionSchema<
+      Sections["localization"]
+    >,
+    analytics: sectionSchema(
+      v,
+      SECTIONS.analytics,
+    ) as unknown as KitSectionSchema<
+      Sections["analytics"]
+    >,
+    server: sectionSchema(v, SECTIONS.server) as unknown as KitSectionSchema<
+      Sections["server"]
+    >,
+    host: sectionSchema(v, SECTIONS.host) as unknown as KitSectionSchema<
+      Sections["host"]
+    >,
   });
 }
 
@@ -250,6 +383,28 @@ type _AppConfigMatchesSchema = Assert<
 >;
 type _DeclaredOutputMatches = Assert<
   Same<v.InferOutput<AppConfigSchema>, AppConfig>
+>;
+// Each optional section of AppConfig is what its declarations give.
+type _SectionsMatchDeclarations = Assert<
+  Same<
+    {
+      [
+        K in
+          | "telemetry"
+          | "cache"
+          | "localization"
+          | "analytics"
+          | "server"
+          | "host"
+      ]?:
+        | KitSectionOutput<Sections[K]>
+        | undefined;
+    },
+    Pick<
+      AppConfig,
+      "telemetry" | "cache" | "localization" | "analytics" | "server" | "host"
+    >
+  >
 >;
 type _DeclaredInputMatches = Assert<
   Same<
@@ -315,11 +470,21 @@ function lazyObject<T extends object>(build: () => T): T {
  * - `logging` (required): `level` one of `debug`, `info`, `warning`,
  *   `error` (any letter case, `warn` meaning `warning`; the output is the
  *   lower-case name), default `info`; `providers` at least one `{ type, options }`,
- *   `type` one of `console`, `file`, `remote`, `options` default `{}`.
+ *   `type` one of `console`, `file`, `remote`, `options` default `{}`;
+ *   optional `filePath`, `remoteEndpoint`, `apiKey` strings.
  * - `features` (optional): `enableAnalytics`, `enableInternationalization`
  *   booleans, `maxFileUploadSize` number.
  * - `telemetry` (optional): `serviceName`, a non-empty string (the
  *   `service.name` of Kit's OTLP log export; `OTEL_SERVICE_NAME` otherwise).
+ * - `cache`, `localization`, `analytics`, `server`, `host` (optional): every
+ *   key Kit's modules read, each with its type and bounds
+ *   (`cache:redis:port` a whole number 1–65535, `server:port` 0–65535…).
+ *   These sections carry no defaults: the module reading a key applies its
+ *   own when the key is not set.
+ *
+ * Each key is declared once, in {@linkcode kitConfigurationSections}, and
+ * this schema is built from the declarations, so its bounds are the ones
+ * the modules' `fromConfiguration` read.
  *
  * Pass it to `config.bind()` or to `createConfiguration({ schema })`; string
  * values from the environment are coerced by the types above. It is a

@@ -56,6 +56,7 @@ export * from "./memory_provider.ts";
 export * from "./dot_env_provider.ts";
 export * from "./json_url_provider.ts";
 export * from "./app_config_schema.ts";
+export * from "./kit_configuration_keys.ts";
 export * from "./validate_configuration.ts";
 export * from "./log_level_rule.ts";
 export * from "./secret_keys.ts";

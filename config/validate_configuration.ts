@@ -3,6 +3,7 @@ import type { IConfiguration } from "./configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
 import { annotateFailures, hintsOf, whereToSetOf } from "./_hints.ts";
+import { kitConfigurationSections } from "./kit_configuration_keys.ts";
 
 /** The keys {@linkcode validateConfiguration} requires. */
 export const requiredConfigurationKeys: readonly string[] = Object.freeze([
@@ -94,16 +95,19 @@ export function validateConfiguration(config: IConfiguration): void {
       );
     }
   }
-  const timeout = config.getValue<unknown>("api:timeout", 5000);
+  const bounds = kitConfigurationSections.api.timeout;
+  const timeout = config.getValue<unknown>("api:timeout", bounds.default);
   const milliseconds = typeof timeout === "number"
     ? timeout
     : typeof timeout === "string" && timeout.trim() !== ""
     ? Number(timeout)
     : Number.NaN;
-  if (!(milliseconds >= 1000 && milliseconds <= 60000)) {
+  if (!(milliseconds >= bounds.min && milliseconds <= bounds.max)) {
     fail(
       "api:timeout",
-      `API timeout must be between 1000 and 60000ms: ${describe(timeout)}`,
+      `API timeout must be between ${bounds.min} and ${bounds.max}ms: ${
+        describe(timeout)
+      }`,
     );
   }
   if (failures.length === 0) return;

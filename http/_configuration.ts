@@ -1,6 +1,9 @@
 // HttpClient.fromConfiguration: reads the `api` section (the API_* standard
 // variables) into constructor arguments; options given in code win.
-import type { IConfiguration } from "../config/mod.ts";
+import {
+  type IConfiguration,
+  kitConfigurationSections,
+} from "../config/mod.ts";
 import { displayUrl } from "./_display_url.ts";
 import { resolveBase } from "./_url.ts";
 import { HttpConfigurationError } from "./http_configuration_error.ts";
@@ -50,14 +53,25 @@ export function readApiConfiguration(
       );
     }
   }
+  // The bounds are the configuration's own declaration of the keys, the
+  // one appConfigSchema checks by.
+  const { timeout, retryAttempts } = kitConfigurationSections.api;
   return {
     baseUrl,
-    timeout: skip.timeout
-      ? undefined
-      : whole(config, TIMEOUT, 1_000, 60_000, "a whole number of milliseconds"),
-    retryAttempts: skip.retryAttempts
-      ? undefined
-      : whole(config, RETRY_ATTEMPTS, 0, 10, "a whole number"),
+    timeout: skip.timeout ? undefined : whole(
+      config,
+      TIMEOUT,
+      timeout.min,
+      timeout.max,
+      "a whole number of milliseconds",
+    ),
+    retryAttempts: skip.retryAttempts ? undefined : whole(
+      config,
+      RETRY_ATTEMPTS,
+      retryAttempts.min,
+      retryAttempts.max,
+      "a whole number",
+    ),
   };
 }
 

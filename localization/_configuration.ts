@@ -1,6 +1,9 @@
 // LocalizationManager.fromConfiguration: reads the `localization` section of
 // a configuration into constructor arguments; options given in code win.
-import type { IConfiguration } from "../config/mod.ts";
+import {
+  type IConfiguration,
+  kitConfigurationSections,
+} from "../config/mod.ts";
 import { isCultureName } from "./culture_name.ts";
 import type { CultureProvider } from "./culture_provider.ts";
 import { DefaultCultureProvider } from "./default_culture_provider.ts";
@@ -11,6 +14,10 @@ import { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
 import type { LocalizationProvider } from "./localization_provider.ts";
 import type { LocalizationManagerConfigurationOptions } from "./localization_manager.ts";
+
+// Types, bounds and the default culture come from the configuration's one
+// declaration of these keys, the one appConfigSchema checks by.
+const DECLARED = kitConfigurationSections.localization;
 
 export const KEYS = {
   defaultCulture: "localization:defaultCulture",
@@ -65,7 +72,8 @@ export function partsFromConfiguration(
   };
   const cultureProvider = given.cultureProvider ??
     new DefaultCultureProvider(
-      given.culture ?? culture(KEYS.defaultCulture) ?? "en",
+      given.culture ?? culture(KEYS.defaultCulture) ??
+        DECLARED.defaultCulture.default,
     );
   const fallbackCulture = given.fallbackCulture ??
     culture(KEYS.fallbackCulture);
@@ -76,12 +84,17 @@ export function partsFromConfiguration(
     cache: given.cache === false
       ? undefined
       : given.cache ?? new LocalizationCache({
-        maxSize: whole(config, KEYS.cacheMaxSize, 1, "a whole number >= 1"),
+        maxSize: whole(
+          config,
+          KEYS.cacheMaxSize,
+          DECLARED.cache.maxSize.min,
+          `a whole number >= ${DECLARED.cache.maxSize.min}`,
+        ),
         ttl: whole(
           config,
           KEYS.cacheTtl,
-          0,
-          "a whole number of milliseconds >= 0",
+          DECLARED.cache.ttl.min,
+          `a whole number of milliseconds >= ${DECLARED.cache.ttl.min}`,
         ),
       }),
   };
@@ -137,7 +150,12 @@ function providerOf(
     );
   }
   const timeout = given.timeout ??
-    whole(config, KEYS.timeout, 0, "a whole number of milliseconds >= 0");
+    whole(
+      config,
+      KEYS.timeout,
+      DECLARED.timeout.min,
+      `a whole number of milliseconds >= ${DECLARED.timeout.min}`,
+    );
   return new LoaderLocalizationProvider(
     new HttpLocalizationLoader(template, { client: given.client, timeout }),
   );

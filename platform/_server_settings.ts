@@ -5,6 +5,7 @@
 // key and the source that set it.
 import { readEnvironmentVariable } from "../core/mod.ts";
 import type { ServerOptions } from "./server_options.ts";
+import { serverConfigurationKeys } from "./server_configuration_keys.ts";
 
 /** The server's settings in force. */
 export interface ServerSettings {
@@ -17,14 +18,9 @@ export interface ServerSettings {
   idleTimeout: number;
 }
 
-const MAX_TIMER = 2_147_483_647;
+const SERVER = serverConfigurationKeys.server;
 /** Default request body limit: 1 MiB. */
-export const DEFAULT_MAX_BODY_SIZE = 1_048_576;
-// As Node.js's headersTimeout and nginx's client_header_timeout.
-const DEFAULT_HEADERS_TIMEOUT = 60_000;
-// As Node.js's keepAliveTimeout.
-const DEFAULT_IDLE_TIMEOUT = 5_000;
-const DEFAULT_PORT = 3000;
+export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 
 /** A value and where it came from. */
 interface Setting {
@@ -115,12 +111,12 @@ function number(
   name: string,
   config: unknown,
   key: string,
-  fallback: number,
-  min: number,
-  max: number,
+  declared: { default: number; min: number; max: number },
 ): number {
   const setting = pick(code, `the server option ${name}`, config, key);
-  return setting === undefined ? fallback : wholeNumber(setting, key, min, max);
+  return setting === undefined
+    ? declared.default
+    : wholeNumber(setting, key, declared.min, declared.max);
 }
 
 /**
@@ -169,17 +165,17 @@ export function serverSettings(
   }
   return {
     port: port === undefined
-      ? DEFAULT_PORT
-      : wholeNumber(port, "server:port", 0, 65_535),
-    hostname: host === undefined ? "0.0.0.0" : (host.value as string).trim(),
+      ? SERVER.port.default
+      : wholeNumber(port, "server:port", SERVER.port.min, SERVER.port.max),
+    hostname: host === undefined
+      ? SERVER.host.default
+      : (host.value as string).trim(),
     drainDelay: number(
       options.drainDelay,
       "drainDelay",
       config,
       "server:drainDelay",
-      0,
-      0,
-      MAX_TIMER,
+      SERVER.drainDelay,
     ),
     health: options.health ?? true,
     maxBodySize: number(
@@ -187,27 +183,21 @@ export function serverSettings(
       "maxBodySize",
       config,
       "server:maxBodySize",
-      DEFAULT_MAX_BODY_SIZE,
-      1,
-      Number.MAX_SAFE_INTEGER,
+      SERVER.maxBodySize,
     ),
     headersTimeout: number(
       options.headersTimeout,
       "headersTimeout",
       config,
       "server:headersTimeout",
-      DEFAULT_HEADERS_TIMEOUT,
-      1,
-      MAX_TIMER,
+      SERVER.headersTimeout,
     ),
     idleTimeout: number(
       options.idleTimeout,
       "idleTimeout",
       config,
       "server:idleTimeout",
-      DEFAULT_IDLE_TIMEOUT,
-      1,
-      MAX_TIMER,
+      SERVER.idleTimeout,
     ),
   };
 }
@@ -220,7 +210,10 @@ export function serverSettings(
  */
 export function configuredShutdownTimeout(config: unknown): number | undefined {
   const setting = fromConfiguration(config, "host:shutdownTimeout");
-  return setting === undefined
-    ? undefined
-    : wholeNumber(setting, "host:shutdownTimeout", 0, MAX_TIMER);
+  return setting === undefined ? undefined : wholeNumber(
+    setting,
+    "host:shutdownTimeout",
+    serverConfigurationKeys.host.shutdownTimeout.min,
+    serverConfigurationKeys.host.shutdownTimeout.max,
+  );
 }

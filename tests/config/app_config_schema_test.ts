@@ -96,6 +96,11 @@ test("appConfigSchema.entries read and spread into a new v.object extend it", as
     "logging",
     "features",
     "telemetry",
+    "cache",
+    "localization",
+    "analytics",
+    "server",
+    "host",
   ]);
   const extended = v.object({
     ...schema.entries,

@@ -52,6 +52,11 @@ test("appConfigSchema is typed as the valibot object schema: its entries spread 
     "logging",
     "features",
     "telemetry",
+    "cache",
+    "localization",
+    "analytics",
+    "server",
+    "host",
     "upstream",
   ]);
 });
