@@ -134,3 +134,18 @@ export function jsrAliases(): [string, string][] {
 export function packageOfFolder(folder: string): PackageInfo | undefined {
   return PACKAGES.find((info) => info.folder === folder);
 }
+
+/**
+ * The project generator's npm package, which `npm init @vendor/kit <folder>`
+ * runs (npm maps `@vendor/kit` to `@vendor/create-kit`). A program only: no
+ * library entry, no dependencies; built beside the eight packages by
+ * `buildCreatePackage` and published with them at the same version.
+ */
+export const CREATE_PACKAGE: PackageInfo = {
+  folder: "create",
+  name: "@vendor/create-kit",
+  dir: "create-kit",
+  description:
+    "Starts a new Kit service: npm init @vendor/kit <folder> writes a small, tested service with health probes, a Dockerfile and compose.yaml.",
+  bins: { "create-kit": "create/_npm_main.ts" },
+};

@@ -45,6 +45,11 @@
  * alike): bundlers for the web then never see a `node:` module or a
  * Node-only package such as node-redis or dotenv.
  *
+ * Beside the eight, the project generator's package (`CREATE_PACKAGE`,
+ * `@vendor/create-kit`, which `npm init @vendor/kit` runs): its program
+ * only, one Node.js bundle of `create/` with no dependencies, at the same
+ * version (`buildCreatePackage`).
+ *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
  * registry of spec §1 rule 3); `KIT_NPM_OUT` builds into another folder than
  * `npm/`.
@@ -67,6 +72,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import {
+  CREATE_PACKAGE,
   jsrAliases,
   type PackageInfo,
   packageOfFolder,
@@ -743,9 +749,82 @@ async function buildPackage(
 }
 
 /**
+ * Builds the generator's package, `npm/create-kit`: `bin/create-kit.mjs`
+ * (a Node.js bundle of `create/` that runs `main` of its npm entry), its
+ * README (`create/README.md`) and the LICENSE. Its program reads the
+ * version from the package.json, so a project it writes depends on Kit at
+ * `^` that version.
+ *
+ * @param config deno.json.
+ * @returns What was built.
+ * @throws {Error} When the bundle would hold a file from outside `create/`
+ * or esbuild fails.
+ */
+export async function buildCreatePackage(
+  config: DenoJson,
+): Promise<BuiltPackage> {
+  const info = CREATE_PACKAGE;
+  const dir = join(OUT, info.dir);
+  await rm(dir, { recursive: true, force: true });
+  const moduleDir = join(ROOT, info.folder);
+  const bundles: Record<string, number> = {};
+  const bins: Record<string, string> = {};
+  for (const [name, source] of Object.entries(info.bins ?? {})) {
+    const path = join(ROOT, source);
+    const outfile = join(dir, "bin", `${name}.mjs`);
+    bundles[`bin/${name}.mjs`] = (await bundle(moduleDir, {
+      stdin: {
+        contents: [
+          `import process from "node:process";`,
+          `import { main } from "./${relative(dirname(path), path)}";`,
+          `process.exitCode = await main(process.argv.slice(2));`,
+          "",
+        ].join("\n"),
+        resolveDir: dirname(path),
+        sourcefile: `${name}.ts`,
+        loader: "ts",
+      },
+      outfile,
+      format: "esm",
+      platform: "node",
+      banner: { js: "#!/usr/bin/env node" },
+      sourcemap: false,
+    }))!;
+    await chmod(outfile, 0o755);
+    bins[name] = `./bin/${name}.mjs`;
+  }
+  const registry = Deno.env.get("KIT_NPM_REGISTRY");
+  const manifest = {
+    name: info.name,
+    version: config.version,
+    description: info.description,
+    license: config.license,
+    repository: {
+      type: "git",
+      url: "git+https://example.invalid/vendor/kit.git",
+      directory: info.folder,
+    },
+    type: "module",
+    bin: bins,
+    engines: { node: ">=20.19" },
+    files: ["bin/", "README.md", "LICENSE"],
+    publishConfig: registry
+      ? { registry, access: "restricted" }
+      : { access: "restricted" },
+  };
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify(manifest, null, 2) + "\n",
+  );
+  await copyFile(join(moduleDir, "README.md"), join(dir, "README.md"));
+  await copyFile(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
+  return { info, dir, files: 0, dependencies: {}, bundles };
+}
+
+/**
  * Builds every package and returns what was built.
  *
- * @returns One entry per package, in dependency order.
+ * @returns One entry per package, in dependency order, then the generator's.
  */
 export async function buildAll(): Promise<BuiltPackage[]> {
   const config = JSON.parse(
@@ -757,6 +836,7 @@ export async function buildAll(): Promise<BuiltPackage[]> {
     for (const info of PACKAGES) {
       built.push(await buildPackage(info, config));
     }
+    built.push(await buildCreatePackage(config));
   } finally {
     // esbuild's service process would keep the caller alive.
     await esbuild.stop();

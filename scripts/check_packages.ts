@@ -30,7 +30,11 @@
  *   script that starts: `--help` and no argument at all each exit with 0
  *   (help) or 2 (usage), when the workspace of `scripts/test_npm.ts` is
  *   installed (npm/node_modules), else the run is reported as skipped;
- * - `publint` and `@arethetypeswrong/cli` find no problem in any package.
+ * - `publint` and `@arethetypeswrong/cli` find no problem in any package;
+ * - the generator's package (`@vendor/create-kit`, for `npm init
+ *   @vendor/kit`) has Kit's version, no dependencies, only its program
+ *   (`bin/create-kit.mjs`, no `Deno` global), passes publint, and its
+ *   program prints the usage for `--help` (0) and for no argument (2).
  *
  * Exits non-zero with one line per problem. Run: `deno task check:npm`.
  *
@@ -44,7 +48,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import process from "node:process";
-import { jsrExportOf, PACKAGES } from "./_packages.ts";
+import { CREATE_PACKAGE, jsrExportOf, PACKAGES } from "./_packages.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -462,11 +466,100 @@ for (const info of PACKAGES) {
   );
 }
 
+// The generator: a program only, at Kit's version, with nothing to install.
+{
+  const info = CREATE_PACKAGE;
+  const dir = join(NPM, info.dir);
+  const manifestPath = join(dir, "package.json");
+  if (!existsSync(manifestPath)) {
+    problems.push(
+      `${info.name}: npm/${info.dir}/package.json is missing (run deno task build:npm)`,
+    );
+  } else {
+    const manifest = JSON.parse(
+      await readFile(manifestPath, "utf8"),
+    ) as Manifest;
+    if (manifest.name !== info.name) {
+      problems.push(
+        `npm/${info.dir}: name is ${manifest.name}, expected ${info.name}`,
+      );
+    }
+    if (manifest.version !== denoJson.version) {
+      problems.push(
+        `${info.name}: version ${manifest.version} differs from deno.json ${denoJson.version}`,
+      );
+    }
+    if (Object.keys(manifest.dependencies ?? {}).length > 0) {
+      problems.push(
+        `${info.name}: has dependencies (${
+          Object.keys(manifest.dependencies ?? {}).join(", ")
+        }); the generator must install nothing`,
+      );
+    }
+    const program = manifest.bin?.["create-kit"];
+    const file = program === undefined ? undefined : join(dir, program);
+    if (file === undefined || !existsSync(file)) {
+      problems.push(`${info.name}: bin create-kit is missing`);
+    } else {
+      const code = await readFile(file, "utf8");
+      if (!code.startsWith("#!/usr/bin/env node\n")) {
+        problems.push(
+          `${info.name}: ${program} does not start with #!/usr/bin/env node`,
+        );
+      }
+      if (referencesDeno(file, code)) {
+        problems.push(`${info.name}: ${program} references the Deno global`);
+      }
+      const empty = mkdtempSync(join(tmpdir(), "kit-create-bin-"));
+      for (const [args, expected] of [[["--help"], 0], [[], 2]] as const) {
+        const run = spawnSync("node", [file, ...args], {
+          encoding: "utf8",
+          timeout: 60_000,
+          cwd: empty,
+        });
+        if (
+          run.status !== expected ||
+          !/npm init @vendor\/kit/.test(run.stdout + run.stderr)
+        ) {
+          problems.push(
+            `${info.name}: \`create-kit ${args.join(" ")}\` exited with ${
+              run.status ?? run.signal
+            }, expected ${expected} and the usage:\n${
+              (run.stdout + run.stderr).trim().slice(0, 600)
+            }`,
+          );
+        } else {
+          console.log(
+            `bin: create-kit${
+              args.length ? " " + args.join(" ") : ""
+            } exited ${run.status}`,
+          );
+        }
+      }
+      rmSync(empty, { recursive: true, force: true });
+    }
+    const publint = spawnSync("npx", ["-y", PUBLINT, "--strict", dir], {
+      encoding: "utf8",
+    });
+    const publintText = (publint.stdout + publint.stderr).replace(
+      /npm warn.*\n/g,
+      "",
+    );
+    if (
+      publint.status !== 0 ||
+      /warning|error|suggestion/i.test(publintText.replace(/All good!/, ""))
+    ) {
+      problems.push(`${info.name}: publint:\n${publintText.trim()}`);
+    }
+    console.log(`checked ${info.name}`);
+  }
+}
+
 if (problems.length > 0) {
   console.error(`\n${problems.length} problem(s):\n- ${problems.join("\n- ")}`);
   process.exitCode = 1;
 } else {
   console.log(
-    `all ${PACKAGES.length} packages agree with deno.json ${denoJson.version}; publint and attw clean`,
+    `all ${PACKAGES.length} packages and ${CREATE_PACKAGE.name} agree with deno.json ${denoJson.version}; publint and attw clean`,
   );
 }
