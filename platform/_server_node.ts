@@ -10,6 +10,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import type { Socket } from "node:net";
 import { unrefTimer } from "../core/mod.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import {
@@ -45,6 +46,9 @@ const MAX_CHECK_INTERVAL = 30_000;
 // While closing, idle keep-alive connections are closed this often: a
 // connection turns idle only once its last response is written.
 const SWEEP_INTERVAL = 50;
+// A connection that has not sent a byte is closed at the drain once it is
+// this old, so that a request already on its way is not cut.
+const SILENT_GRACE = 50;
 // @hono/node-server replaces the global Request and Response, once, with
 // subclasses of its own that build the standard objects only when a
 // handler needs more than the method, URL, headers or a plain body. Without
@@ -129,6 +133,15 @@ function listenNode(
       Math.max(100, Math.floor(headersTimeout / 4)),
     ),
   }, requestListener);
+  // Node.js's closeIdleConnections() leaves alone a connection that has not
+  // sent a request yet (it waits for its headers), and server.close() waits
+  // for it: Node.js's own fetch opens such a spare connection when a request
+  // of it is aborted, and keeps it for seconds. The drain closes those.
+  const connections = new Map<Socket, number>();
+  server.on("connection", (socket: Socket) => {
+    connections.set(socket, performance.now());
+    socket.once("close", () => connections.delete(socket));
+  });
   return new Promise<Listener>((resolve, reject) => {
     const onError = (error: unknown): void =>
       reject(listenError(hostname, port, error));
@@ -139,20 +152,35 @@ function listenNode(
       resolve({
         url: urlOf(address.address, address.port),
         kind: "node:http",
-        close: (signal) => closeNode(server, signal),
+        close: (signal) => closeNode(server, connections, signal),
       });
     });
   });
 }
 
+// Closes the idle keep-alive connections and those that never sent a byte.
+function closeIdle(server: Server, connections: Map<Socket, number>): void {
+  server.closeIdleConnections();
+  const now = performance.now();
+  for (const [socket, opened] of connections) {
+    if (
+      socket.bytesRead === 0 && now - opened >= SILENT_GRACE &&
+      (socket as { _httpMessage?: unknown })._httpMessage == null
+    ) {
+      socket.destroy();
+    }
+  }
+}
+
 async function closeNode(
   server: Server,
+  connections: Map<Socket, number>,
   signal: AbortSignal,
 ): Promise<boolean> {
   const closed = new Promise<void>((done) => server.close(() => done()));
-  server.closeIdleConnections();
+  closeIdle(server, connections);
   const sweep = unrefTimer(
-    setInterval(() => server.closeIdleConnections(), SWEEP_INTERVAL),
+    setInterval(() => closeIdle(server, connections), SWEEP_INTERVAL),
   );
   try {
     const inTime = await until(closed, signal);
