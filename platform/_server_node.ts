@@ -13,6 +13,7 @@ import {
 import type { Socket } from "node:net";
 import { unrefTimer } from "../core/mod.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
+import { type HostArgument, RESPONSE_HEADER } from "./_request_handler.ts";
 import {
   type Listener,
   listenError,
@@ -117,9 +118,15 @@ function listenNode(
     // Response back; the server and its connections stay Kit's own, for the
     // timeouts and the drain.
     requestListener = loadGetRequestListener()(
-      (request, env) => handler(request, env),
+      (request, env) => {
+        (env as HostArgument)[RESPONSE_HEADER] = writeRequestId;
+        return handler(request, env);
+      },
       { overrideGlobalObjects: OVERRIDE_GLOBALS },
     );
+    cacheKey ??= Object.getOwnPropertySymbols(new Response("")).find(
+      (symbol) => symbol.description === "cache",
+    ) ?? null;
   } catch (error) {
     return Promise.reject(error);
   }
@@ -170,6 +177,40 @@ function closeIdle(server: Server, connections: Map<Socket, number>): void {
       socket.destroy();
     }
   }
+}
+
+// The key under which @hono/node-server's light Response keeps the status,
+// body and headers it was made with (null: this version has none).
+let cacheKey: symbol | null | undefined;
+
+// app.handle's X-Request-ID, set on the ServerResponse instead of the
+// Response when the Response is @hono/node-server's light one and does not
+// set the header itself: its headers need not become a Headers object, and
+// @hono/node-server's writeHead() keeps what setHeader() set. Otherwise
+// (`false`) app.handle sets it on the Response.
+function writeRequestId(
+  response: Response,
+  requestId: string,
+  argument: unknown,
+): boolean {
+  if (cacheKey === null || cacheKey === undefined) return false;
+  const cache = (response as unknown as Record<symbol, unknown>)[cacheKey];
+  if (!Array.isArray(cache)) return false;
+  const headers: unknown = cache[2];
+  if (headers instanceof Headers) {
+    if (headers.has("x-request-id")) return false;
+  } else if (headers !== undefined && headers !== null) {
+    if (Array.isArray(headers) || typeof headers !== "object") return false;
+    for (const name in headers) {
+      if (name.length === 12 && name.toLowerCase() === "x-request-id") {
+        return false;
+      }
+    }
+  }
+  const outgoing = (argument as { outgoing?: ServerResponse }).outgoing;
+  if (outgoing === undefined || outgoing.headersSent) return false;
+  outgoing.setHeader("X-Request-ID", requestId);
+  return true;
 }
 
 async function closeNode(
