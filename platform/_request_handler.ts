@@ -120,6 +120,23 @@ export interface HostArgument {
   ) => boolean;
 }
 
+// The promise of the last request that was answered at once on a server of
+// Kit's own, and its response: that server hands the Response itself to
+// @hono/node-server, which then writes it without waiting for a turn.
+let answeredPromise: Promise<Response> | undefined;
+let answeredResponse: Response | undefined;
+
+/**
+ * The response of `promise` when app.handle answered it at once on a server
+ * of Kit's own (the call just made), else `undefined`.
+ */
+export function takeAnswered(promise: Promise<Response>): Response | undefined {
+  if (promise !== answeredPromise) return undefined;
+  const response = answeredResponse;
+  answeredPromise = answeredResponse = undefined;
+  return response;
+}
+
 /** What the request's span needs to know about its answer. */
 interface Outcome {
   status: number;
@@ -249,9 +266,21 @@ export function wrapHandler<A extends unknown[]>(
       if (frame.scope === undefined) {
         // No scoped service was resolved: none may be after the response.
         frame.closed = "ended";
-        return Promise.resolve(
-          finish(request, requestId, args, frame, outcome, started, response),
+        response = finish(
+          request,
+          requestId,
+          args,
+          frame,
+          outcome,
+          started,
+          response,
         );
+        const promise = Promise.resolve(response);
+        if ((args[0] as HostArgument | null | undefined)?.[RESPONSE_HEADER]) {
+          answeredPromise = promise;
+          answeredResponse = response;
+        }
+        return promise;
       }
     } catch (error) {
       return Promise.reject(error);

@@ -13,7 +13,11 @@ import {
 import type { Socket } from "node:net";
 import { unrefTimer } from "../core/mod.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
-import { type HostArgument, RESPONSE_HEADER } from "./_request_handler.ts";
+import {
+  type HostArgument,
+  RESPONSE_HEADER,
+  takeAnswered,
+} from "./_request_handler.ts";
 import {
   type Listener,
   listenError,
@@ -120,7 +124,10 @@ function listenNode(
     requestListener = loadGetRequestListener()(
       (request, env) => {
         (env as HostArgument)[RESPONSE_HEADER] = writeRequestId;
-        return handler(request, env);
+        const answer = handler(request, env);
+        // Answered at once: @hono/node-server writes a Response it is
+        // handed in the same turn, and waits a turn for a promise.
+        return takeAnswered(answer) ?? answer;
       },
       { overrideGlobalObjects: OVERRIDE_GLOBALS },
     );
