@@ -72,6 +72,8 @@ interface Result {
   requests: number;
   p50: number;
   p99: number;
+  /** The server's CPU time per request in µs (Node.js servers only). */
+  cpu?: number;
 }
 
 async function measure(
@@ -103,13 +105,27 @@ async function measure(
         `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
       );
     }
+    child.kill("SIGTERM");
+    // A Node.js server prints its CPU time under load as it stops: on a
+    // busy machine the CPU per request is steadier than the rate.
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const cpu = /^cpu (\d+)$/m.exec(text);
     return {
       requests: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
+      cpu: cpu === null ? undefined : Number(cpu[1]) / result.requests.total,
     };
   } finally {
-    child.kill("SIGTERM");
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
     await child.status;
     reader.releaseLock();
   }
@@ -170,7 +186,11 @@ if (mode === "kit") {
     await app?.stop();
   };
 }
+// The CPU time from listening to the end of the load.
+const base = process.cpuUsage();
 process.on("SIGTERM", async () => {
+  const used = process.cpuUsage(base);
+  console.log("cpu " + (used.user + used.system));
   await stop();
   process.exit(0);
 });
@@ -238,6 +258,14 @@ async function main(seconds: number, runtime: string): Promise<void> {
     const paired = median(
       rows.map((r, i) => r.requests / peerRounds[i].requests),
     );
+    const cpu = rows[0].cpu === undefined
+      ? ""
+      : `  CPU ${
+        median(rows.map((r) => r.cpu!)).toFixed(1)
+      } µs/req (peer's / this, median of rounds ${
+        (median(rows.map((r, i) => peerRounds[i].cpu! / r.cpu!)) * 100)
+          .toFixed(1)
+      } %)`;
     console.log(
       `${mode.padEnd(8)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${
         median(rows.map((r) => r.p50))
@@ -245,7 +273,7 @@ async function main(seconds: number, runtime: string): Promise<void> {
         (rps / peer * 100).toFixed(1)
       } % of ${peerName} (median of round ratios ${
         (paired * 100).toFixed(1)
-      } %)`,
+      } %)${cpu}`,
     );
   }
 }

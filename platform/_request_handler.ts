@@ -104,6 +104,39 @@ async function endScopes(
   return new Response(wrapped, response);
 }
 
+/**
+ * A property a server of Kit's own sets on the runtime's extra argument: it
+ * writes X-Request-ID on the connection itself and says `true`, or says
+ * `false` when the response must carry it.
+ */
+export const RESPONSE_HEADER: unique symbol = Symbol("kit.responseHeader");
+
+/** The runtime's extra argument, as a server of Kit's own passes it. */
+export interface HostArgument {
+  [RESPONSE_HEADER]?: (
+    response: Response,
+    requestId: string,
+    argument: unknown,
+  ) => boolean;
+}
+
+// The promise of the last request that was answered at once on a server of
+// Kit's own, and its response: that server hands the Response itself to
+// @hono/node-server, which then writes it without waiting for a turn.
+let answeredPromise: Promise<Response> | undefined;
+let answeredResponse: Response | undefined;
+
+/**
+ * The response of `promise` when app.handle answered it at once on a server
+ * of Kit's own (the call just made), else `undefined`.
+ */
+export function takeAnswered(promise: Promise<Response>): Response | undefined {
+  if (promise !== answeredPromise) return undefined;
+  const response = answeredResponse;
+  answeredPromise = answeredResponse = undefined;
+  return response;
+}
+
 /** What the request's span needs to know about its answer. */
 interface Outcome {
   status: number;
@@ -134,24 +167,22 @@ export function wrapHandler<A extends unknown[]>(
       { error, method: request.method, path, requestId },
     );
   };
-  // `outcome`, when given, receives the status and the handler's error for
-  // the request's span (only while an OpenTelemetry SDK is registered, so
-  // the path without one is exactly the one before telemetry).
-  const handle = async (
+  // The handler's result made into the answer: a Response as it is (a
+  // router's caught error logged), anything else logged and answered 500.
+  const checked = (
     request: Request,
     requestId: string,
-    args: A,
     frame: ContextFrame,
-    outcome?: Outcome,
-  ): Promise<Response> => {
-    const started = performance.now();
-    let response: Response;
+    outcome: Outcome | undefined,
+    result: unknown,
+    thrown: boolean,
+  ): Response => {
     try {
-      response = await handler(request, ...args);
-      if (!(response instanceof Response)) {
+      if (thrown) throw result;
+      if (!(result instanceof Response)) {
         throw new TypeError(
           `The handler returned ${
-            response === undefined ? "undefined" : typeof response
+            result === undefined ? "undefined" : typeof result
           } instead of a Response`,
         );
       }
@@ -160,28 +191,25 @@ export function wrapHandler<A extends unknown[]>(
       if (frame.failure !== undefined) {
         failed(request, requestId, frame.failure, outcome);
       }
+      return result;
     } catch (error) {
       failed(request, requestId, error, outcome);
-      response = Response.json(
+      return Response.json(
         { message: "Internal Server Error", requestId },
         { status: 500, headers: { "Content-Type": "application/json" } },
       );
     }
-    frame.after?.();
-    if (frame.scope === undefined) {
-      // No scoped service was resolved: none may be after the response.
-      frame.closed = "ended";
-    } else {
-      response = await endScopes(frame, response, (error) => {
-        const path = pathOf(request.url);
-        logger().error(
-          `${request.method} ${path}: disposing scoped services failed: ${
-            messageOf(error)
-          }`,
-          { error, method: request.method, path, requestId },
-        );
-      });
-    }
+  };
+  // The access line and X-Request-ID, once the response is final.
+  const finish = (
+    request: Request,
+    requestId: string,
+    args: A,
+    frame: ContextFrame,
+    outcome: Outcome | undefined,
+    started: number,
+    response: Response,
+  ): Response => {
     if (outcome !== undefined) outcome.status = response.status;
     const log = logger();
     // Below the logger's level, the access line costs nothing to build.
@@ -210,7 +238,122 @@ export function wrapHandler<A extends unknown[]>(
           },
       );
     }
+    // Kit's own server on Node.js writes the header on the connection when
+    // the response lets it, which spares building the response's headers.
+    const direct = (args[0] as HostArgument | null | undefined)?.[
+      RESPONSE_HEADER
+    ];
+    if (direct !== undefined && direct(response, requestId, args[0])) {
+      return response;
+    }
     return withHeader(response, requestId);
+  };
+  // The rest of the request once the handler answered (or threw).
+  const answer = (
+    request: Request,
+    requestId: string,
+    args: A,
+    frame: ContextFrame,
+    outcome: Outcome | undefined,
+    started: number,
+    result: unknown,
+    thrown: boolean,
+  ): Promise<Response> => {
+    let response: Response;
+    try {
+      response = checked(request, requestId, frame, outcome, result, thrown);
+      frame.after?.();
+      if (frame.scope === undefined) {
+        // No scoped service was resolved: none may be after the response.
+        frame.closed = "ended";
+        response = finish(
+          request,
+          requestId,
+          args,
+          frame,
+          outcome,
+          started,
+          response,
+        );
+        const promise = Promise.resolve(response);
+        if ((args[0] as HostArgument | null | undefined)?.[RESPONSE_HEADER]) {
+          answeredPromise = promise;
+          answeredResponse = response;
+        }
+        return promise;
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return endScopes(frame, response, (error) => {
+      const path = pathOf(request.url);
+      logger().error(
+        `${request.method} ${path}: disposing scoped services failed: ${
+          messageOf(error)
+        }`,
+        { error, method: request.method, path, requestId },
+      );
+    }).then((ended) =>
+      finish(request, requestId, args, frame, outcome, started, ended)
+    );
+  };
+  // `outcome`, when given, receives the status and the handler's error for
+  // the request's span (only while an OpenTelemetry SDK is registered, so
+  // the path without one is exactly the one before telemetry).
+  //
+  // A handler that answers at once (a Response, not a promise) is finished
+  // in the same turn, with one promise for the request instead of a chain
+  // of awaits (on Node.js, AsyncLocalStorage pays for each promise).
+  const handle = (
+    request: Request,
+    requestId: string,
+    args: A,
+    frame: ContextFrame,
+    outcome?: Outcome,
+  ): Promise<Response> => {
+    const started = performance.now();
+    let result: Response | Promise<Response>;
+    try {
+      result = handler(request, ...args);
+    } catch (error) {
+      return answer(
+        request,
+        requestId,
+        args,
+        frame,
+        outcome,
+        started,
+        error,
+        true,
+      );
+    }
+    if (result instanceof Response) {
+      return answer(
+        request,
+        requestId,
+        args,
+        frame,
+        outcome,
+        started,
+        result,
+        false,
+      );
+    }
+    return Promise.resolve(result).then(
+      (response) =>
+        answer(
+          request,
+          requestId,
+          args,
+          frame,
+          outcome,
+          started,
+          response,
+          false,
+        ),
+      (error) =>
+        answer(request, requestId, args, frame, outcome, started, error, true),
+    );
   };
   const traced = async (
     request: Request,

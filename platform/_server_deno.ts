@@ -3,6 +3,13 @@
 //
 // Deno.serve has no header-read or keep-alive timeout: here headersTimeout
 // and idleTimeout are not enforced (docs/platform.md says what to do).
+//
+// server.shutdown() cuts the body of a request that is still arriving, and
+// Deno.serve cannot stop accepting on its own. So closing comes in two
+// steps: first new requests are answered 503 with `Connection: close` until
+// the handlers in flight have answered (and so read their bodies); then
+// shutdown() refuses new connections, writes what the answers still stream
+// and closes idle keep-alive connections.
 
 import {
   type Listener,
@@ -22,6 +29,28 @@ export function listen(
 ): Promise<Listener> {
   const { port, hostname } = options;
   const force = new AbortController();
+  let inFlight = 0;
+  let closing = false;
+  let idle: (() => void) | undefined;
+  const done = (): void => {
+    if (--inFlight === 0) idle?.();
+  };
+  const gated = (
+    request: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ): Promise<Response> => {
+    if (closing) return Promise.resolve(stopping());
+    inFlight++;
+    let answer: Promise<Response>;
+    try {
+      answer = handler(request, info);
+    } catch (error) {
+      done();
+      throw error;
+    }
+    answer.then(done, done);
+    return answer;
+  };
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     server = Deno.serve({
@@ -30,7 +59,7 @@ export function listen(
       signal: force.signal,
       // The host logs its own line.
       onListen: () => {},
-    }, handler);
+    }, gated);
   } catch (error) {
     return Promise.reject(listenError(hostname, port, error));
   }
@@ -38,9 +67,29 @@ export function listen(
     url: urlOf(server.addr.hostname, server.addr.port),
     kind: "Deno.serve",
     close: async (signal: AbortSignal): Promise<boolean> => {
-      const inTime = await until(server.shutdown(), signal);
+      closing = true;
+      const answered = inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => idle = resolve);
+      const inTime = await until(answered, signal) &&
+        await until(server.shutdown(), signal);
       if (!inTime) force.abort();
       return inTime;
     },
   });
+}
+
+// The answer to a request that arrives once the server is closing.
+function stopping(): Response {
+  return new Response(
+    JSON.stringify({ message: "The service is stopping" }),
+    {
+      status: 503,
+      headers: {
+        "Content-Type": "application/json",
+        "Connection": "close",
+        "Retry-After": "1",
+      },
+    },
+  );
 }

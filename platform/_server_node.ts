@@ -10,8 +10,14 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import type { Socket } from "node:net";
 import { unrefTimer } from "../core/mod.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
+import {
+  type HostArgument,
+  RESPONSE_HEADER,
+  takeAnswered,
+} from "./_request_handler.ts";
 import {
   type Listener,
   listenError,
@@ -45,6 +51,9 @@ const MAX_CHECK_INTERVAL = 30_000;
 // While closing, idle keep-alive connections are closed this often: a
 // connection turns idle only once its last response is written.
 const SWEEP_INTERVAL = 50;
+// A connection that has not sent a byte is closed at the drain once it is
+// this old, so that a request already on its way is not cut.
+const SILENT_GRACE = 50;
 // @hono/node-server replaces the global Request and Response, once, with
 // subclasses of its own that build the standard objects only when a
 // handler needs more than the method, URL, headers or a plain body. Without
@@ -113,9 +122,18 @@ function listenNode(
     // Response back; the server and its connections stay Kit's own, for the
     // timeouts and the drain.
     requestListener = loadGetRequestListener()(
-      (request, env) => handler(request, env),
+      (request, env) => {
+        (env as HostArgument)[RESPONSE_HEADER] = writeRequestId;
+        const answer = handler(request, env);
+        // Answered at once: @hono/node-server writes a Response it is
+        // handed in the same turn, and waits a turn for a promise.
+        return takeAnswered(answer) ?? answer;
+      },
       { overrideGlobalObjects: OVERRIDE_GLOBALS },
     );
+    cacheKey ??= Object.getOwnPropertySymbols(new Response("")).find(
+      (symbol) => symbol.description === "cache",
+    ) ?? null;
   } catch (error) {
     return Promise.reject(error);
   }
@@ -129,6 +147,15 @@ function listenNode(
       Math.max(100, Math.floor(headersTimeout / 4)),
     ),
   }, requestListener);
+  // Node.js's closeIdleConnections() leaves alone a connection that has not
+  // sent a request yet (it waits for its headers), and server.close() waits
+  // for it: Node.js's own fetch opens such a spare connection when a request
+  // of it is aborted, and keeps it for seconds. The drain closes those.
+  const connections = new Map<Socket, number>();
+  server.on("connection", (socket: Socket) => {
+    connections.set(socket, performance.now());
+    socket.once("close", () => connections.delete(socket));
+  });
   return new Promise<Listener>((resolve, reject) => {
     const onError = (error: unknown): void =>
       reject(listenError(hostname, port, error));
@@ -139,20 +166,69 @@ function listenNode(
       resolve({
         url: urlOf(address.address, address.port),
         kind: "node:http",
-        close: (signal) => closeNode(server, signal),
+        close: (signal) => closeNode(server, connections, signal),
       });
     });
   });
 }
 
+// Closes the idle keep-alive connections and those that never sent a byte.
+function closeIdle(server: Server, connections: Map<Socket, number>): void {
+  server.closeIdleConnections();
+  const now = performance.now();
+  for (const [socket, opened] of connections) {
+    if (
+      socket.bytesRead === 0 && now - opened >= SILENT_GRACE &&
+      (socket as { _httpMessage?: unknown })._httpMessage == null
+    ) {
+      socket.destroy();
+    }
+  }
+}
+
+// The key under which @hono/node-server's light Response keeps the status,
+// body and headers it was made with (null: this version has none).
+let cacheKey: symbol | null | undefined;
+
+// app.handle's X-Request-ID, set on the ServerResponse instead of the
+// Response when the Response is @hono/node-server's light one and does not
+// set the header itself: its headers need not become a Headers object, and
+// @hono/node-server's writeHead() keeps what setHeader() set. Otherwise
+// (`false`) app.handle sets it on the Response.
+function writeRequestId(
+  response: Response,
+  requestId: string,
+  argument: unknown,
+): boolean {
+  if (cacheKey === null || cacheKey === undefined) return false;
+  const cache = (response as unknown as Record<symbol, unknown>)[cacheKey];
+  if (!Array.isArray(cache)) return false;
+  const headers: unknown = cache[2];
+  if (headers instanceof Headers) {
+    if (headers.has("x-request-id")) return false;
+  } else if (headers !== undefined && headers !== null) {
+    if (Array.isArray(headers) || typeof headers !== "object") return false;
+    for (const name in headers) {
+      if (name.length === 12 && name.toLowerCase() === "x-request-id") {
+        return false;
+      }
+    }
+  }
+  const outgoing = (argument as { outgoing?: ServerResponse }).outgoing;
+  if (outgoing === undefined || outgoing.headersSent) return false;
+  outgoing.setHeader("X-Request-ID", requestId);
+  return true;
+}
+
 async function closeNode(
   server: Server,
+  connections: Map<Socket, number>,
   signal: AbortSignal,
 ): Promise<boolean> {
   const closed = new Promise<void>((done) => server.close(() => done()));
-  server.closeIdleConnections();
+  closeIdle(server, connections);
   const sweep = unrefTimer(
-    setInterval(() => server.closeIdleConnections(), SWEEP_INTERVAL),
+    setInterval(() => closeIdle(server, connections), SWEEP_INTERVAL),
   );
   try {
     const inTime = await until(closed, signal);
