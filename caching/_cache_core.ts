@@ -664,6 +664,11 @@ export class CacheScope implements ICacheArea {
         options?.lockTimeout ?? policy?.lockTimeout ?? 5_000,
         signal,
         first,
+        // Known as soon as the lock is taken, so a hardTimeout that fires
+        // while the factory still runs gives the lock back at once.
+        (held) => {
+          release = held;
+        },
       ).then((outcome) => {
         fromStore = outcome.fromStore;
         release = outcome.release;
@@ -726,6 +731,7 @@ export class CacheScope implements ICacheArea {
     lockTimeout: number,
     signal: AbortSignal,
     first: CacheLockAttempt | undefined,
+    locked: (release: () => Promise<void>) => void,
   ): Promise<
     { value: T; fromStore: boolean; release?: () => Promise<void> }
   > {
@@ -756,6 +762,13 @@ export class CacheScope implements ICacheArea {
       attempt = await provider.tryLock!(fullKey, lockTimeout);
     }
     const release = attempt.acquired ? attempt.release : undefined;
+    // The hardTimeout may have passed during the last pause or look-up: then
+    // no factory starts, and a lock just taken is given back.
+    if (signal.aborted) {
+      void release?.();
+      throw signal.reason;
+    }
+    if (release !== undefined) locked(release);
     try {
       return { value: await run(), fromStore: false, release };
     } catch (error) {

@@ -380,6 +380,45 @@ test(
   },
 );
 
+test(
+  "the owner's hardTimeout gives its lock back at once, while its factory (which ignores the signal) still runs",
+  {
+    skip: redisSkip,
+  },
+  async () => {
+    await using server = await startRedisServer();
+    const [a, b] = [1, 2].map(() =>
+      new CacheManager(
+        new RemoteStoreCacheProvider({ host: server.host, port: server.port }),
+      )
+    );
+    let finishHung!: () => void;
+    const hung = new Promise<void>((resolve) => finishHung = resolve);
+    try {
+      const owner = a.getOrSet("k", async () => {
+        await hung;
+        return "late";
+      }, { lock: true, lockTimeout: 10_000, hardTimeout: 100 });
+      await assert.rejects(owner, new CacheFactoryError("k", undefined, 100));
+      // The lock would otherwise be held until the hung factory ends or the
+      // lock expires (10 s): the other instance takes it and runs its own.
+      const began = performance.now();
+      const value = await b.getOrSet("k", () => "fresh", {
+        lock: true,
+        lockTimeout: 10_000,
+      });
+      assert.equal(value, "fresh");
+      assert.ok(
+        performance.now() - began < 5_000,
+        "the other instance waited for a lock nobody held any more",
+      );
+    } finally {
+      finishHung();
+      await Promise.all([a.dispose(), b.dispose()]);
+    }
+  },
+);
+
 test("lock with a memory provider: one run within the process, nothing else", async () => {
   const cache = new CacheManager(new MemoryCacheProvider());
   let runs = 0;
