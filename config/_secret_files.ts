@@ -41,9 +41,9 @@ export function bothSetFailure(name: string, fileVariable: string): string {
 
 /** Tells whether a source label is that of a `<NAME>_FILE` variable. */
 export function isFileSource(source: string): boolean {
+  // The suffix in any letter case, as the environment providers read it.
   return source.startsWith("env ") &&
-    withoutFileSuffix(source.slice(4)) !== undefined &&
-    source.endsWith(FILE_SUFFIX);
+    withoutFileSuffix(source.slice(4)) !== undefined;
 }
 
 /** A file read for a `<NAME>_FILE` variable: its absolute path and text. */

@@ -78,6 +78,33 @@ test("APP_<NAME>_FILE sets the key from the file, names the variable as the sour
   });
 });
 
+test("a variable ending in a lower-case _file is read from the file and masked too", async () => {
+  const p = uniquePrefix();
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", BASE);
+    const url = await dir.write("url", "https://upstream.example.com/abc\n");
+    await withEnv({ [`${p}_UPSTREAM__URL_file`]: url }, async () => {
+      const config = await createConfiguration({
+        basePath: dir.path,
+        envPrefix: p,
+        environment: "test",
+        validate: false,
+      });
+      try {
+        assert.equal(
+          config.getValue<string>("upstream:url"),
+          "https://upstream.example.com/abc",
+        );
+        const upstream = config.explain().find((e) => e.key === "upstream:url");
+        assert.equal(upstream?.value, "***");
+        assert.doesNotMatch(config.toString(), /upstream\.example/);
+      } finally {
+        await config.close();
+      }
+    });
+  });
+});
+
 test("a missing file and a variable set twice fail start-up in one error naming each variable and path, never the content", async () => {
   const p = uniquePrefix();
   await withTempDir(async (dir) => {
