@@ -13,6 +13,7 @@ import {
 import type { Socket } from "node:net";
 import { unrefTimer } from "../core/mod.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
+import { hostLogger } from "./host_logger.ts";
 import {
   type HostArgument,
   RESPONSE_HEADER,
@@ -162,6 +163,16 @@ function listenNode(
     server.once("error", onError);
     server.listen(port, hostname, () => {
       server.off("error", onError);
+      // An error after listening (accept() failing with EMFILE…) would end
+      // the process without a listener: report it and keep serving.
+      server.on("error", (error: unknown) => {
+        const message = `The HTTP server on ${hostname}:${port} reported: ${
+          error instanceof Error ? error.message : String(error)
+        }`;
+        const logger = hostLogger("kit.application");
+        if (logger !== undefined) logger.error(message, { error });
+        else console.error(`[kit] ${message}`);
+      });
       const address = server.address() as { address: string; port: number };
       resolve({
         url: urlOf(address.address, address.port),
