@@ -99,6 +99,9 @@ export interface CreateConfigurationOptions<Config = unknown> {
  * locator.get<ConfigurationManager>("config").getValue<number>("api:timeout");
  * ```
  */
+// `any` as ConfigurationManager's default, for the same reason: without a
+// schema the manager it returns is untyped, and must fit where a plain
+// `ConfigurationManager` is expected.
 // deno-lint-ignore no-explicit-any
 export async function createConfiguration<Config = any>(
   options: CreateConfigurationOptions<Config> = {},
