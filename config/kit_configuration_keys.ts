@@ -4,6 +4,17 @@ import { serverConfigurationKeys } from "../platform/mod.ts";
  * The declaration of one configuration key Kit reads: its type, bounds,
  * allowed values, default and the variables besides `APP_…` that set it.
  * Plain data: reading it loads nothing.
+ *
+ * @example Reading a key's bounds
+ * ```ts
+ * import {
+ *   type KitConfigurationKey,
+ *   kitConfigurationSections,
+ * } from "@vendor/kit/config";
+ *
+ * const timeout: KitConfigurationKey = kitConfigurationSections.api.timeout;
+ * timeout.min; // 1000
+ * ```
  */
 export interface KitConfigurationKey {
   /**
@@ -29,7 +40,20 @@ export interface KitConfigurationKey {
   readonly description: string;
 }
 
-/** A section of {@linkcode kitConfigurationSections}: keys and subsections. */
+/**
+ * A section of {@linkcode kitConfigurationSections}: keys and subsections.
+ *
+ * @example Walking a section
+ * ```ts
+ * import {
+ *   type KitConfigurationSection,
+ *   kitConfigurationSections,
+ * } from "@vendor/kit/config";
+ *
+ * const cache: KitConfigurationSection = kitConfigurationSections.cache;
+ * Object.keys(cache); // the cache's keys and subsections
+ * ```
+ */
 export interface KitConfigurationSection {
   /** A key's declaration, or a subsection. */
   readonly [name: string]: KitConfigurationKey | KitConfigurationSection;
@@ -41,6 +65,15 @@ export interface KitConfigurationSection {
  *
  * @typeParam T The key's type.
  * @typeParam Has The fields the declaration always gives.
+ *
+ * @example A number key with bounds and a default
+ * ```ts
+ * import { type KitKey, kitConfigurationSections } from "@vendor/kit/config";
+ *
+ * const poolSize: KitKey<"number", "min" | "max" | "default"> =
+ *   kitConfigurationSections.database.poolSize;
+ * poolSize.default; // 10
+ * ```
  */
 export type KitKey<
   T extends KitConfigurationKey["type"],
@@ -55,7 +88,20 @@ export type KitKey<
       : number;
   };
 
-/** The type of {@linkcode kitConfigurationSections}: each section's keys. */
+/**
+ * The type of {@linkcode kitConfigurationSections}: each section's keys.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   type KitConfigurationSections,
+ *   kitConfigurationSections,
+ * } from "@vendor/kit/config";
+ *
+ * const sections: KitConfigurationSections = kitConfigurationSections;
+ * sections.api.retryAttempts.max; // 10
+ * ```
+ */
 export interface KitConfigurationSections {
   /** The relational database. */
   readonly database: {

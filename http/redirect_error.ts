@@ -8,10 +8,39 @@ import { displayUrl } from "./_display_url.ts";
  *   `https:` (or not an address at all);
  * - `"body"`: a 307 or 308 asked for the request body to be sent again, and
  *   the body was a stream, which can be read only once.
+ *
+ * @example
+ * ```ts
+ * import { RedirectError, type RedirectErrorReason } from "@vendor/kit/http";
+ *
+ * function why(error: unknown): RedirectErrorReason | undefined {
+ *   return error instanceof RedirectError ? error.reason : undefined;
+ * }
+ * why(new Error("other")); // undefined
+ * ```
  */
 export type RedirectErrorReason = "limit" | "location" | "body";
 
-/** What a {@linkcode RedirectError} reports. */
+/**
+ * What a {@linkcode RedirectError} reports.
+ *
+ * @example
+ * ```ts
+ * import type { RedirectErrorDetails } from "@vendor/kit/http";
+ *
+ * const details: RedirectErrorDetails = {
+ *   reason: "limit",
+ *   method: "GET",
+ *   url: "https://api.example.com/a",
+ *   from: "https://api.example.com/b",
+ *   status: 302,
+ *   location: "https://api.example.com/a",
+ *   redirects: 20,
+ *   maxRedirects: 20,
+ * };
+ * details.reason; // "limit"
+ * ```
+ */
 export interface RedirectErrorDetails {
   /** Why the redirect was not followed. */
   reason: RedirectErrorReason;
