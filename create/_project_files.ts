@@ -411,7 +411,7 @@ function readme(ctx: ProjectContext): string {
       ["`Dockerfile`, `compose.yaml`", "the container, with its health check"],
     ]),
     paragraph(
-      "Kit's server mounts the probes: `/health` (every check: 200 healthy or degraded, 503 otherwise), `/health/live` and `/health/ready` (503 while starting or stopping). Each response carries an `X-Request-ID`; an error in a route answers 500 with that id and goes to the log.",
+      "Kit's server mounts the probes: `/health` (every check: 200 healthy or degraded, 503 otherwise), `/health/live` and `/health/ready` (503 while starting or stopping). Each response of a route carries an `X-Request-ID`; an error in a route answers 500 with that id and goes to the log.",
     ),
     paragraph(
       `Settings come from \`appsettings.json\`, then \`appsettings.<RUNTIME_ENV>.json\` (default \`development\`), \`.env\` and the environment (\`APP_GREETING__TEXT\`, \`LOG_LEVEL\`, \`PORT\`${
