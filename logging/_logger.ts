@@ -53,6 +53,19 @@ function messageText(message: unknown): string {
   return maskSecretText(text);
 }
 
+// The last message text found to hold no secret. A log call's message is
+// usually a literal, the same string at every call (the values go in the
+// properties), so most calls skip the scan; a message built per call is
+// scanned as before.
+let lastClean = "";
+
+function maskMessage(message: string): string {
+  if (message === lastClean) return message;
+  const masked = maskSecretText(message);
+  if (masked === message) lastClean = message;
+  return masked;
+}
+
 // A single value given where the properties object goes (a JavaScript
 // caller writing `info("plain {0}", url)`) is kept as the positional
 // property "0", a string masked by shape like the message.
@@ -223,7 +236,7 @@ class KitLogger implements Logger {
       level,
       category: this.category,
       message: typeof message === "string"
-        ? maskSecretText(message)
+        ? maskMessage(message)
         : messageText(message),
       properties: props,
       error,

@@ -249,3 +249,28 @@ test("a call below the level reads neither its message nor its value", () => {
   assert.equal(reads, 1);
   assert.equal(memory.entries[0].message, URL_MASKED);
 });
+
+test("a message seen clean before is written as given, and one with a secret is masked every time, whatever came before", async () => {
+  const memory = new MemoryLogProvider();
+  await withLogs([memory], (logger) => {
+    for (let round = 0; round < 3; round++) {
+      logger.info(PLAIN);
+      logger.info(PLAIN);
+      logger.info(URL_TEXT);
+      logger.info(URL_TEXT);
+      // The same text built anew (another string of the same content).
+      logger.info(["connecting to ", POSITIONAL].join(""));
+    }
+  });
+  const messages = memory.entries.map((entry) => entry.message);
+  assert.equal(messages.length, 15);
+  for (let round = 0; round < 3; round++) {
+    assert.deepEqual(messages.slice(round * 5, round * 5 + 5), [
+      PLAIN,
+      PLAIN,
+      URL_MASKED,
+      URL_MASKED,
+      URL_MASKED,
+    ]);
+  }
+});
