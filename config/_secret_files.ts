@@ -46,6 +46,59 @@ export function isFileSource(source: string): boolean {
     withoutFileSuffix(source.slice(4)) !== undefined;
 }
 
+/**
+ * The `<NAME>_FILE` files of one environment provider: read with the
+ * provider's other entries at each load, and polled (the ones the last load
+ * read) when the provider watches.
+ */
+export class SecretFileSet {
+  readonly #watch: boolean;
+  readonly #pollInterval: number;
+  #read: ReadSecretFile[] = [];
+
+  constructor(options: { watch?: boolean; pollInterval?: number }) {
+    this.#watch = options.watch === true;
+    this.#pollInterval = options.pollInterval ?? 250;
+  }
+
+  /**
+   * The provider's `entries` with those of `files` after them; synchronous
+   * when there is no file to read and no failure to report.
+   */
+  load(
+    entries: ConfigurationEntry[],
+    files: readonly FileVariable[],
+    failures: readonly string[],
+  ): ConfigurationEntry[] | Promise<ConfigurationEntry[]> {
+    if (files.length === 0 && failures.length === 0) {
+      this.#read = [];
+      return entries;
+    }
+    const read: ReadSecretFile[] = [];
+    return readFileVariables(files, failures, read).then((fromFiles) => {
+      this.#read = read;
+      return [...entries, ...fromFiles];
+    });
+  }
+
+  /**
+   * Polls the files the last load read, when watching was asked for.
+   *
+   * @returns A function that stops polling, or `undefined` when not asked
+   * to watch or no file was read.
+   */
+  watch(
+    onChange: () => void,
+  ): Promise<(() => Promise<void>) | undefined> {
+    if (!this.#watch || this.#read.length === 0) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(
+      watchSecretFiles(this.#read, this.#pollInterval, onChange),
+    );
+  }
+}
+
 /** A file read for a `<NAME>_FILE` variable: its absolute path and text. */
 export interface ReadSecretFile {
   readonly path: string;

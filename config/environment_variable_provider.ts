@@ -14,9 +14,7 @@ import {
   bothSetFailure,
   FILE_SUFFIX,
   type FileVariable,
-  readFileVariables,
-  type ReadSecretFile,
-  watchSecretFiles,
+  SecretFileSet,
   withoutFileSuffix,
 } from "./_secret_files.ts";
 
@@ -79,8 +77,7 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   readonly name: string;
   #prefix: string;
   #error: string | undefined;
-  #options: EnvironmentVariableOptions;
-  #files: ReadSecretFile[] = [];
+  readonly #files: SecretFileSet;
 
   /**
    * Creates the provider.
@@ -90,7 +87,7 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
    * @param options Whether to watch the files `<NAME>_FILE` variables name.
    */
   constructor(prefix?: string, options: EnvironmentVariableOptions = {}) {
-    this.#options = { ...options };
+    this.#files = new SecretFileSet(options);
     this.#prefix = normalizePrefix(prefix);
     this.name = this.#prefix === "" ? "env" : `env ${this.#prefix}*`;
   }
@@ -141,15 +138,7 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
       if (key === undefined) continue;
       entries.push({ key, value: variables[name], source: `env ${name}` });
     }
-    if (files.length === 0 && failures.length === 0) {
-      this.#files = [];
-      return entries;
-    }
-    const read: ReadSecretFile[] = [];
-    return readFileVariables(files, failures, read).then((fromFiles) => {
-      this.#files = read;
-      return [...entries, ...fromFiles];
-    });
+    return this.#files.load(entries, files, failures);
   }
 
   /**
@@ -163,16 +152,7 @@ export class EnvironmentVariableProvider implements ConfigurationProvider {
   watch(
     onChange: () => void,
   ): Promise<(() => Promise<void>) | undefined> {
-    if (this.#options.watch !== true || this.#files.length === 0) {
-      return Promise.resolve(undefined);
-    }
-    return Promise.resolve(
-      watchSecretFiles(
-        this.#files,
-        this.#options.pollInterval ?? 250,
-        onChange,
-      ),
-    );
+    return this.#files.watch(onChange);
   }
 
   /**

@@ -8,9 +8,7 @@ import {
   bothSetFailure,
   FILE_SUFFIX,
   type FileVariable,
-  readFileVariables,
-  type ReadSecretFile,
-  watchSecretFiles,
+  SecretFileSet,
 } from "./_secret_files.ts";
 import type { EnvironmentVariableOptions } from "./environment_variable_provider.ts";
 
@@ -106,8 +104,7 @@ export const standardVariables: Readonly<Record<string, string>> = Object
 export class StandardVariableProvider implements ConfigurationProvider {
   /** Always `env (standard variables)`. */
   readonly name: string = "env (standard variables)";
-  #options: EnvironmentVariableOptions;
-  #files: ReadSecretFile[] = [];
+  readonly #files: SecretFileSet;
 
   /**
    * Creates the provider.
@@ -115,7 +112,7 @@ export class StandardVariableProvider implements ConfigurationProvider {
    * @param options Whether to watch the files `<NAME>_FILE` variables name.
    */
   constructor(options: EnvironmentVariableOptions = {}) {
-    this.#options = { ...options };
+    this.#files = new SecretFileSet(options);
   }
 
   /**
@@ -145,15 +142,7 @@ export class StandardVariableProvider implements ConfigurationProvider {
         entries.push({ key, value, source: `env ${name}` });
       }
     }
-    if (files.length === 0 && failures.length === 0) {
-      this.#files = [];
-      return entries;
-    }
-    const read: ReadSecretFile[] = [];
-    return readFileVariables(files, failures, read).then((fromFiles) => {
-      this.#files = read;
-      return [...entries, ...fromFiles];
-    });
+    return this.#files.load(entries, files, failures);
   }
 
   /**
@@ -167,15 +156,6 @@ export class StandardVariableProvider implements ConfigurationProvider {
   watch(
     onChange: () => void,
   ): Promise<(() => Promise<void>) | undefined> {
-    if (this.#options.watch !== true || this.#files.length === 0) {
-      return Promise.resolve(undefined);
-    }
-    return Promise.resolve(
-      watchSecretFiles(
-        this.#files,
-        this.#options.pollInterval ?? 250,
-        onChange,
-      ),
-    );
+    return this.#files.watch(onChange);
   }
 }
