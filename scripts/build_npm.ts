@@ -400,6 +400,45 @@ const BUNDLE_OPTIONS: esbuild.BuildOptions = {
 };
 
 /**
+ * Bundles one command-line program of a package: `bin/<name>.mjs`, an
+ * executable Node.js script that runs the `main(args)` of `path` and exits
+ * with what it returns.
+ *
+ * @returns The bundle's size in bytes.
+ */
+async function bundleProgram(
+  moduleDir: string,
+  dir: string,
+  name: string,
+  path: string,
+  plugins?: esbuild.Plugin[],
+): Promise<number> {
+  const outfile = join(dir, "bin", `${name}.mjs`);
+  const size = (await bundle(moduleDir, {
+    stdin: {
+      contents: [
+        `import process from "node:process";`,
+        `import { main } from "./${relative(dirname(path), path)}";`,
+        `process.exitCode = await main(process.argv.slice(2));`,
+        "",
+      ].join("\n"),
+      resolveDir: dirname(path),
+      sourcefile: `${name}.ts`,
+      loader: "ts",
+    },
+    outfile,
+    format: "esm",
+    platform: "node",
+    banner: { js: "#!/usr/bin/env node" },
+    // Programs run without --enable-source-maps as a rule; no map.
+    sourcemap: false,
+    ...(plugins === undefined ? {} : { plugins }),
+  }))!;
+  await chmod(outfile, 0o755);
+  return size;
+}
+
+/**
  * Bundles one entry with esbuild and writes the bundle and its source map.
  *
  * @returns The bundle's size in bytes, or undefined when `keep` said no.
@@ -640,28 +679,15 @@ async function buildPackage(
         }; create it (exporting main(args: string[]): Promise<number>) or drop it from bins in scripts/_packages.ts`,
       );
     }
-    const outfile = join(dir, "bin", `${name}.mjs`);
-    bundles[`bin/${name}.mjs`] = (await bundle(moduleDir, {
-      stdin: {
-        contents: [
-          `import process from "node:process";`,
-          `import { main } from "./${relative(dirname(path), path)}";`,
-          `process.exitCode = await main(process.argv.slice(2));`,
-          "",
-        ].join("\n"),
-        resolveDir: dirname(path),
-        sourcefile: `${name}.ts`,
-        loader: "ts",
-      },
-      outfile,
-      format: "esm",
-      platform: "node",
-      banner: { js: "#!/usr/bin/env node" },
-      // Programs run without --enable-source-maps as a rule; no map.
-      sourcemap: false,
-      plugins: [kitResolver(info, config, "node", { twins: 0 }, true)],
-    }))!;
-    await chmod(outfile, 0o755);
+    bundles[`bin/${name}.mjs`] = await bundleProgram(
+      moduleDir,
+      dir,
+      name,
+      path,
+      [
+        kitResolver(info, config, "node", { twins: 0 }, true),
+      ],
+    );
     bins[name] = `./bin/${name}.mjs`;
   }
 
@@ -771,26 +797,12 @@ export async function buildCreatePackage(
   const bins: Record<string, string> = {};
   for (const [name, source] of Object.entries(info.bins ?? {})) {
     const path = join(ROOT, source);
-    const outfile = join(dir, "bin", `${name}.mjs`);
-    bundles[`bin/${name}.mjs`] = (await bundle(moduleDir, {
-      stdin: {
-        contents: [
-          `import process from "node:process";`,
-          `import { main } from "./${relative(dirname(path), path)}";`,
-          `process.exitCode = await main(process.argv.slice(2));`,
-          "",
-        ].join("\n"),
-        resolveDir: dirname(path),
-        sourcefile: `${name}.ts`,
-        loader: "ts",
-      },
-      outfile,
-      format: "esm",
-      platform: "node",
-      banner: { js: "#!/usr/bin/env node" },
-      sourcemap: false,
-    }))!;
-    await chmod(outfile, 0o755);
+    bundles[`bin/${name}.mjs`] = await bundleProgram(
+      moduleDir,
+      dir,
+      name,
+      path,
+    );
     bins[name] = `./bin/${name}.mjs`;
   }
   const registry = Deno.env.get("KIT_NPM_REGISTRY");
