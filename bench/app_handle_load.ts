@@ -8,6 +8,7 @@ import autocannon from "autocannon";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startServerProcess } from "./_server_process.ts";
 
 const SECONDS = Number(Deno.args[0] ?? 8);
 const ROUNDS = 3;
@@ -21,19 +22,14 @@ interface Result {
 }
 
 async function measure(mode: string, logFile: string): Promise<Result> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", join(here, "_handle_server.ts"), mode, logFile],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the ${mode} server ended before listening`);
-    text += value;
-  }
-  const port = Number(text.trim());
+  const { child, reader, port } = await startServerProcess(mode, [
+    Deno.execPath(),
+    "run",
+    "-A",
+    join(here, "_handle_server.ts"),
+    mode,
+    logFile,
+  ]);
   try {
     const result = await autocannon({
       url: `http://127.0.0.1:${port}/`,

@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
+import { startServerProcess } from "./_server_process.ts";
 
 const CONNECTIONS = 50;
 // KIT_BENCH_ROUNDS: more rounds on a busy machine.
@@ -81,19 +82,11 @@ async function measure(
   seconds: number,
   command: [string, ...string[]],
 ): Promise<Result> {
-  const child = new Deno.Command(command[0], {
-    args: command.slice(1),
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the ${mode} server ended before listening`);
-    text += value;
-  }
-  const port = Number(text.trim());
+  const { child, reader, port, rest } = await startServerProcess(
+    mode,
+    command,
+  );
+  let text = rest;
   try {
     const result = await autocannon({
       url: `http://127.0.0.1:${port}/`,
