@@ -5,8 +5,6 @@
 // the span and the access line; an onError of the app's own still decides.
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,36 +15,7 @@ import { Application, type ApplicationLogger } from "../../platform/mod.ts";
 import { kit } from "@vendor/kit-platform/hono";
 import { FileLogProvider, LoggerManager } from "../../logging/mod.ts";
 import { installOtelSdk, type OtelSdk } from "../_support/otel_sdk.ts";
-
-type Handler = (request: Request) => Promise<Response>;
-
-// A minimal node:http front for a fetch-style handler (Deno, Node.js, Bun).
-async function serve(
-  handler: Handler,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(async (req, res) => {
-    const response = await handler(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers: req.headers as Record<string, string>,
-      }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve())
-  );
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { serveFetch as serve } from "../_support/fetch_front.ts";
 
 interface Line {
   level: string;

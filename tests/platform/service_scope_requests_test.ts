@@ -5,60 +5,13 @@
 // body has been read to the end (or cancelled by the client going away).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import {
   Application,
   type ApplicationLogger,
   RequestContext,
 } from "../../platform/mod.ts";
-
-type Handler = (request: Request) => Promise<Response>;
-
-// A minimal node:http front for a fetch-style handler (the same in Deno,
-// Node.js and Bun): the response body is streamed chunk by chunk, and
-// cancelled when the client goes away.
-async function serve(
-  handler: Handler,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(async (req, res) => {
-    const response = await handler(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers: req.headers as Record<string, string>,
-      }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body === null) return void res.end();
-    const reader = response.body.getReader();
-    res.on("close", () => {
-      if (!res.writableFinished) reader.cancel().catch(() => {});
-    });
-    try {
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-      res.end();
-    } catch {
-      res.destroy();
-    }
-  });
-  await new Promise<void>((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve())
-  );
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { serveFetch as serve } from "../_support/fetch_front.ts";
 
 class Unit {
   static made = 0;
