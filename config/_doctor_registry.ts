@@ -411,7 +411,9 @@ async function checkYarnrc(
   const yarn = await readYarnRegistry(project.folder, "vendor");
   const checks: Check[] = [];
   const snippet = (server: string): string =>
-    `npmScopes:\n  vendor:\n    npmRegistryServer: "${server}"\n    npmAuthToken: "\${KIT_REGISTRY_TOKEN}"`;
+    `npmScopes:\n  vendor:\n    npmRegistryServer: "${server}"\n    npmAuthToken: "\${KIT_REGISTRY_TOKEN}"\n` +
+    // Yarn 4 holds back versions less than a day old, a release included.
+    `npmPreapprovedPackages:\n  - "@vendor/*"`;
   const server = yarn.server;
   if (
     server === undefined || server.value === "" ||
