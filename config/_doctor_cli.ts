@@ -1,5 +1,7 @@
 // The `kit doctor` command line: `deno task doctor [folder]` and the npm
-// bin `kit-doctor` (`npx kit-doctor [folder]`). It checks an application
+// bin `kit-doctor` of @vendor/kit-platform-configuration (`npx -p
+// @vendor/kit-platform-configuration kit-doctor [folder]`, which works
+// before the install does). It checks an application
 // folder for the usual installation, compiler, configuration and service
 // failures and says what to do about each. Never imported from mod.ts, so no
 // browser bundle sees its node: imports.
@@ -41,6 +43,7 @@ export interface DoctorOptions {
 
 /** The usage text. */
 export const USAGE = `Usage: kit-doctor [options] [folder]
+       npx -p @vendor/kit-platform-configuration kit-doctor [options] [folder]
        deno task doctor [options] [folder]
 
 Checks an application folder (default: the working directory) for the

@@ -19,9 +19,13 @@ import {
 } from "./_doctor_packages.ts";
 import { type Project, splitSpecifier } from "./_doctor_project.ts";
 import type { Check } from "./_doctor_report.ts";
+import {
+  interopChecks,
+  resolutionCheck,
+  typescriptVersion,
+} from "./_doctor_typescript.ts";
 
 const GROUP = "Compiler" as const;
-const WORKING = ["node", "node10", "node16", "nodenext", "bundler"];
 
 interface TsConfig {
   readonly options: Record<string, unknown>;
@@ -84,10 +88,6 @@ async function loadTsConfig(
   };
 }
 
-function lower(value: unknown): string | undefined {
-  return typeof value === "string" ? value.toLowerCase() : undefined;
-}
-
 /** The tsconfig.json settings, stale build info and installed versions. */
 export async function checkCompiler(project: Project): Promise<Check[]> {
   const checks: Check[] = [];
@@ -132,67 +132,14 @@ async function checkTsConfig(project: Project): Promise<Check[]> {
   const where = config.files.length > 1
     ? `${path} (with ${config.files.slice(1).join(", ")})`
     : path;
-  const checks: Check[] = [];
-  const module = lower(options.module);
-  // Without `module`, TypeScript emits CommonJS for an ES3/ES5 target (the
-  // default target) and ES2015 modules for any later one.
-  const target = lower(options.target);
-  const emitted = module ??
-    (target === undefined || target === "es3" || target === "es5"
-      ? "commonjs"
-      : "es2015");
-  let resolution = lower(options.moduleResolution);
-  let implied = "";
-  if (resolution === undefined) {
-    if (emitted === "node16" || emitted === "nodenext") resolution = emitted;
-    else if (emitted === "preserve") resolution = "bundler";
-    else if (emitted === "commonjs") resolution = "node10";
-    // Every other module kind, `none` included.
-    else resolution = "classic";
-    implied = ` (not set; ${
-      module !== undefined
-        ? `module ${module}`
-        : `module not set, target ${target ?? "not set"}`
-    } makes TypeScript use ${resolution})`;
-  }
-  const works = WORKING.includes(resolution);
-  checks.push({
-    group: GROUP,
-    name: "moduleResolution",
-    status: works ? "pass" : "fail",
-    message: `${resolution}${implied} in ${where}`,
-    advice: works
-      ? undefined
-      : `set "moduleResolution" to "node" (with "module": "commonjs"), "node16", "nodenext" or "bundler": with ${resolution} TypeScript reports "Cannot find module '@vendor/kit-…' or its corresponding type declarations"`,
-  });
-  const interopImplied = module === "node16" || module === "nodenext" ||
-    module === "preserve";
-  const interop = options.esModuleInterop === true ||
-    (options.esModuleInterop === undefined && interopImplied);
-  checks.push({
-    group: GROUP,
-    name: "esModuleInterop",
-    status: interop ? "pass" : "fail",
-    message: options.esModuleInterop === undefined
-      ? interop ? `implied by module ${module}` : "not set"
-      : `${String(options.esModuleInterop)} in ${where}`,
-    advice: interop ? undefined : `set "esModuleInterop": true in ${path}`,
-  });
-  const synthetic = options.allowSyntheticDefaultImports === true ||
-    (options.allowSyntheticDefaultImports === undefined &&
-      (interop || module === "system" || resolution === "bundler"));
-  checks.push({
-    group: GROUP,
-    name: "allowSyntheticDefaultImports",
-    status: synthetic ? "pass" : "fail",
-    message: options.allowSyntheticDefaultImports === undefined
-      ? synthetic ? "implied by esModuleInterop" : "not set"
-      : `${String(options.allowSyntheticDefaultImports)} in ${where}`,
-    advice: synthetic
-      ? undefined
-      : `set "allowSyntheticDefaultImports": true in ${path}`,
-  });
-  return checks;
+  const typescript = typescriptVersion(
+    (await installedVersion(project.folder, "typescript"))?.version,
+  );
+  const { check, resolution } = resolutionCheck(options, where, typescript);
+  return [
+    check,
+    ...interopChecks(options, where, path, typescript, resolution),
+  ];
 }
 
 async function checkBuildInfo(project: Project): Promise<Check[]> {

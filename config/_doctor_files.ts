@@ -1,8 +1,9 @@
 // File helpers of the doctor: reading text and JSON with comments
-// (tsconfig.json, deno.json), and finding files without following
-// node_modules.
+// (tsconfig.json, deno.json; through the configuration's own JSON reader),
+// and finding files without following node_modules.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { parseConfigurationJson } from "./_json.ts";
 
 /** The text of a file, or `undefined` when it does not exist. */
 export async function readText(path: string): Promise<string | undefined> {
@@ -45,6 +46,13 @@ export async function modifiedAt(path: string): Promise<number | undefined> {
 
 /** A JSON parse failure with its 1-based line and column. */
 export class JsonSyntax {
+  /**
+   * Creates the failure.
+   *
+   * @param message What is wrong there (never a quote of the text).
+   * @param line The 1-based line.
+   * @param column The 1-based column.
+   */
   constructor(
     readonly message: string,
     readonly line: number,
@@ -54,79 +62,20 @@ export class JsonSyntax {
 
 /**
  * Parses JSON that may hold comments and trailing commas (tsconfig.json,
- * deno.jsonc). Returns a {@linkcode JsonSyntax} on a syntax error.
+ * deno.json, package.json) with the reader the configuration files use, so
+ * the doctor accepts exactly what Kit and TypeScript accept.
+ *
+ * @param text The file's text.
+ * @returns The value, or a {@linkcode JsonSyntax} on a syntax error.
  */
 export function parseJsonc(text: string): unknown {
-  const stripped = stripComments(text);
-  try {
-    return JSON.parse(stripped);
-  } catch (error) {
-    const position = positionOf(error, stripped);
-    const { line, column } = lineColumn(stripped, position);
-    const message = error instanceof Error ? error.message : String(error);
-    return new JsonSyntax(message, line, column);
-  }
-}
-
-// Blanks comments and trailing commas, keeping every offset (so line and
-// column stay true to the file).
-function stripComments(text: string): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "/" && text[i + 1] === "/") {
-      let j = i;
-      while (j < text.length && text[j] !== "\n") j++;
-      out += " ".repeat(j - i);
-      i = j;
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      const j = end === -1 ? text.length : end + 2;
-      out += text.slice(i, j).replace(/[^\n]/g, " ");
-      i = j;
-    } else if (c === ",") {
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j])) j++;
-      out += text[j] === "}" || text[j] === "]" ? " " : ",";
-      i++;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-function positionOf(error: unknown, text: string): number {
-  const message = error instanceof Error ? error.message : "";
-  const at = /position (\d+)/.exec(message);
-  if (at) return Number(at[1]);
-  const lineColumnMatch = /line (\d+) column (\d+)/.exec(message);
-  if (lineColumnMatch) {
-    const lines = text.split("\n");
-    let offset = 0;
-    for (let i = 0; i < Number(lineColumnMatch[1]) - 1; i++) {
-      offset += lines[i].length + 1;
-    }
-    return offset + Number(lineColumnMatch[2]) - 1;
-  }
-  return text.length;
-}
-
-function lineColumn(
-  text: string,
-  position: number,
-): { line: number; column: number } {
-  const before = text.slice(0, position);
-  const line = before.split("\n").length;
-  const column = position - before.lastIndexOf("\n");
-  return { line, column };
+  const result = parseConfigurationJson(text);
+  if (result.ok) return result.value;
+  return new JsonSyntax(
+    result.problem.description,
+    result.problem.line,
+    result.problem.column,
+  );
 }
 
 /**

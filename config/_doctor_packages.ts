@@ -1,8 +1,11 @@
 // Installed packages as the doctor sees them: the @vendor/kit-* copies in
-// node_modules (nested copies too), the TypeScript compiler, and a small
-// semver range check for the ranges Kit's users write (^, ~, exact, >=, x).
+// node_modules (nested copies too), the TypeScript compiler, and whether a
+// version satisfies a range, by the semver package npm itself uses (a
+// hand-written reading got upper bounds, hyphen ranges and prereleases
+// wrong).
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import semver from "semver";
 import { objectOf, parseJsonc, readText } from "./_doctor_files.ts";
 
 /** One installed copy of a package. */
@@ -80,58 +83,21 @@ export async function installedVersion(
   return undefined;
 }
 
-type Triple = [number, number, number];
-
-function parseVersion(text: string): Triple | undefined {
-  const match = /^v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?/.exec(text.trim());
-  if (match === null) return undefined;
-  const part = (value: string | undefined): number =>
-    value === undefined || value === "x" || value === "*" ? 0 : Number(value);
-  return [Number(match[1]), part(match[2]), part(match[3])];
-}
-
-function compare(a: Triple, b: Triple): number {
-  for (let i = 0; i < 3; i++) {
-    if (a[i] !== b[i]) return a[i] - b[i];
-  }
-  return 0;
-}
-
 /**
- * Whether a version satisfies a range. Knows `^`, `~`, exact, `>=`, `x`
- * and `*`, and `||` between them; any other range counts as satisfied (the
- * doctor does not guess).
+ * Whether an installed version satisfies a range from package.json or
+ * deno.json, by npm's own rules (the semver package npm uses): a prerelease
+ * only satisfies a range that names a prerelease of the same version, `<`,
+ * hyphen ranges and every other form count. A range semver does not read
+ * (`latest`, `workspace:*`, a file or git address) is not judged: it counts
+ * as satisfied.
+ *
+ * @param version The installed version (`1.2.3`, `1.2.3-beta.1`).
+ * @param range The range asked for (`^1.2.0`, `1.2.3 - 1.3.0`, `<2.0.0`).
+ * @returns `false` only when both parse and the version is outside.
  */
 export function satisfies(version: string, range: string): boolean {
-  const have = parseVersion(version);
-  if (have === undefined) return true;
-  return range.split("||").some((alternative) => {
-    const text = alternative.trim();
-    if (text === "" || text === "*" || text === "latest") return true;
-    const match = /^(\^|~|>=|=)?\s*(.+)$/.exec(text);
-    if (match === null) return true;
-    const want = parseVersion(match[2]);
-    if (want === undefined || /\s/.test(match[2].trim())) return true;
-    if (compare(have, want) < 0) return false;
-    switch (match[1]) {
-      case ">=":
-        return true;
-      case "~":
-        return have[0] === want[0] && have[1] === want[1];
-      case "^":
-        if (want[0] > 0) return have[0] === want[0];
-        if (want[1] > 0) return have[0] === 0 && have[1] === want[1];
-        return compare(have, want) === 0;
-      default: {
-        const parts = match[2].trim().split(".");
-        const numeric = parts.findIndex((part) => !/^\d+$/.test(part));
-        const significant = numeric === -1 ? parts.length : numeric;
-        if (significant <= 1) return have[0] === want[0];
-        if (significant === 2) {
-          return have[0] === want[0] && have[1] === want[1];
-        }
-        return compare(have, want) === 0;
-      }
-    }
-  });
+  const wanted = range.trim();
+  if (semver.valid(version) === null) return true;
+  if (wanted === "" || semver.validRange(wanted) === null) return true;
+  return semver.satisfies(version, wanted);
 }

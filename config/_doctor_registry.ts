@@ -8,14 +8,23 @@ import { join } from "node:path";
 import process from "node:process";
 import { describeNetworkError } from "../core/mod.ts";
 import { readText } from "./_doctor_files.ts";
+import {
+  detectPackageManager,
+  type PackageManager,
+  pnpmIgnoresProjectVariables,
+  toolName,
+} from "./_doctor_package_manager.ts";
 import type { Project } from "./_doctor_project.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
+import { readYarnRegistry } from "./_doctor_yarn.ts";
 
 const GROUP = "Registry" as const;
 const PUBLIC_REGISTRY = "https://registry.npmjs.org/";
 
 interface NpmrcEntry {
   readonly value: string;
+  /** The value as written, before `${NAME}` was filled in. */
+  readonly raw: string;
   /** The file it came from (`~/.npmrc`, `<folder>/.npmrc`) or `env NAME`. */
   readonly where: string;
   /** Variables `${NAME}` the value names that are not set. */
@@ -27,16 +36,54 @@ interface Npmrc {
   readonly files: readonly string[];
   /** Every key with its winning value. */
   readonly entries: ReadonlyMap<string, NpmrcEntry>;
+  /**
+   * Lines of the project's .npmrc pnpm skips: a `${NAME}` in a credential
+   * or a registry address.
+   */
+  readonly ignored: ReadonlyMap<string, NpmrcEntry>;
 }
 
-/** Reads the project and user `.npmrc` files; the project's win. */
-async function readNpmrc(folder: string): Promise<Npmrc> {
+// Keys whose `${NAME}` pnpm no longer fills in from a project .npmrc.
+const PNPM_GUARDED =
+  /^(registry|@[^:]+:registry|proxy|https-proxy|http-proxy|_authToken|_auth|_password|username|tokenHelper|cert|key)$/;
+
+// pnpm's own user-level auth file (pnpm 11 and later write tokens there).
+function pnpmAuthIni(): string {
+  const env = process.env;
+  const home = env.HOME ?? homedir();
+  const base = env.XDG_CONFIG_HOME
+    ? join(env.XDG_CONFIG_HOME, "pnpm")
+    : process.platform === "win32"
+    ? join(env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "pnpm", "config")
+    : process.platform === "darwin"
+    ? join(home, "Library", "Preferences", "pnpm")
+    : join(home, ".config", "pnpm");
+  return join(base, "auth.ini");
+}
+
+/**
+ * Reads the project and user `.npmrc` files; the project's win. For pnpm,
+ * its auth.ini comes between them and, when `dropProjectVariables`, a
+ * project line with `${NAME}` in a credential or address is set aside in
+ * `ignored`, as pnpm does.
+ */
+async function readNpmrc(
+  folder: string,
+  manager: PackageManager,
+): Promise<Npmrc> {
   const env = process.env;
   const userConfig = env.NPM_CONFIG_USERCONFIG ?? env.npm_config_userconfig ??
     join(env.HOME ?? homedir(), ".npmrc");
   const entries = new Map<string, NpmrcEntry>();
+  const ignored = new Map<string, NpmrcEntry>();
   const files: string[] = [];
-  for (const path of [join(folder, ".npmrc"), userConfig]) {
+  const project = join(folder, ".npmrc");
+  const paths = manager.name === "pnpm"
+    ? [project, pnpmAuthIni(), userConfig]
+    : [project, userConfig];
+  const drop = manager.name === "pnpm" &&
+    pnpmIgnoresProjectVariables(manager.version);
+  for (const path of paths) {
     const text = await readText(path);
     if (text === undefined) continue;
     files.push(path);
@@ -49,6 +96,16 @@ async function readNpmrc(folder: string): Promise<Npmrc> {
       let value = line.slice(equals + 1).trim();
       if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
       if (entries.has(key)) continue;
+      if (
+        path === project && manager.name === "pnpm" && value.includes("${") &&
+        (key.startsWith("//") || PNPM_GUARDED.test(key))
+      ) {
+        const entry = { value, raw: value, where: path, unset: [] };
+        if (drop) {
+          if (!ignored.has(key)) ignored.set(key, entry);
+          continue;
+        }
+      }
       const unset: string[] = [];
       const expanded = value.replace(
         /\$\{([^}]+)\}/g,
@@ -58,7 +115,7 @@ async function readNpmrc(folder: string): Promise<Npmrc> {
           return set ?? "";
         },
       );
-      entries.set(key, { value: expanded, where: path, unset });
+      entries.set(key, { value: expanded, raw: value, where: path, unset });
     }
   }
   // npm also reads npm_config_<key> variables. They count here only for
@@ -71,10 +128,15 @@ async function readNpmrc(folder: string): Promise<Npmrc> {
       ? "@vendor:registry"
       : match[1];
     if (!entries.has(key)) {
-      entries.set(key, { value, where: `env ${name}`, unset: [] });
+      entries.set(key, {
+        value,
+        raw: value,
+        where: `env ${name}`,
+        unset: [],
+      });
     }
   }
-  return { files, entries };
+  return { files, entries, ignored };
 }
 
 // `https://host:port/path/` → `//host:port/path/` (npm's "nerf dart").
@@ -99,10 +161,13 @@ interface Credential {
 }
 
 // The most specific credential entry for a registry, as npm picks it.
-function credentialFor(npmrc: Npmrc, registry: string): Credential | undefined {
+function credentialFor(
+  entries: ReadonlyMap<string, NpmrcEntry>,
+  registry: string,
+): Credential | undefined {
   const target = nerfDart(registry);
   let best: Credential | undefined;
-  for (const [key, entry] of npmrc.entries) {
+  for (const [key, entry] of entries) {
     const match = /^(\/\/.+?):(_authToken|_auth|_password|username)$/.exec(
       key,
     );
@@ -115,7 +180,7 @@ function credentialFor(npmrc: Npmrc, registry: string): Credential | undefined {
         entry,
         key: prefix,
         username: match[2] === "_password"
-          ? npmrc.entries.get(`${match[1]}:username`)
+          ? entries.get(`${match[1]}:username`)
           : undefined,
       };
     }
@@ -141,9 +206,61 @@ export async function checkRegistry(
         : "no package.json or deno.json in the folder",
     }];
   }
-  const npmrc = await readNpmrc(project.folder);
+  const manager = await detectPackageManager(project);
+  const checks = manager.berry
+    ? await checkYarnrc(project, manager, connect, timeout)
+    : await checkNpmrc(project, manager, connect, timeout);
+  checks.push({
+    group: GROUP,
+    name: "package manager",
+    status: "pass",
+    message: `${toolName(manager)} (${manager.source}), which reads ${
+      manager.berry
+        ? ".yarnrc.yml (never .npmrc)"
+        : manager.name === "pnpm"
+        ? ".npmrc, a ${VARIABLE} in a token only from the user's"
+        : ".npmrc, the project's and the user's"
+    }`,
+  });
+  return checks;
+}
+
+// Where the token line goes for this tool, as a sentence for a fix
+// (`verb` is "add" or "move").
+function tokenAdvice(
+  manager: PackageManager,
+  dart: string,
+  verb = "add",
+): string {
+  const line = `\`${dart}:_authToken=\${KIT_REGISTRY_TOKEN}\``;
+  return manager.name === "pnpm"
+    ? `${verb} ${line} to your user ~/.npmrc (pnpm ignores a variable in a token of the project's .npmrc), or run \`pnpm config set "${dart}:_authToken" "$KIT_REGISTRY_TOKEN"\`, which writes the token itself to your user configuration`
+    : `${verb} ${line} to the project's .npmrc (never the token itself)`;
+}
+
+async function checkNpmrc(
+  project: Project,
+  manager: PackageManager,
+  connect: boolean,
+  timeout: number,
+): Promise<Check[]> {
+  const npmrc = await readNpmrc(project.folder, manager);
   const checks: Check[] = [];
+  const tool = toolName(manager);
   const scoped = npmrc.entries.get("@vendor:registry");
+  const skippedScope = npmrc.ignored.get("@vendor:registry");
+  if (skippedScope !== undefined && scoped === undefined) {
+    checks.push({
+      group: GROUP,
+      name: "scope registry",
+      status: "fail",
+      message:
+        `@vendor:registry in ${skippedScope.where} reads a \${VARIABLE}, which ${tool} ignores in a project .npmrc, so it asks the public registry and gets 404 Not Found`,
+      advice:
+        "write the registry address itself in the project's .npmrc (`@vendor:registry=<registry-url>`; it is not a secret)",
+    });
+    return checks;
+  }
   const fallback = npmrc.entries.get("registry");
   let registry: string | undefined;
   if (scoped !== undefined && scoped.value !== "") {
@@ -181,8 +298,27 @@ export async function checkRegistry(
     });
     return checks;
   }
-  const credential = credentialFor(npmrc, registry);
+  const credential = credentialFor(npmrc.entries, registry);
   const dart = nerfDart(registry);
+  const skipped = credentialFor(npmrc.ignored, registry);
+  if (
+    skipped !== undefined &&
+    (credential === undefined || credential.key.length < skipped.key.length)
+  ) {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message:
+        `${skipped.key}:${skipped.kind} in ${skipped.entry.where} reads ${
+          /\$\{[^}]*\}/.exec(skipped.entry.raw)?.[0]
+        }, which ${tool} ignores in a project .npmrc (pnpm fills in variables in credentials only from the user's files since 10.34.2 and 11.5.3), so the registry answers 401 Unauthorized (ERR_PNPM_FETCH_401)`,
+      advice: `keep \`@vendor:registry=…\` in the project's .npmrc and ${
+        tokenAdvice(manager, dart, "move")
+      }`,
+    });
+    return checks;
+  }
   if (credential === undefined) {
     checks.push({
       group: GROUP,
@@ -192,7 +328,9 @@ export async function checkRegistry(
         npmrc.files.length === 0 ? "any .npmrc" : npmrc.files.join(" or ")
       }, so the registry answers 401 Unauthorized`,
       advice:
-        `ask an administrator for a token, export it as KIT_REGISTRY_TOKEN and add \`${dart}:_authToken=\${KIT_REGISTRY_TOKEN}\` to the project's .npmrc (never the token itself)`,
+        `ask an administrator for a token, export it as KIT_REGISTRY_TOKEN and ${
+          tokenAdvice(manager, dart)
+        }`,
     });
     return checks;
   }
@@ -231,6 +369,25 @@ export async function checkRegistry(
     });
     return checks;
   }
+  if (
+    manager.name === "pnpm" &&
+    credential.entry.where === join(project.folder, ".npmrc") &&
+    credential.entry.raw.includes("${")
+  ) {
+    // An older pnpm that still fills the variable in.
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "warn",
+      message:
+        `${tool} fills in the \${VARIABLE} of ${credential.key}:${credential.kind} in ${credential.entry.where}, but pnpm 10.34.2 and later (and 11.5.3 and later) ignore it there and get 401 Unauthorized`,
+      advice: `before upgrading pnpm, ${tokenAdvice(manager, dart, "move")}`,
+    });
+    if (connect) {
+      checks.push(await probeRegistry(registry, credential, timeout));
+    }
+    return checks;
+  }
   checks.push({
     group: GROUP,
     name: "credentials",
@@ -240,6 +397,120 @@ export async function checkRegistry(
     } for ${credential.key} is set (${credential.entry.where}); not shown`,
   });
   if (connect) checks.push(await probeRegistry(registry, credential, timeout));
+  return checks;
+}
+
+// The registry and credentials of Yarn 2 and later, from .yarnrc.yml.
+async function checkYarnrc(
+  project: Project,
+  manager: PackageManager,
+  connect: boolean,
+  timeout: number,
+): Promise<Check[]> {
+  const tool = toolName(manager);
+  const yarn = await readYarnRegistry(project.folder, "vendor");
+  const checks: Check[] = [];
+  const snippet = (server: string): string =>
+    `npmScopes:\n  vendor:\n    npmRegistryServer: "${server}"\n    npmAuthToken: "\${KIT_REGISTRY_TOKEN}"\n` +
+    // Yarn 4 holds back versions less than a day old, a release included.
+    `npmPreapprovedPackages:\n  - "@vendor/*"`;
+  const server = yarn.server;
+  if (
+    server === undefined || server.value === "" ||
+    /registry\.(yarnpkg\.com|npmjs\.org)/.test(server.value)
+  ) {
+    const npmrc = await readText(join(project.folder, ".npmrc"));
+    checks.push({
+      group: GROUP,
+      name: "scope registry",
+      status: "fail",
+      message: `${tool} does not read .npmrc${
+        npmrc?.includes("@vendor:registry")
+          ? " (where this project maps @vendor)"
+          : ""
+      } and no .yarnrc.yml maps the @vendor scope (${
+        yarn.files.length === 0 ? "none found" : `read ${yarn.files.join(", ")}`
+      }), so Yarn asks the public registry and gets 404 Not Found`,
+      advice:
+        `add to the project's .yarnrc.yml (Yarn 2 and later fill in \${KIT_REGISTRY_TOKEN} there):\n${
+          snippet("<registry-url>")
+        }`,
+    });
+    return checks;
+  }
+  checks.push({
+    group: GROUP,
+    name: "scope registry",
+    status: "pass",
+    message: `${server.key}: ${server.value} (${server.where})`,
+  });
+  const auth = yarn.auth;
+  if (auth === undefined) {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message: `no npmAuthToken for the vendor scope or ${server.value} in ${
+        yarn.files.join(" or ")
+      }, so the registry answers 401 Unauthorized`,
+      advice:
+        `ask an administrator for a token, export it as KIT_REGISTRY_TOKEN and add \`npmAuthToken: "\${KIT_REGISTRY_TOKEN}"\` under npmScopes.vendor in .yarnrc.yml:\n${
+          snippet(server.value)
+        }`,
+    });
+    return checks;
+  }
+  rememberSecret(auth.value);
+  if (auth.missing.length > 0) {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message: `${auth.key} in ${auth.where} reads \${${
+        auth.missing[0]
+      }}, which is not set in this shell: ${tool} stops with "Environment variable not found (${
+        auth.missing[0]
+      })"`,
+      advice: `export ${
+        auth.missing.join(", ")
+      } with the token your administrator issued (for example in your shell profile or the CI secrets)`,
+    });
+    return checks;
+  }
+  if (auth.value === "") {
+    checks.push({
+      group: GROUP,
+      name: "credentials",
+      status: "fail",
+      message:
+        `${auth.key} in ${auth.where} is empty, so the registry answers 401 Unauthorized`,
+      advice:
+        'export KIT_REGISTRY_TOKEN with the token your administrator issued and reference it: `npmAuthToken: "${KIT_REGISTRY_TOKEN}"`',
+    });
+    return checks;
+  }
+  checks.push({
+    group: GROUP,
+    name: "credentials",
+    status: "pass",
+    message: `${auth.key} is set (${auth.where}); not shown`,
+  });
+  if (connect) {
+    const entry = {
+      value: auth.value,
+      raw: auth.value,
+      where: auth.where,
+      unset: [],
+    };
+    checks.push(
+      await probeRegistry(server.value, {
+        // An ident is `user:password` in base64, as npm's `_auth`.
+        kind: auth.kind === "npmAuthToken" ? "_authToken" : "_auth",
+        entry,
+        key: nerfDart(server.value),
+      }, timeout),
+    );
+  }
   return checks;
 }
 

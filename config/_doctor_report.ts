@@ -148,7 +148,13 @@ export function renderText(result: DoctorResult, color: boolean): string {
         lines.push(`        - ${mask(detail)}`);
       }
       if (check.advice !== undefined && check.status !== "pass") {
-        lines.push(`        ${paint.bold("fix:")} ${mask(check.advice)}`);
+        // A multi-line fix (a .yarnrc.yml block) keeps its shape, indented
+        // under the `fix:` line so it can be copied as it stands.
+        lines.push(
+          `        ${paint.bold("fix:")} ${
+            mask(check.advice).replaceAll("\n", "\n            ")
+          }`,
+        );
       }
     }
   }

@@ -57,6 +57,17 @@ if (doctorSkip !== false) {
       assert.match(run.stdout, /Exit code: 0 when no check fails/);
     });
 
+    it("shows the install-free way to run it, never the unscoped npx kit-doctor", async () => {
+      const run = await runDoctor(["--help"]);
+      assert.match(
+        run.stdout,
+        /npx -p @vendor\/kit-platform-configuration kit-doctor \[options\] \[folder\]/,
+      );
+      // `npx kit-doctor` outside a project that has the package installed
+      // asks the public registry for an unscoped package anyone could take.
+      assert.doesNotMatch(run.stdout, /npx kit-doctor/);
+    });
+
     it("exits 0 on a healthy project, with every group and a summary line", async () => {
       await using project = await fixture("healthy");
       const run = await runDoctor([project.dir], {
