@@ -304,7 +304,8 @@ export interface DoctorCheck {
  * @param check The check (for the deadline and the secrets).
  * @param folder The project.
  * @param env The environment (the doctor reads the token's variable).
- * @param program An installed `kit-doctor`; the checkout's by default.
+ * @param program An installed `kit-doctor`, with the runtime before it when
+ * it is not Node.js; the checkout's by default.
  * @returns The checks.
  * @throws {CaseFailure} When it prints no JSON report.
  */
@@ -312,11 +313,10 @@ export async function doctor(
   check: Check,
   folder: string,
   env: Record<string, string>,
-  program?: string,
+  program?: readonly string[],
 ): Promise<DoctorCheck[]> {
-  const [command, args] = program === undefined
-    ? [process.execPath, ["run", "-A", join(ROOT, "scripts", "doctor.ts")]]
-    : [program, []];
+  const [command, ...args] = program ??
+    [process.execPath, "run", "-A", join(ROOT, "scripts", "doctor.ts")];
   const result = await check.run(
     command,
     [...args, "--json", folder],

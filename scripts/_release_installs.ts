@@ -177,62 +177,56 @@ export async function installCases(check: Check): Promise<void> {
         }`;
       });
     }
-    if (manager.name !== "bun") {
-      await check.attempt(
-        `${manager.name}: the doctor passes the registry checks`,
-        async () => {
-          const cwd = project();
-          // npm links the package's program into node_modules/.bin; the
-          // pnpm project asks this checkout's doctor.
-          const program = manager.name === "npm"
-            ? join(cwd, "node_modules", ".bin", "kit-doctor")
-            : undefined;
-          if (program !== undefined && !existsSync(program)) {
-            throw new CaseFailure(
-              `${program} does not exist: the installed @vendor/kit-platform-configuration has no kit-doctor program (its package.json bin: ${
-                JSON.stringify(
-                  JSON.parse(
-                    await readFile(
-                      join(
-                        cwd,
-                        "node_modules",
-                        "@vendor",
-                        "kit-platform-configuration",
-                        "package.json",
-                      ),
-                      "utf8",
+    await check.attempt(
+      `${manager.name}: the installed kit-doctor passes the registry checks`,
+      async () => {
+        const cwd = project();
+        // The program the package manager linked into node_modules/.bin,
+        // run the way that tool's users run it (Bun: with Bun).
+        const bin = join(cwd, "node_modules", ".bin", "kit-doctor");
+        if (!existsSync(bin)) {
+          throw new CaseFailure(
+            `${bin} does not exist: the installed @vendor/kit-platform-configuration declares no kit-doctor program (its package.json bin: ${
+              JSON.stringify(
+                JSON.parse(
+                  await readFile(
+                    join(
+                      cwd,
+                      "node_modules",
+                      "@vendor",
+                      "kit-platform-configuration",
+                      "package.json",
                     ),
-                  ).bin,
-                )
-              })`,
-            );
-          }
-          const env = manager.name === "pnpm"
-            ? check.withToken({
-              NPM_CONFIG_USERCONFIG: join(cwd, "..", "pnpm-user.npmrc"),
-            })
-            : check.withToken();
-          const checks = await doctor(check, cwd, env, program);
-          const registry = checks.filter((check) => check.group === "Registry");
-          const bad = registry.filter((check) => check.status === "fail");
-          if (registry.length === 0 || bad.length > 0) {
-            throw new CaseFailure(
-              `expected no failing Registry check, got: ${
-                JSON.stringify(registry)
-              }`,
-            );
-          }
-          return `${
-            program === undefined
-              ? "deno run -A scripts/doctor.ts"
-              : "node_modules/.bin/kit-doctor"
-          }: ${
-            registry.map((check) =>
-              `${check.status.toUpperCase()} ${check.name}`
-            ).join(", ")
-          }`;
-        },
-      );
-    }
+                    "utf8",
+                  ),
+                ).bin,
+              )
+            })`,
+          );
+        }
+        const program = manager.name === "bun" ? [ctx.tools!.bun, bin] : [bin];
+        const env = manager.name === "pnpm"
+          ? check.withToken({
+            NPM_CONFIG_USERCONFIG: join(cwd, "..", "pnpm-user.npmrc"),
+          })
+          : check.withToken();
+        const checks = await doctor(check, cwd, env, program);
+        const registry = checks.filter((check) => check.group === "Registry");
+        const bad = registry.filter((check) => check.status === "fail");
+        if (registry.length === 0 || bad.length > 0) {
+          throw new CaseFailure(
+            `expected no failing Registry check, got: ${
+              JSON.stringify(registry)
+            }`,
+          );
+        }
+        return `${
+          manager.name === "bun" ? "bun " : ""
+        }node_modules/.bin/kit-doctor: ${
+          registry.map((check) => `${check.status.toUpperCase()} ${check.name}`)
+            .join(", ")
+        }`;
+      },
+    );
   }
 }

@@ -22,10 +22,11 @@
  *    dependencies loaded on first use load from that layout) and
  *    `scripts/consumer/app.ts` compiled with TypeScript 5.9 (CommonJS,
  *    `moduleResolution: node`) and TypeScript 7 (`nodenext`, `bundler`);
- *    the Bun project runs everything with Bun;
+ *    the Bun project runs everything with Bun; and the `kit-doctor` the
+ *    install linked into `node_modules/.bin` must pass its registry checks;
  * 5. the failure rows: no token (npm: `E401`), no scope line (npm: `E404`
  *    from the public registry), pnpm with the credential line in the
- *    project's `.npmrc` (`ERR_PNPM_FETCH_401`), TypeScript 7 with
+ *    project's `.npmrc` (pnpm: 401, the line ignored), TypeScript 7 with
  *    `moduleResolution: node` (`TS5108`); in each, the doctor
  *    (`scripts/doctor.ts` from this checkout) must fail the right check and
  *    say what to do;
