@@ -42,10 +42,23 @@ class FakeTimerHandle {
 // 2000-01-01T00:00:00Z.
 const DEFAULT_START = 946_684_800_000;
 
-// Lets promise callbacks (and what they schedule) run: a real macrotask runs
-// only once every queued microtask has.
+// The runtime's own way to run a callback after the current task, taken when
+// the module loads, so fake timers a test runner installs later (Vitest's
+// vi.useFakeTimers) cannot stop a FakeClock from settling.
+const defer: (callback: () => void) => void = (() => {
+  const immediate = (globalThis as {
+    setImmediate?: (callback: () => void) => unknown;
+  }).setImmediate;
+  const timeout = globalThis.setTimeout;
+  return typeof immediate === "function"
+    ? (callback) => void immediate(callback)
+    : (callback) => void timeout(callback, 0);
+})();
+
+// Lets promise callbacks (and what they schedule) run: a macrotask runs only
+// once every queued microtask has.
 function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => defer(resolve));
 }
 
 /**
