@@ -59,8 +59,9 @@ type Decision = typeof MISS | typeof SERVE | typeof SERVE_AFTER_SOFT_WAIT;
 
 // How often a caller waiting on another instance's lock looks for the value
 // (on real time, whatever the manager's clock: that instance works in real
-// time): quickly at first (a fast factory is done within a few milliseconds), then
-// less often, so that many waiters do not flood the store.
+// time): quickly at first (a fast factory is done within a few
+// milliseconds), then less often, so that many waiters do not flood the
+// store.
 const FIRST_POLL = 4;
 const MAX_POLL = 100;
 
