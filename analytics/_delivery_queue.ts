@@ -32,10 +32,9 @@ import { SendFailure, type SendFailureInfo } from "./_http.ts";
 import { countEvents, inDeliverySpan } from "./_telemetry.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 import {
+  type Clock,
   deadlineSignal,
   type DisposeOptions,
-  type TimerHandle,
-  unrefTimer,
 } from "../core/mod.ts";
 
 /**
@@ -64,6 +63,11 @@ export interface DeliveryQueueOptions<T> {
   /** When set, a batch only holds events with the same key as its first one. */
   batchKey?: (value: T) => string;
   onError: (error: Error) => void;
+  /**
+   * Runs the interval timer and the retry waits (the system clock's timers
+   * are unref'd).
+   */
+  clock: Clock;
 }
 
 interface Entry<T> {
@@ -105,7 +109,7 @@ export class DeliveryQueue<T> {
   #breaker: BreakerState = "closed";
   #lead: Delivery<T> | undefined;
   #lastAttemptFailed = false;
-  #timer: TimerHandle | undefined;
+  #timer: unknown;
   #waiters: Waiter[] = [];
   #closed = false;
   #delivered = 0;
@@ -361,7 +365,11 @@ export class DeliveryQueue<T> {
           break;
         }
         countEvents(this.#o.name, "retried", values.length);
-        await sleep(this.#delay(delivery.attempts, info.retryAfterMs), signal);
+        await sleep(
+          this.#o.clock,
+          this.#delay(delivery.attempts, info.retryAfterMs),
+          signal,
+        );
         if (delivery.abandoned) break;
       }
     }
@@ -502,18 +510,19 @@ export class DeliveryQueue<T> {
 
   #arm(): void {
     if (this.#o.flushInterval <= 0 || this.#queue.length === 0) return;
-    this.#timer = unrefTimer(RequestContext.detach(() =>
-      setTimeout(() => {
+    const clock = this.#o.clock;
+    this.#timer = RequestContext.detach(() =>
+      clock.setTimeout(() => {
         this.#timer = undefined;
         this.#drainUpTo = this.#seq;
         this.#pump();
       }, this.#o.flushInterval)
-    ));
+    );
   }
 
   #disarm(): void {
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#o.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
   }
@@ -527,16 +536,17 @@ export class DeliveryQueue<T> {
   }
 }
 
-// An unref'd wait that ends early when `signal` aborts.
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+// A wait on the clock (unref'd on the system clock) that ends early when
+// `signal` aborts.
+function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const timer = unrefTimer(setTimeout(done, ms));
+    const timer = clock.setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
   });
 }

@@ -1,6 +1,6 @@
 // Internal: option validation and configuration reading shared by the
 // providers.
-import { pageAddress } from "../core/mod.ts";
+import { type Clock, pageAddress, systemClock } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { ErrorRoute } from "./_error_route.ts";
@@ -16,6 +16,8 @@ export interface ResolvedDeliveryOptions {
   requestTimeout: number;
   maxConcurrentRequests: number;
   onError: (error: Error) => void;
+  /** Runs the flush interval and the retry waits. */
+  clock: Clock;
   /** Where `onError` reports: the provider's own handler, else its manager's. */
   route: ErrorRoute;
 }
@@ -72,8 +74,26 @@ export function resolveDelivery(
       1,
     ),
     onError: route.report,
+    clock: clockOption(owner, options.clock),
     route,
   };
+}
+
+function clockOption(owner: string, value: unknown): Clock {
+  if (value === undefined) return systemClock;
+  if (
+    typeof value !== "object" || value === null ||
+    typeof (value as Clock).now !== "function" ||
+    typeof (value as Clock).setTimeout !== "function" ||
+    typeof (value as Clock).clearTimeout !== "function"
+  ) {
+    throw new AnalyticsConfigurationError(
+      `${owner}: clock must be a Clock (now, setTimeout, clearTimeout): ${
+        String(value)
+      }`,
+    );
+  }
+  return value as Clock;
 }
 
 function integerOption(

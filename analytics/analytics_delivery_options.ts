@@ -1,3 +1,5 @@
+import type { Clock } from "../core/mod.ts";
+
 /**
  * Batching, queueing and retry settings shared by the HTTP providers
  * ({@linkcode CustomAnalyticsProvider} and {@linkcode ExternalAnalyticsProvider}).
@@ -63,4 +65,11 @@ export interface AnalyticsDeliveryOptions {
    * the provider is added to, else `console.error`.
    */
   onError?: (error: Error) => void;
+  /**
+   * The clock the `flushInterval` timer and the waits between retries run
+   * on. Default `systemClock` (real time, unref'd timers). A test gives the
+   * test kit's `FakeClock` and moves time with `clock.advance(ms)`; the
+   * `requestTimeout` of a request stays on real time, as the request does.
+   */
+  clock?: Clock;
 }

@@ -7,8 +7,8 @@ import type {
   ICacheArea,
 } from "./cache.ts";
 import {
+  type Clock,
   isOpenTelemetryRegistered,
-  type TimerHandle,
   unrefTimer,
 } from "../core/mod.ts";
 import { checkTimeout } from "./_check_timeout.ts";
@@ -57,9 +57,11 @@ const SERVE = 1;
 const SERVE_AFTER_SOFT_WAIT = 2;
 type Decision = typeof MISS | typeof SERVE | typeof SERVE_AFTER_SOFT_WAIT;
 
-// How often a caller waiting on another instance's lock looks for the value:
-// quickly at first (a fast factory is done within a few milliseconds), then
-// less often, so that many waiters do not flood the store.
+// How often a caller waiting on another instance's lock looks for the value
+// (on real time, whatever the manager's clock: that instance works in real
+// time): quickly at first (a fast factory is done within a few
+// milliseconds), then less often, so that many waiters do not flood the
+// store.
 const FIRST_POLL = 4;
 const MAX_POLL = 100;
 
@@ -121,7 +123,8 @@ export function checkTtl(ttl: number | undefined): number | undefined {
 
 export class CacheCore {
   readonly provider: ICacheProvider;
-  readonly clock: () => number;
+  /** Ages, tag times, and the soft and hard factory timeouts. */
+  readonly clock: Clock;
   readonly policies: Map<string, CachePolicy> = new Map();
   defaultPolicy: CachePolicy | undefined;
   readonly flights: Map<string, Flight> = new Map();
@@ -134,7 +137,7 @@ export class CacheCore {
 
   constructor(
     provider: ICacheProvider,
-    clock: () => number,
+    clock: Clock,
     defaultPolicy: CachePolicy | undefined,
     onError: ((error: CacheError) => void) | undefined,
   ) {
@@ -217,7 +220,7 @@ export class CacheCore {
         `Cache tags are not supported by this provider: ${provider.constructor.name} has no invalidateTags`,
       );
     }
-    const at = this.clock();
+    const at = this.clock.now();
     // A run under way may have read what the invalidation is about: its
     // value goes to its callers but is not stored.
     for (const [key, flight] of [...this.flights]) {
@@ -306,7 +309,7 @@ export class CacheCore {
     tags?: string[],
   ): void | Promise<void> {
     const freshFor = ttl ?? policy?.ttl;
-    const storedAt = this.clock();
+    const storedAt = this.clock.now();
     let entry: CacheEntry;
     let keep: number | undefined;
     if (freshFor === undefined) {
@@ -373,7 +376,7 @@ export class CacheScope implements ICacheArea {
     if (
       entry === undefined ||
       (entry.ttl !== undefined &&
-        this.#core.clock() - entry.storedAt >= entry.ttl)
+        this.#core.clock.now() - entry.storedAt >= entry.ttl)
     ) {
       this.#counters.misses++;
       this.#totals.misses++;
@@ -513,17 +516,16 @@ export class CacheScope implements ICacheArea {
    * stale value; the refresh goes on either way.
    */
   #softWait<T>(flight: Flight, stale: T, ms: number): Promise<T> {
+    const clock = this.#core.clock;
     return new Promise<T>((resolve) => {
-      const timer: TimerHandle = unrefTimer(
-        setTimeout(() => resolve(stale), ms),
-      );
+      const timer = clock.setTimeout(() => resolve(stale), ms);
       flight.promise.then(
         (value) => {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           resolve(value as T);
         },
         () => {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           resolve(stale);
         },
       );
@@ -549,7 +551,7 @@ export class CacheScope implements ICacheArea {
       this.#hit();
       return SERVE;
     }
-    const age = this.#core.clock() - entry.storedAt;
+    const age = this.#core.clock.now() - entry.storedAt;
     if (
       age <
         (policy === undefined ? freshFor : freshFor * policy.refreshThreshold)
@@ -678,10 +680,17 @@ export class CacheScope implements ICacheArea {
       })
       : Promise.resolve().then(() => traced.run(() => factory(signal)));
     if (hardTimeout !== undefined) {
-      produced = bounded(produced, fullKey, hardTimeout, controller, () => {
-        // The abandoned run's lock, once it has one, is given back.
-        void release?.();
-      });
+      produced = bounded(
+        core.clock,
+        produced,
+        fullKey,
+        hardTimeout,
+        controller,
+        () => {
+          // The abandoned run's lock, once it has one, is given back.
+          void release?.();
+        },
+      );
     }
     flight.promise = produced.then(
       (value) => {
@@ -755,7 +764,8 @@ export class CacheScope implements ICacheArea {
       }
       if (
         entry !== undefined &&
-        (entry.ttl === undefined || core.clock() - entry.storedAt < entry.ttl)
+        (entry.ttl === undefined ||
+          core.clock.now() - entry.storedAt < entry.ttl)
       ) {
         return { value: entry.value as T, fromStore: true };
       }
@@ -797,6 +807,7 @@ export class CacheScope implements ICacheArea {
  * dropped, never an unhandled rejection.
  */
 function bounded<T>(
+  clock: Clock,
   run: Promise<T>,
   key: string,
   ms: number,
@@ -804,19 +815,19 @@ function bounded<T>(
   onTimeout: () => void,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer: TimerHandle = unrefTimer(setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       const error = new CacheFactoryError(key, undefined, ms);
       controller.abort(error);
       reject(error);
       onTimeout();
-    }, ms));
+    }, ms);
     run.then(
       (value) => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         reject(error);
       },
     );

@@ -1,4 +1,10 @@
-import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import {
+  type Clock,
+  deadlineSignal,
+  type DisposeOptions,
+  systemClock,
+} from "../core/mod.ts";
+import { clockOption } from "./_clock.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import { CacheCore, CacheScope } from "./_cache_core.ts";
 import { settleWithin } from "./_deadlines.ts";
@@ -24,10 +30,14 @@ export interface CacheManagerOptions {
    */
   policy?: CachePolicy | CachePolicyOptions;
   /**
-   * The clock ages are measured with, in milliseconds since the epoch.
-   * Default `Date.now`. Tests inject a fake clock here.
+   * The clock ages, tag invalidations and the soft and hard factory
+   * timeouts are measured with: a {@linkcode Clock} (the test kit's
+   * `FakeClock` in a test), or a function returning milliseconds since the
+   * epoch (then the timeouts run on the system's timers). Default
+   * {@linkcode systemClock}. Give a `MemoryCacheProvider` the same clock, so
+   * that it drops entries by the same time.
    */
-  clock?: () => number;
+  clock?: Clock | (() => number);
   /**
    * Receives background factory failures ({@linkcode CacheFactoryError}) and
    * the provider's errors (and the {@linkcode CacheStoreRecovered} that
@@ -82,11 +92,13 @@ export class CacheManager implements ICache {
    * @param provider Where values are stored.
    * @param options `policy`, `clock`, `onError`.
    * @throws {RangeError} For an invalid `policy` (see {@linkcode CachePolicy}).
+   * @throws {TypeError} `CacheManager clock must be a function returning
+   * milliseconds or a Clock (now, setTimeout, clearTimeout): <value>`.
    */
   constructor(provider: ICacheProvider, options: CacheManagerOptions = {}) {
     this.#core = new CacheCore(
       provider,
-      options.clock ?? Date.now,
+      clockOption("CacheManager", options.clock) ?? systemClock,
       options.policy === undefined
         ? undefined
         : CachePolicy.from(options.policy),

@@ -1,6 +1,7 @@
 import type { LRUCache } from "lru-cache";
 import { loadLruCache } from "./_lru_cache_deno.ts";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { type Clock, type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { clockOption } from "./_clock.ts";
 import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
 
 /** Options of {@linkcode MemoryCacheProvider}; all times are milliseconds. */
@@ -16,11 +17,14 @@ export interface MemoryCacheProviderOptions {
    */
   cleanupInterval?: number;
   /**
-   * The clock expiry is measured with, in milliseconds (only differences
-   * matter). Default `performance.now`. Tests inject a fake clock here. An
-   * entry expires once its age exceeds its ttl.
+   * The clock expiry is measured with: a {@linkcode Clock} (the test kit's
+   * `FakeClock` in a test) or a function returning milliseconds (only
+   * differences matter). Default `performance.now`. An entry expires once
+   * its age exceeds its ttl. It is read on every access; the clean-up timer
+   * stays on real time (it only frees memory: an expired entry is never
+   * served either way).
    */
-  clock?: () => number;
+  clock?: Clock | (() => number);
 }
 
 function positive(name: string, value: number, allowZero = false): number {
@@ -81,6 +85,9 @@ export class MemoryCacheProvider implements ICacheProvider {
    * `cleanupInterval` (default 60000), `clock`.
    * @throws {RangeError} `MemoryCacheProvider <option> must be a positive
    * number: <value>` for a bad option.
+   * @throws {TypeError} `MemoryCacheProvider clock must be a function
+   * returning milliseconds or a Clock (now, setTimeout, clearTimeout):
+   * <value>`.
    */
   constructor(options: MemoryCacheProviderOptions = {}) {
     const maxSize = positive("maxSize", options.maxSize ?? 1000);
@@ -90,7 +97,7 @@ export class MemoryCacheProvider implements ICacheProvider {
       options.cleanupInterval ?? 60_000,
       true,
     );
-    const clock = options.clock;
+    const clock = clockOption("MemoryCacheProvider", options.clock);
     this.#defaultTtl = Math.ceil(defaultTtl);
     this.#cache = new (loadLruCache())<string, CacheEntry>({
       max: Math.max(1, Math.floor(maxSize)),
@@ -99,7 +106,7 @@ export class MemoryCacheProvider implements ICacheProvider {
       // takes a start time of 0 for "no ttl", hence the offset of 1.
       ...(clock === undefined
         ? {}
-        : { perf: { now: () => clock() + 1 }, ttlResolution: 0 }),
+        : { perf: { now: () => clock.now() + 1 }, ttlResolution: 0 }),
     });
     if (cleanupInterval > 0) {
       this.#timer = unrefTimer(

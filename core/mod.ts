@@ -20,6 +20,7 @@ export * from "./strings.ts";
 export * from "./casing.ts";
 export * from "./type_guards.ts";
 export * from "./timers.ts";
+export * from "./clock.ts";
 export * from "./retry_after.ts";
 export * from "./page_address.ts";
 export * from "./dispose_options.ts";

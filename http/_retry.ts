@@ -1,6 +1,7 @@
 // Retry policy helpers of HttpClient: which methods and statuses are retried,
 // the backoff delay and an abortable sleep (Retry-After is read by
 // parseRetryAfter of kit-core).
+import type { Clock } from "../core/mod.ts";
 
 /** Methods that are safe to send twice (RFC 9110 §9.2.2 minus TRACE). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
@@ -38,10 +39,23 @@ export function backoffDelay(
 }
 
 /**
- * Waits `ms` milliseconds; rejects with the signal's reason as soon as one of
- * the signals aborts.
+ * The client's clock when none is given: the system time, with timers that
+ * keep the process alive, since a caller is awaiting the call that waits.
+ */
+export const CALLER_CLOCK: Clock = Object.freeze({
+  now: (): number => Date.now(),
+  setTimeout: (callback: () => void, ms: number): unknown =>
+    setTimeout(callback, ms),
+  clearTimeout: (handle: unknown): void =>
+    clearTimeout(handle as ReturnType<typeof setTimeout>),
+});
+
+/**
+ * Waits `ms` milliseconds on `clock`; rejects with the signal's reason as
+ * soon as one of the signals aborts.
  */
 export function sleep(
+  clock: Clock,
   ms: number,
   first: AbortSignal | undefined,
   second: AbortSignal | undefined,
@@ -50,12 +64,12 @@ export function sleep(
   second?.throwIfAborted();
   return new Promise<void>((resolve, reject) => {
     const onAbort = (event: Event): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       first?.removeEventListener("abort", onAbort);
       second?.removeEventListener("abort", onAbort);
       reject((event.target as AbortSignal).reason);
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       first?.removeEventListener("abort", onAbort);
       second?.removeEventListener("abort", onAbort);
       resolve();

@@ -1,5 +1,5 @@
 import type { KyInstance } from "ky";
-import { parseRetryAfter } from "../core/mod.ts";
+import { type Clock, parseRetryAfter } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
@@ -9,6 +9,7 @@ import { readApiConfiguration } from "./_configuration.ts";
 import { CallContext } from "./_call_context.ts";
 import {
   backoffDelay,
+  CALLER_CLOCK,
   discard,
   IDEMPOTENT_METHODS,
   RETRY_STATUSES,
@@ -107,6 +108,15 @@ export interface HttpClientOptions {
    * follows redirects itself (see `maxRedirects`).
    */
   fetch?: (input: Request, init?: RequestInit) => Promise<Response>;
+  /**
+   * The clock the waits between attempts (the backoff and `Retry-After`)
+   * and the `totalTimeout` run on, and `Retry-After` dates are read
+   * against. Default: the system time, with timers that keep the process
+   * alive while a call waits. A test gives the test kit's `FakeClock` and
+   * moves time with `clock.advance(ms)`; the `timeout` of one attempt stays
+   * on real time, as the request does.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -287,6 +297,7 @@ export class HttpClient {
   readonly #maxRetryAfter: number;
   readonly #jitter: number;
   readonly #onRetry: ((event: HttpRetryEvent) => void) | undefined;
+  readonly #clock: Clock;
   readonly #redirects: RedirectPolicy;
   readonly #trustedOrigins: readonly string[];
   /** Headers for requests without a body (lower-case names). */
@@ -306,7 +317,8 @@ export class HttpClient {
    * @param options Timeouts, retries and default headers.
    * @throws {TypeError} When `baseUrl` is not an absolute http(s) URL or a
    * path starting with `/`, or has a query or fragment, or an entry of
-   * `trustedRedirectOrigins` is not an http(s) address.
+   * `trustedRedirectOrigins` is not an http(s) address, or `clock` is not a
+   * `Clock`.
    * @throws {RangeError} When a timeout or delay is negative or too large, or
    * a retry count is not a whole number ≥ 0.
    */
@@ -355,6 +367,7 @@ export class HttpClient {
     }
     this.#jitter = jitter;
     this.#onRetry = options.onRetry;
+    this.#clock = clockOption(options.clock);
     this.#trustedOrigins = Object.freeze(
       trustedOrigins(options.trustedRedirectOrigins),
     );
@@ -835,22 +848,19 @@ export class HttpClient {
     const retryable = repeatable &&
       (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
 
-    const deadline = totalTimeout > 0 ? Date.now() + totalTimeout : Infinity;
+    const clock = this.#clock;
+    const deadline = totalTimeout > 0 ? clock.now() + totalTimeout : Infinity;
     let totalSignal: AbortSignal | undefined;
-    let totalTimer: ReturnType<typeof setTimeout> | undefined;
+    let totalTimer: unknown;
     // Starts the total timeout's timer, which aborts totalSignal at the
     // deadline (once; nothing when there is no total timeout).
     const armTotal = (): void => {
       if (totalTimeout <= 0 || totalTimer !== undefined) return;
       const total = new AbortController();
       totalSignal = total.signal;
-      totalTimer = setTimeout(
-        abortTotal,
-        Math.max(0, deadline - Date.now()),
-        total,
-        totalTimeout,
-        method,
-        url,
+      totalTimer = clock.setTimeout(
+        () => abortTotal(total, totalTimeout, method, url),
+        Math.max(0, deadline - clock.now()),
       );
     };
     const interceptors = this.#interceptors;
@@ -958,7 +968,7 @@ export class HttpClient {
         ) {
           const after = parseRetryAfter(
             response.headers.get("retry-after"),
-            Date.now(),
+            clock.now(),
           );
           if (after === undefined || after <= this.#maxRetryAfter) {
             attempt.dispose();
@@ -1039,7 +1049,7 @@ export class HttpClient {
       telemetry?.end(lastStatus, error);
       throw error;
     } finally {
-      if (totalTimer !== undefined) clearTimeout(totalTimer);
+      if (totalTimer !== undefined) clock.clearTimeout(totalTimer);
     }
   }
 
@@ -1086,7 +1096,7 @@ export class HttpClient {
     caller: AbortSignal | undefined,
     total: AbortSignal | undefined,
   ): Promise<void> {
-    if (Date.now() + delay >= deadline) {
+    if (this.#clock.now() + delay >= deadline) {
       throw new TimeoutError(
         totalTimeout,
         "total",
@@ -1098,7 +1108,7 @@ export class HttpClient {
     // never shorter than asked.
     event.delay = Math.ceil(delay);
     this.#onRetry?.(event);
-    await sleep(Math.min(event.delay, MAX_TIMER), caller, total);
+    await sleep(this.#clock, Math.min(event.delay, MAX_TIMER), caller, total);
   }
 
   #resolve(path: string): string {
@@ -1219,6 +1229,23 @@ function untilAborted<T>(
 /** The total timeout when none was given: 30 s, or one whole attempt. */
 function defaultTotal(timeout: number): number {
   return timeout > DEFAULT_TOTAL_TIMEOUT ? timeout : DEFAULT_TOTAL_TIMEOUT;
+}
+
+function clockOption(value: unknown): Clock {
+  if (value === undefined) return CALLER_CLOCK;
+  if (
+    typeof value !== "object" || value === null ||
+    typeof (value as Clock).now !== "function" ||
+    typeof (value as Clock).setTimeout !== "function" ||
+    typeof (value as Clock).clearTimeout !== "function"
+  ) {
+    throw new TypeError(
+      `Invalid clock: ${
+        String(value)
+      }; expected a Clock (now, setTimeout, clearTimeout)`,
+    );
+  }
+  return value as Clock;
 }
 
 function abortTotal(

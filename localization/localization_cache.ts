@@ -1,6 +1,7 @@
 import type { LRUCache } from "lru-cache";
 import { loadLruCache } from "./_lru_cache_deno.ts";
 import { cacheClocks } from "./_cache_clock.ts";
+import type { Clock } from "../core/mod.ts";
 import type { LocalizationResources } from "./localization_provider.ts";
 
 /** Options of a {@linkcode LocalizationCache}. */
@@ -12,8 +13,26 @@ export interface LocalizationCacheOptions {
    * fresh for ever. Default 3600000 (one hour).
    */
   ttl?: number;
-  /** The clock, in milliseconds; for tests. Defaults to `performance.now()`. */
+  /**
+   * The clock freshness is measured with, for this cache and for the
+   * translators a {@linkcode LocalizationManager} builds from it: the test
+   * kit's `FakeClock` in a test, so that an hour passes in a moment. Only
+   * `now()` is read (expiry is checked on access; no timer runs on it).
+   * Default: the real time (`performance.now()`).
+   */
+  clock?: Clock;
+  /**
+   * The older form of `clock`: a function returning milliseconds (only
+   * differences matter). Give one or the other.
+   */
   now?: () => number;
+}
+
+function isClock(value: unknown): value is Clock {
+  return typeof value === "object" && value !== null &&
+    typeof (value as Clock).now === "function" &&
+    typeof (value as Clock).setTimeout === "function" &&
+    typeof (value as Clock).clearTimeout === "function";
 }
 
 /**
@@ -52,9 +71,11 @@ export class LocalizationCache {
   /**
    * Creates the cache.
    *
-   * @param options `maxSize`, `ttl` and the clock.
+   * @param options `maxSize`, `ttl` and the clock (`clock`, or `now`).
    * @throws {RangeError} When `maxSize` is not a positive integer or `ttl` is
    * not a non-negative integer.
+   * @throws {TypeError} When `clock` is not a {@linkcode Clock}, or both
+   * `clock` and `now` are given.
    */
   constructor(options: LocalizationCacheOptions = {}) {
     const maxSize = options.maxSize ?? 1000;
@@ -71,7 +92,20 @@ export class LocalizationCache {
     }
     this.#maxSize = maxSize;
     this.#ttl = ttl;
-    const now = options.now;
+    const clock = options.clock;
+    if (clock !== undefined && !isClock(clock)) {
+      throw new TypeError(
+        `LocalizationCache: clock must be a Clock (now, setTimeout, clearTimeout), got ${
+          String(clock)
+        }`,
+      );
+    }
+    if (clock !== undefined && options.now !== undefined) {
+      throw new TypeError(
+        "LocalizationCache: give either clock or now, not both (now is the older form of clock)",
+      );
+    }
+    const now = clock === undefined ? options.now : () => clock.now();
     if (now !== undefined) cacheClocks.set(this, now);
     this.#entries = new (loadLruCache())<string, LocalizationResources>({
       max: maxSize,

@@ -2,7 +2,7 @@
 // from code) and LoggerManager.fromConfiguration (values from configuration
 // files and environment variables, where numbers and booleans may arrive as
 // strings: `coerce` converts those).
-import { pageAddress } from "../core/mod.ts";
+import { type Clock, pageAddress } from "../core/mod.ts";
 import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 
@@ -16,7 +16,8 @@ export type Rule =
   | { kind: "level" }
   | { kind: "keys" }
   | { kind: "function" }
-  | { kind: "object" };
+  | { kind: "object" }
+  | { kind: "clock" };
 
 /** Options of one provider: name → rule. */
 export type Rules = Readonly<Record<string, Rule>>;
@@ -158,6 +159,16 @@ function checkValue(
     case "object":
       if (typeof value !== "object" || value === null) {
         return fail("must be an object");
+      }
+      return value;
+    case "clock":
+      if (
+        typeof value !== "object" || value === null ||
+        typeof (value as Clock).now !== "function" ||
+        typeof (value as Clock).setTimeout !== "function" ||
+        typeof (value as Clock).clearTimeout !== "function"
+      ) {
+        return fail("must be a Clock (now, setTimeout, clearTimeout)");
       }
       return value;
   }

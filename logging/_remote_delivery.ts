@@ -4,10 +4,10 @@
 // provider keeps the buffer and decides what goes in a batch.
 import type { KyInstance, Options as KyOptions } from "ky";
 import {
+  type Clock,
   maskSecretText,
   parseRetryAfter,
   randomId,
-  unrefTimer,
 } from "../core/mod.ts";
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
@@ -68,18 +68,18 @@ for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
  */
 export const KEEP_ALIVE_MS = 2_147_483_647;
 
-// A retry wait that never keeps the process alive on its own and ends early
-// when the signal aborts. Clamped to what setTimeout accepts (a longer delay
-// would fire at once in Node.js).
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+// A retry wait on the clock (never keeping the process alive on its own on
+// the system clock) that ends early when the signal aborts. Clamped to what
+// setTimeout accepts (a longer delay would fire at once in Node.js).
+function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const timer = unrefTimer(setTimeout(done, Math.min(ms, KEEP_ALIVE_MS)));
+    const timer = clock.setTimeout(done, Math.min(ms, KEEP_ALIVE_MS));
     signal.addEventListener("abort", done, { once: true });
   });
 }
@@ -95,6 +95,8 @@ export interface DeliverySettings {
   readonly maxRetries: number;
   readonly retryDelay: number;
   readonly maxRetryDelay: number;
+  /** Runs the retry waits; Retry-After dates are read against it. */
+  readonly clock: Clock;
   readonly clientOptions: KyOptions;
   /** Whether answers are OTLP (their partialSuccess is read). */
   readonly otlp: boolean;
@@ -207,6 +209,7 @@ export class RemoteDelivery {
         if (httpError !== undefined) {
           retryAfter = parseRetryAfter(
             httpError.response.headers.get("retry-after"),
+            settings.clock.now(),
           );
           await httpError.response.body?.cancel().catch(() => {});
         }
@@ -247,6 +250,7 @@ export class RemoteDelivery {
       // backoff.
       countRecords(PROVIDER, "retried", batchLength);
       await sleep(
+        settings.clock,
         Math.min(
           settings.maxRetryDelay,
           retryAfter ?? settings.retryDelay * 2 ** (attempt - 1),

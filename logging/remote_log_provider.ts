@@ -3,7 +3,6 @@ import {
   deadlineSignal,
   type DisposeOptions,
   readEnvironmentVariable,
-  unrefTimer,
 } from "../core/mod.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
@@ -15,12 +14,12 @@ export type {
 } from "./remote_log_provider_options.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { LogDeliveryError } from "./log_delivery_error.ts";
-import { checkOptions } from "./_options.ts";
+import { checkOptions, type Rules } from "./_options.ts";
 import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { RESOLVED } from "./_resolved.ts";
-import { randomId } from "../core/mod.ts";
+import { type Clock, randomId, systemClock } from "../core/mod.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
 import {
@@ -39,6 +38,9 @@ import {
 
 /** `service.name` when neither `serviceName` nor `OTEL_SERVICE_NAME` is set. */
 const DEFAULT_SERVICE_NAME = "unknown_service";
+
+// The options given in code: those of configuration, and the clock.
+const CODE_RULES: Rules = { ...REMOTE_RULES, clock: { kind: "clock" } };
 
 // How long the flush started when a script ends without dispose() may take.
 const EXIT_FLUSH_TIMEOUT = 2_000;
@@ -161,7 +163,8 @@ export class RemoteLogProvider implements ILogProvider {
   // Aborts the run in progress (a flush's signal fired).
   #controller: AbortController | undefined;
   #sendAll = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
+  readonly #clock: Clock;
   #disposed = false;
   #dropped = 0;
   // Dropped but not yet announced to the endpoint.
@@ -190,7 +193,7 @@ export class RemoteLogProvider implements ILogProvider {
       "otlp";
     const checked = checkOptions(
       "RemoteLogProvider",
-      REMOTE_RULES,
+      CODE_RULES,
       options,
       otlp ? [] : ["endpoint"],
     );
@@ -200,6 +203,7 @@ export class RemoteLogProvider implements ILogProvider {
       otlpEndpointFromEnvironment();
     this.#batchSize = number("batchSize", 100);
     this.#flushInterval = number("flushInterval", 5000);
+    this.#clock = (checked.clock as Clock | undefined) ?? systemClock;
     this.#maxBufferSize = number("maxBufferSize", 10_000);
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
@@ -239,6 +243,7 @@ export class RemoteLogProvider implements ILogProvider {
       maxRetries: number("maxRetries", 5),
       retryDelay: number("retryDelay", 1000),
       maxRetryDelay: number("maxRetryDelay", 30_000),
+      clock: this.#clock,
       clientOptions,
       otlp,
       drop: (count, message, status, cause) =>
@@ -476,15 +481,15 @@ export class RemoteLogProvider implements ILogProvider {
 
   #arm(): void {
     if (this.#timer !== undefined || this.#disposed) return;
-    this.#timer = unrefTimer(setTimeout(() => {
+    this.#timer = this.#clock.setTimeout(() => {
       this.#timer = undefined;
       this.#kick(true);
-    }, this.#flushInterval));
+    }, this.#flushInterval);
   }
 
   #clearTimer(): void {
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
   }

@@ -1,4 +1,5 @@
 // The options of RemoteLogProvider (re-exported by remote_log_provider.ts).
+import type { Clock } from "../core/mod.ts";
 import type { LogLevel, LogLevelName } from "./log_level.ts";
 
 /** The wire formats of {@linkcode RemoteLogProvider}. */
@@ -59,4 +60,12 @@ export interface RemoteLogProviderOptions {
    * batch is refused. Default: `console.error`.
    */
   onError?: (error: Error) => void;
+  /**
+   * The clock the `flushInterval` timer and the waits between retries run
+   * on. Default `systemClock` (real time, unref'd timers). A test gives the
+   * test kit's `FakeClock` and moves time with `clock.advance(ms)`; the
+   * `timeout` of a request stays on real time, as the request does. Not
+   * read from configuration.
+   */
+  clock?: Clock;
 }

@@ -5,8 +5,9 @@
  * services replaced and configuration values set by the test, serves its
  * requests in memory through the very handler the server would use
  * (request context, scopes, body limit, health routes), and records every
- * log entry. It works the same under `deno test`, `node --test`, Bun's test
- * runner and Vitest.
+ * log entry; {@linkcode FakeClock} drives the time of Kit's caches, batches
+ * and retries. It works the same under `deno test`, `node --test`, Bun's
+ * test runner and Vitest.
  *
  * @example Usage
  * ```ts
@@ -34,6 +35,8 @@ import { TEST_HOOKS, type TestHooks } from "./_testing_hooks.ts";
 import { recordingLogging, recordManager } from "./_testing_logs.ts";
 import { layerConfiguration } from "./_testing_config.ts";
 import { applyOverrides, noteRegistrations } from "./_testing_overrides.ts";
+
+export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
 
 /**
  * The level of a {@linkcode LogRecord}, by name.
