@@ -8,10 +8,13 @@
  *   npm dependencies stay imports by package name, so npm installs each once
  *   and bundlers still tree-shake (`sideEffects: false`). Node.js then loads
  *   one file per package instead of one per source file, which is most of
- *   the cold-import time (bench/cold_import_bench.ts). A linked source map
+ *   the cold-import time (bench/cold_import_bench.ts). The bundles are not
+ *   minified (a line of a bundle is a line of code; comments are left out),
+ *   so a trace names a bundle line a person can read. A linked source map
  *   beside each bundle (`mod.js.map`) names the TypeScript file and line of
- *   every position (`node --enable-source-maps`); it holds no copy of the
- *   sources, which keeps the packages small;
+ *   every position (`node --enable-source-maps`) as a path inside the
+ *   package (`src/service_locator.ts`, relative to the map), and carries
+ *   the text of those files, which do not ship themselves;
  * - declarations from the TypeScript compiler, one `.d.ts` per public file
  *   (and per internal file a public one reaches) in `esm/` and in `script/`
  *   (whose package.json says `commonjs`, so `require` gets CommonJS types);
@@ -60,7 +63,7 @@
  */
 import ts from "typescript";
 import * as esbuild from "esbuild";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import {
   chmod,
@@ -378,26 +381,132 @@ export function npmDocPaths(text: string, info: PackageInfo): string {
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
 
+/** Comments a bundler or a licence needs, which the bundles keep. */
+const KEPT_COMMENT =
+  /[@#]__(PURE|NO_SIDE_EFFECTS)__|webpackIgnore|@vite-ignore|@license|@preserve/;
+
+/**
+ * The source text with its comments turned into spaces (newlines stay), so
+ * every other character keeps its line and column: the bundles then carry
+ * no documentation (the .d.ts files do), while their source maps still
+ * point into the original text, which `packageSourceMap` puts back.
+ */
+export function blankComments(text: string, fileName: string): string {
+  const file = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.TS,
+  );
+  const ranges = new Map<number, number>();
+  const visit = (node: ts.Node): void => {
+    for (const range of ts.getLeadingCommentRanges(text, node.pos) ?? []) {
+      ranges.set(range.pos, range.end);
+    }
+    for (const child of node.getChildren(file)) visit(child);
+  };
+  visit(file);
+  let out = "";
+  let at = 0;
+  for (const [start, end] of [...ranges].sort(([a], [b]) => a - b)) {
+    const comment = text.slice(start, end);
+    if (start < at || KEPT_COMMENT.test(comment)) continue;
+    out += text.slice(at, start) + comment.replace(/[^\r\n]/g, " ");
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * The esbuild plugin that loads the TypeScript files of a bundle through
+ * `blankComments`.
+ */
+const withoutComments: esbuild.Plugin = {
+  name: "kit-without-comments",
+  setup(build): void {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => ({
+      contents: blankComments(await readFile(args.path, "utf8"), args.path),
+      loader: "ts",
+    }));
+  },
+};
+
 /** What every bundle shares. */
 const BUNDLE_OPTIONS: esbuild.BuildOptions = {
-  absWorkingDir: ROOT,
   bundle: true,
   write: false,
   target: "es2022",
   charset: "utf8",
-  // Linked maps name the TypeScript file and line of every position; they
-  // carry no copy of the sources, which would double each package's size.
+  // Not minified: a line of a bundle is a line of code, so a trace without
+  // source maps names a line a person can read (Node.js prints the line an
+  // uncaught error was thrown on, which for a minified bundle is the whole
+  // bundle), and the names stay those of the sources.
+  // Linked maps carry the sources' text and name them relative to
+  // themselves inside the package (`packageSourceMap`): with
+  // `--enable-source-maps` a trace names Kit's TypeScript file and line, and
+  // a debugger shows that file.
   sourcemap: "linked",
-  sourcesContent: false,
+  sourcesContent: true,
   // Documentation lives in the .d.ts files (editors show it from there); the
-  // JavaScript ships without comments to keep every package small.
+  // JavaScript ships without comments (`withoutComments`) to keep every
+  // package small.
   legalComments: "none",
-  // Whitespace and syntax only: names stay, so stack traces without source
-  // maps still name Kit's functions and classes.
-  minifyWhitespace: true,
-  minifySyntax: true,
   logLevel: "warning",
 };
+
+/**
+ * The folder of a package that its source maps name the TypeScript files
+ * in (`src/service_locator.ts`). The files themselves do not ship: each map
+ * carries their text (`sourcesContent`).
+ */
+export const MAP_SOURCES_FOLDER = "src";
+
+/**
+ * Rewrites the `sources` of a source map esbuild wrote for a bundle of
+ * `moduleDir` (relative to the map, leading out of the package into the
+ * checkout) to paths relative to the map inside the package
+ * (`../src/service_locator.ts`), so they resolve wherever the package is
+ * installed.
+ *
+ * @throws {Error} When a source is not a file of `moduleDir`.
+ */
+function packageSourceMap(
+  text: string,
+  mapPath: string,
+  moduleDir: string,
+  dir: string,
+): string {
+  const map = JSON.parse(text) as {
+    sources: string[];
+    sourcesContent?: (string | null)[];
+    sourceRoot?: string;
+  };
+  map.sources = map.sources.map((source, index) => {
+    const path = resolve(dirname(mapPath), source);
+    // The text as written, comments included (the bundle was made from a
+    // copy with its comments blanked out, line and column for line and
+    // column the same).
+    if (map.sourcesContent !== undefined && existsSync(path)) {
+      map.sourcesContent[index] = readFileSync(path, "utf8");
+    }
+    if (!path.startsWith(moduleDir + "/")) {
+      throw new Error(
+        `${
+          relative(ROOT, mapPath)
+        } names ${source}, which is not a source file of ${
+          relative(ROOT, moduleDir)
+        }/`,
+      );
+    }
+    return relative(
+      dirname(mapPath),
+      join(dir, MAP_SOURCES_FOLDER, relative(moduleDir, path)),
+    );
+  });
+  delete map.sourceRoot;
+  return JSON.stringify(map);
+}
 
 /**
  * Bundles one command-line program of a package: `bin/<name>.mjs`, an
@@ -414,7 +523,7 @@ async function bundleProgram(
   plugins?: esbuild.Plugin[],
 ): Promise<number> {
   const outfile = join(dir, "bin", `${name}.mjs`);
-  const size = (await bundle(moduleDir, {
+  const size = (await bundle(moduleDir, dir, {
     stdin: {
       contents: [
         `import process from "node:process";`,
@@ -439,7 +548,8 @@ async function bundleProgram(
 }
 
 /**
- * Bundles one entry with esbuild and writes the bundle and its source map.
+ * Bundles one entry with esbuild and writes the bundle and its source map
+ * (whose sources `packageSourceMap` places inside the package `dir`).
  *
  * @returns The bundle's size in bytes, or undefined when `keep` said no.
  * @throws {Error} When a file from outside `moduleDir` would be bundled in, or
@@ -448,18 +558,23 @@ async function bundleProgram(
  */
 async function bundle(
   moduleDir: string,
+  dir: string,
   options: esbuild.BuildOptions & { outfile: string },
   keep: () => boolean = () => true,
 ): Promise<number | undefined> {
   const result = await esbuild.build({
     ...BUNDLE_OPTIONS,
+    // The comment esbuild writes where each source file starts names it
+    // from here: `// service_locator.ts`, as in the package's source maps.
+    absWorkingDir: moduleDir,
     ...options,
+    plugins: [...(options.plugins ?? []), withoutComments],
     metafile: true,
   });
   // Only the package's own source files go into a bundle: a sibling package
   // or an npm dependency copied in would ship twice.
   for (const input of Object.keys(result.metafile.inputs)) {
-    const path = resolve(ROOT, input);
+    const path = resolve(moduleDir, input);
     if (
       input !== options.stdin?.sourcefile &&
       !path.startsWith(moduleDir + "/")
@@ -477,7 +592,12 @@ async function bundle(
   let size = 0;
   for (const output of result.outputFiles ?? []) {
     await mkdir(dirname(output.path), { recursive: true });
-    await writeFile(output.path, output.contents);
+    await writeFile(
+      output.path,
+      output.path.endsWith(".map")
+        ? packageSourceMap(output.text, output.path, moduleDir, dir)
+        : output.contents,
+    );
     if (output.path === options.outfile) size = output.contents.byteLength;
   }
   return size;
@@ -574,14 +694,14 @@ async function buildPackage(
   const entry = join(moduleDir, "mod.ts");
   const bundles: Record<string, number> = {};
   const server = { twins: 0 };
-  bundles["esm/mod.js"] = (await bundle(moduleDir, {
+  bundles["esm/mod.js"] = (await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "esm", "mod.js"),
     format: "esm",
     platform: "node",
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
-  bundles["script/mod.js"] = (await bundle(moduleDir, {
+  bundles["script/mod.js"] = (await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "script", "mod.js"),
     format: "cjs",
@@ -594,7 +714,7 @@ async function buildPackage(
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
   const web = { twins: 0 };
-  const browserSize = await bundle(moduleDir, {
+  const browserSize = await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "esm", "mod_browser.js"),
     format: "esm",
@@ -620,7 +740,7 @@ async function buildPackage(
     for (
       const [folder, format] of [["esm", "esm"], ["script", "cjs"]] as const
     ) {
-      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, {
+      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, dir, {
         entryPoints: [path],
         outfile: join(dir, folder, `${base}.js`),
         format,
