@@ -1,5 +1,5 @@
 /**
- * Builds the eight npm packages of spec §1 from the Deno sources:
+ * Builds Kit's eight npm packages from the Deno sources:
  *
  * - JavaScript: one bundle per package entry, made by esbuild (pinned in
  *   deno.json): `esm/mod.js` (ES module) and `script/mod.js` (CommonJS), and
@@ -19,16 +19,18 @@
  *   (and per internal file a public one reaches) in `esm/` and in `script/`
  *   (whose package.json says `commonjs`, so `require` gets CommonJS types);
  * - imports between Kit's folders (`../core/mod.ts`) become dependencies on
- *   the sibling package at the same version; bare imports go through the
+ *   the sibling package at `^` the same version; bare imports go through the
  *   `imports` map of deno.json and become `dependencies` with its ranges;
  * - further entry points of `PackageInfo.subpaths` (`@vendor/kit-platform/hono`)
  *   get bundles of their own; the npm packages only they need
  *   (`optionalPeers`) become optional peer dependencies;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `browser`/`import`/`require`/`types` conditions, `bin` for
- *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, a
- *   Node.js bundle that runs the program's `main`), the package's own README
- *   (the module's `docs/<folder>.md`) and the LICENSE;
+ *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, written
+ *   without `./`, which npm drops on publish; a Node.js bundle that runs the
+ *   program's `main`), `keywords`, `author` and `license` (the LICENSE's
+ *   holder, deno.json's license), the package's own README (the module's
+ *   `docs/<folder>.md`) and the LICENSE;
  * - the JSR import paths in the declarations' doc comments
  *   (`@vendor/kit/platform`) become npm package names
  *   (`@vendor/kit-platform`).
@@ -54,8 +56,11 @@
  * version (`buildCreatePackage`).
  *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
- * registry of spec §1 rule 3); `KIT_NPM_OUT` builds into another folder than
- * `npm/`.
+ * registry the packages are published to); `KIT_NPM_REPOSITORY`, the web
+ * address of Kit's repository (`https://<host>/<owner>/kit`), sets
+ * `repository`, `homepage` and `bugs` (`<address>/issues`, or
+ * `KIT_NPM_BUGS`), which are left out when it is unset; `KIT_NPM_OUT`
+ * builds into another folder than `npm/`.
  *
  * Run: `deno task build:npm`.
  *
@@ -75,11 +80,13 @@ import {
   writeFile,
 } from "node:fs/promises";
 import {
+  authorOf,
   CREATE_PACKAGE,
   jsrAliases,
   type PackageInfo,
   packageOfFolder,
   PACKAGES,
+  repositoryFields,
 } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
@@ -162,8 +169,10 @@ function rewriteSpecifiers(
         ".js";
     }
     if (target.range !== undefined) {
+      // Siblings accept any later compatible release of each other (a fix
+      // published for one package alone reaches applications).
       dependencies[target.name] = target.range === "sibling"
-        ? version
+        ? `^${version}`
         : target.range;
     }
     return target.specifier;
@@ -603,6 +612,24 @@ async function bundle(
   return size;
 }
 
+/**
+ * The package.json fields that describe a package: description, keywords,
+ * author (the LICENSE's copyright holder), license (deno.json's), and the
+ * links to the repository when `KIT_NPM_REPOSITORY` names it.
+ */
+function metadata(
+  info: PackageInfo,
+  config: DenoJson,
+): Record<string, unknown> {
+  return {
+    description: info.description,
+    keywords: info.keywords,
+    author: authorOf(readFileSync(join(ROOT, "LICENSE"), "utf8")),
+    license: config.license,
+    ...repositoryFields(info.folder),
+  };
+}
+
 async function buildPackage(
   info: PackageInfo,
   config: DenoJson,
@@ -808,7 +835,8 @@ async function buildPackage(
         kitResolver(info, config, "node", { twins: 0 }, true),
       ],
     );
-    bins[name] = `./bin/${name}.mjs`;
+    // Without `./`: npm drops a `./bin/…` entry on publish.
+    bins[name] = `bin/${name}.mjs`;
   }
 
   const sortedDependencies = Object.fromEntries(
@@ -818,13 +846,7 @@ async function buildPackage(
   const manifest = {
     name: info.name,
     version,
-    description: info.description,
-    license: config.license,
-    repository: {
-      type: "git",
-      url: "git+https://example.invalid/vendor/kit.git",
-      directory: info.folder,
-    },
+    ...metadata(info, config),
     type: "module",
     main: "./script/mod.js",
     module: "./esm/mod.js",
@@ -923,19 +945,14 @@ export async function buildCreatePackage(
       name,
       path,
     );
-    bins[name] = `./bin/${name}.mjs`;
+    // Without `./`: npm drops a `./bin/…` entry on publish.
+    bins[name] = `bin/${name}.mjs`;
   }
   const registry = Deno.env.get("KIT_NPM_REGISTRY");
   const manifest = {
     name: info.name,
     version: config.version,
-    description: info.description,
-    license: config.license,
-    repository: {
-      type: "git",
-      url: "git+https://example.invalid/vendor/kit.git",
-      directory: info.folder,
-    },
+    ...metadata(info, config),
     type: "module",
     bin: bins,
     engines: { node: ">=20.19" },
