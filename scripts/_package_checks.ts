@@ -3,7 +3,8 @@
 // JavaScript is readable and its source maps resolve inside the package, and
 // the package.json metadata.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { repositoryFields } from "./_packages.ts";
@@ -211,4 +212,54 @@ export async function sharedProblems(
     ),
   );
   return found;
+}
+
+function packedSize(dir: string): { name: string; size: number } {
+  const result = spawnSync("npm", ["pack", "--dry-run", "--json", dir], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`npm pack --dry-run ${dir} failed: ${result.stderr}`);
+  }
+  return (JSON.parse(result.stdout) as { name: string; size: number }[])[0];
+}
+
+/** How big a package is to download: `npm pack`, dependencies excluded. */
+export interface PackedSizes {
+  /** The package name. */
+  name: string;
+  /** The bytes of the tarball. */
+  packed: number;
+  /**
+   * The bytes of the tarball of a copy without the `.map` files: what is
+   * loaded with the package (maps are read only by debuggers and
+   * `--enable-source-maps`), which the size goal counts.
+   */
+  withoutMaps: number;
+}
+
+/**
+ * The packed size of the package in `dir`, with and without its source maps.
+ *
+ * @param dir The package folder.
+ * @returns The sizes.
+ * @throws {Error} When `npm pack --dry-run` fails.
+ */
+export function packedSizes(dir: string): PackedSizes {
+  const full = packedSize(dir);
+  const copy = mkdtempSync(join(tmpdir(), "kit-pack-"));
+  try {
+    cpSync(dir, copy, {
+      recursive: true,
+      filter: (path) => !path.endsWith(".map"),
+    });
+    return {
+      name: full.name,
+      packed: full.size,
+      withoutMaps: packedSize(copy).size,
+    };
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 }

@@ -12,13 +12,11 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { buildAll } from "./build_npm.ts";
 import { CREATE_PACKAGE, PACKAGES } from "./_packages.ts";
+import { packedSizes } from "./_package_checks.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const LIMIT = 50 * 1000;
@@ -43,52 +41,19 @@ if (process.env.KIT_STATS_SKIP_BUILD !== "1") {
   );
 }
 
-interface Packed {
-  name: string;
-  size: number;
-  unpackedSize: number;
-}
-
-function pack(dir: string): Packed {
-  const result = spawnSync("npm", ["pack", "--dry-run", "--json", dir], {
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`npm pack --dry-run ${dir} failed: ${result.stderr}`);
-  }
-  return (JSON.parse(result.stdout) as Packed[])[0];
-}
-
-// The package as it would pack without its source maps: a copy without the
-// `.map` files. Maps are only read by a debugger or `--enable-source-maps`,
-// never loaded with the package, so the size goal leaves them out.
-function packWithoutMaps(dir: string): Packed {
-  const copy = mkdtempSync(join(tmpdir(), "kit-pack-"));
-  try {
-    cpSync(dir, copy, {
-      recursive: true,
-      filter: (path) => !path.endsWith(".map"),
-    });
-    return pack(copy);
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
-}
-
 const kB = (bytes: number): string => (bytes / 1000).toFixed(1);
 let over = 0;
 for (const { dir } of [...PACKAGES, CREATE_PACKAGE]) {
-  const full = pack(join(NPM, dir));
-  const lean = packWithoutMaps(join(NPM, dir));
-  if (lean.size > LIMIT) over++;
+  const size = packedSizes(join(NPM, dir));
+  if (size.withoutMaps > LIMIT) over++;
   console.log(
-    `| packed size of ${full.name} | ${
-      kB(lean.size)
-    } kB without source maps (unpacked ${kB(lean.unpackedSize)} kB); ${
-      kB(full.size)
-    } kB with them | goal < 50 kB | ${
-      (lean.size / LIMIT).toFixed(2)
-    } | ${date} | npm pack --dry-run |`,
+    `| packed size, ${size.name} | ${
+      kB(size.withoutMaps)
+    } kB without source maps (${
+      kB(size.packed)
+    } kB with them) | goal < 50 kB | ${
+      (size.withoutMaps / LIMIT).toFixed(2)
+    } | ${date} | dev VM; npm pack --dry-run |`,
   );
 }
 if (over > 0) {
