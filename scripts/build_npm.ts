@@ -390,7 +390,7 @@ export function npmDocPaths(text: string, info: PackageInfo): string {
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
 
-/** Comments a bundler or a licence needs, which the bundles keep. */
+/** Comments a bundler or a license needs, which the bundles keep. */
 const KEPT_COMMENT =
   /[@#]__(PURE|NO_SIDE_EFFECTS)__|webpackIgnore|@vite-ignore|@license|@preserve/;
 
@@ -400,7 +400,7 @@ const KEPT_COMMENT =
  * no documentation (the .d.ts files do), while their source maps still
  * point into the original text, which `packageSourceMap` puts back.
  */
-export function blankComments(text: string, fileName: string): string {
+function blankComments(text: string, fileName: string): string {
   const file = ts.createSourceFile(
     fileName,
     text,
@@ -469,7 +469,7 @@ const BUNDLE_OPTIONS: esbuild.BuildOptions = {
  * in (`src/service_locator.ts`). The files themselves do not ship: each map
  * carries their text (`sourcesContent`).
  */
-export const MAP_SOURCES_FOLDER = "src";
+const MAP_SOURCES_FOLDER = "src";
 
 /**
  * Rewrites the `sources` of a source map esbuild wrote for a bundle of
@@ -493,12 +493,6 @@ function packageSourceMap(
   };
   map.sources = map.sources.map((source, index) => {
     const path = resolve(dirname(mapPath), source);
-    // The text as written, comments included (the bundle was made from a
-    // copy with its comments blanked out, line and column for line and
-    // column the same).
-    if (map.sourcesContent !== undefined && existsSync(path)) {
-      map.sourcesContent[index] = readFileSync(path, "utf8");
-    }
     if (!path.startsWith(moduleDir + "/")) {
       throw new Error(
         `${
@@ -507,6 +501,12 @@ function packageSourceMap(
           relative(ROOT, moduleDir)
         }/`,
       );
+    }
+    // The text as written, comments included (the bundle was made from a
+    // copy with its comments blanked out, line and column for line and
+    // column the same).
+    if (map.sourcesContent !== undefined) {
+      map.sourcesContent[index] = readFileSync(path, "utf8");
     }
     return relative(
       dirname(mapPath),
