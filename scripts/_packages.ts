@@ -1,4 +1,6 @@
-// The eight npm packages of spec §1 and the source folder of each, in
+import process from "node:process";
+
+// Kit's eight npm packages and the source folder of each, in
 // dependency order (a package only depends on packages listed before it).
 
 /** One npm package built from one top-level module folder. */
@@ -14,6 +16,8 @@ export interface PackageInfo {
   dir: string;
   /** One line for package.json. */
   description: string;
+  /** package.json `keywords`: what someone searching a registry types. */
+  keywords: readonly string[];
   /**
    * Command-line programs the package installs (package.json `bin`): the
    * program name and its source file, relative to the repository root. The
@@ -49,6 +53,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-core",
     description:
       "Kit core utilities: string helpers, case conversion, type guards.",
+    keywords: ["kit", "utilities", "strings", "case-conversion", "type-guards"],
   },
   {
     folder: "platform",
@@ -56,6 +61,14 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform",
     description:
       "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
+    keywords: [
+      "kit",
+      "application-host",
+      "dependency-injection",
+      "service-locator",
+      "health-check",
+      "graceful-shutdown",
+    ],
     subpaths: {
       "./hono": "platform/hono.ts",
       "./testing": "platform/testing.ts",
@@ -69,6 +82,14 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-configuration",
     description:
       "Kit configuration: layered JSON files, environment variables, .env and memory sources with schema validation.",
+    keywords: [
+      "kit",
+      "configuration",
+      "config",
+      "environment-variables",
+      "dotenv",
+      "validation",
+    ],
     bins: { "kit-doctor": "config/_doctor_cli.ts" },
   },
   {
@@ -77,6 +98,14 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-http",
     description:
       "Kit HTTP client with interceptors, auth, timeouts and retries.",
+    keywords: [
+      "kit",
+      "http-client",
+      "fetch",
+      "interceptors",
+      "retry",
+      "timeout",
+    ],
   },
   {
     folder: "logging",
@@ -84,6 +113,13 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-logging",
     description:
       "Kit logging: LoggerManager with console, rotating file and remote providers.",
+    keywords: [
+      "kit",
+      "logging",
+      "logger",
+      "log-rotation",
+      "structured-logging",
+    ],
   },
   {
     folder: "localization",
@@ -91,6 +127,13 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-localization",
     description:
       "Kit localization: loaders, value parsers, key resolvers, fallback and a culture-change signal.",
+    keywords: [
+      "kit",
+      "localization",
+      "i18n",
+      "icu-messageformat",
+      "translation",
+    ],
     bins: { "kit-i18n": "localization/_i18n_cli.ts" },
   },
   {
@@ -99,6 +142,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-caching",
     description:
       "Kit caching: memory and Redis stores with refresh-ahead and stale-while-revalidate policies.",
+    keywords: ["kit", "cache", "caching", "redis", "stale-while-revalidate"],
   },
   {
     folder: "analytics",
@@ -106,6 +150,7 @@ export const PACKAGES: readonly PackageInfo[] = [
     dir: "kit-platform-analytics",
     description:
       "Kit analytics: batching, sampling, consent and automatic tracking.",
+    keywords: ["kit", "analytics", "tracking", "consent", "batching"],
   },
 ];
 
@@ -147,5 +192,78 @@ export const CREATE_PACKAGE: PackageInfo = {
   dir: "create-kit",
   description:
     "Starts a new Kit service: npm init @vendor/kit <folder> writes a small, tested service with health probes, a Dockerfile and compose.yaml.",
+  keywords: ["kit", "create", "scaffold", "generator", "template"],
   bins: { "create-kit": "create/_npm_main.ts" },
 };
+
+/** package.json's links to the repository: where the source and issues are. */
+export interface RepositoryFields {
+  repository: { type: "git"; url: string; directory: string };
+  homepage: string;
+  bugs: { url: string };
+}
+
+/**
+ * The `repository`, `homepage` and `bugs` of a package built from `folder`,
+ * from the web address of Kit's repository in `KIT_NPM_REPOSITORY`
+ * (`https://git.acme.dev/platform/kit`): the git URL with the package's
+ * folder, the repository's README, and its issues (`<address>/issues`, or
+ * `KIT_NPM_BUGS` where the host puts them elsewhere). Undefined when the
+ * variable is unset or empty: the fields are left out rather than pointing
+ * at an address nobody owns.
+ *
+ * @param folder The module folder (`platform`).
+ * @param env The environment (the process's by default).
+ * @returns The three fields, or undefined.
+ * @throws {Error} When `KIT_NPM_REPOSITORY` or `KIT_NPM_BUGS` is not an
+ * http(s) address.
+ */
+export function repositoryFields(
+  folder: string,
+  env: Record<string, string | undefined> = process.env,
+): RepositoryFields | undefined {
+  const address = env.KIT_NPM_REPOSITORY?.trim();
+  if (!address) return undefined;
+  const web = webAddress("KIT_NPM_REPOSITORY", address).replace(/\.git$/, "");
+  const bugs = env.KIT_NPM_BUGS?.trim();
+  return {
+    repository: { type: "git", url: `git+${web}.git`, directory: folder },
+    homepage: `${web}#readme`,
+    bugs: { url: bugs ? webAddress("KIT_NPM_BUGS", bugs) : `${web}/issues` },
+  };
+}
+
+function webAddress(variable: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol)) {
+    throw new Error(
+      `${variable} is '${value}', which is not an http(s) address: set it to the web address of Kit's repository (https://<host>/<owner>/kit), or unset it to leave repository, homepage and bugs out of the packages`,
+    );
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/**
+ * The package.json `author`: the copyright holder the LICENSE names
+ * (`Copyright (c) 2026 Kit contributors` → `Kit contributors`), so the two
+ * never disagree.
+ *
+ * @param license The LICENSE text.
+ * @returns The holder's name.
+ * @throws {Error} When the LICENSE has no `Copyright (c) <year> <holder>`
+ * line.
+ */
+export function authorOf(license: string): string {
+  const holder = /^Copyright \(c\) [\d\s,-]+ (.+)$/m.exec(license)?.[1];
+  if (holder === undefined) {
+    throw new Error(
+      "LICENSE has no 'Copyright (c) <year> <holder>' line to take package.json's author from",
+    );
+  }
+  return holder.trim();
+}

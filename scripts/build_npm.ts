@@ -1,5 +1,5 @@
 /**
- * Builds the eight npm packages of spec §1 from the Deno sources:
+ * Builds Kit's eight npm packages from the Deno sources:
  *
  * - JavaScript: one bundle per package entry, made by esbuild (pinned in
  *   deno.json): `esm/mod.js` (ES module) and `script/mod.js` (CommonJS), and
@@ -8,24 +8,29 @@
  *   npm dependencies stay imports by package name, so npm installs each once
  *   and bundlers still tree-shake (`sideEffects: false`). Node.js then loads
  *   one file per package instead of one per source file, which is most of
- *   the cold-import time (bench/cold_import_bench.ts). A linked source map
+ *   the cold-import time (bench/cold_import_bench.ts). The bundles are not
+ *   minified (a line of a bundle is a line of code; comments are left out),
+ *   so a trace names a bundle line a person can read. A linked source map
  *   beside each bundle (`mod.js.map`) names the TypeScript file and line of
- *   every position (`node --enable-source-maps`); it holds no copy of the
- *   sources, which keeps the packages small;
+ *   every position (`node --enable-source-maps`) as a path inside the
+ *   package (`src/service_locator.ts`, relative to the map), and carries
+ *   the text of those files, which do not ship themselves;
  * - declarations from the TypeScript compiler, one `.d.ts` per public file
  *   (and per internal file a public one reaches) in `esm/` and in `script/`
  *   (whose package.json says `commonjs`, so `require` gets CommonJS types);
  * - imports between Kit's folders (`../core/mod.ts`) become dependencies on
- *   the sibling package at the same version; bare imports go through the
+ *   the sibling package at `^` the same version; bare imports go through the
  *   `imports` map of deno.json and become `dependencies` with its ranges;
  * - further entry points of `PackageInfo.subpaths` (`@vendor/kit-platform/hono`)
  *   get bundles of their own; the npm packages only they need
  *   (`optionalPeers`) become optional peer dependencies;
  * - `package.json` with `main`/`types` for `moduleResolution: node` and
  *   `exports` with `browser`/`import`/`require`/`types` conditions, `bin` for
- *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, a
- *   Node.js bundle that runs the program's `main`), the package's own README
- *   (the module's `docs/<folder>.md`) and the LICENSE;
+ *   the command-line programs of `PackageInfo.bins` (`bin/<name>.mjs`, written
+ *   without `./`, which npm drops on publish; a Node.js bundle that runs the
+ *   program's `main`), `keywords`, `author` and `license` (the LICENSE's
+ *   holder, deno.json's license), the package's own README (the module's
+ *   `docs/<folder>.md`) and the LICENSE;
  * - the JSR import paths in the declarations' doc comments
  *   (`@vendor/kit/platform`) become npm package names
  *   (`@vendor/kit-platform`).
@@ -51,8 +56,11 @@
  * version (`buildCreatePackage`).
  *
  * Environment: `KIT_NPM_REGISTRY` sets `publishConfig.registry` (the private
- * registry of spec §1 rule 3); `KIT_NPM_OUT` builds into another folder than
- * `npm/`.
+ * registry the packages are published to); `KIT_NPM_REPOSITORY`, the web
+ * address of Kit's repository (`https://<host>/<owner>/kit`), sets
+ * `repository`, `homepage` and `bugs` (`<address>/issues`, or
+ * `KIT_NPM_BUGS`), which are left out when it is unset; `KIT_NPM_OUT`
+ * builds into another folder than `npm/`.
  *
  * Run: `deno task build:npm`.
  *
@@ -60,7 +68,7 @@
  */
 import ts from "typescript";
 import * as esbuild from "esbuild";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import {
   chmod,
@@ -72,11 +80,13 @@ import {
   writeFile,
 } from "node:fs/promises";
 import {
+  authorOf,
   CREATE_PACKAGE,
   jsrAliases,
   type PackageInfo,
   packageOfFolder,
   PACKAGES,
+  repositoryFields,
 } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
@@ -159,8 +169,10 @@ function rewriteSpecifiers(
         ".js";
     }
     if (target.range !== undefined) {
+      // Siblings accept any later compatible release of each other (a fix
+      // published for one package alone reaches applications).
       dependencies[target.name] = target.range === "sibling"
-        ? version
+        ? `^${version}`
         : target.range;
     }
     return target.specifier;
@@ -378,26 +390,132 @@ export function npmDocPaths(text: string, info: PackageInfo): string {
     .replace(/(["'])@vendor\/kit\1/g, `$1${info.name}$1`);
 }
 
+/** Comments a bundler or a license needs, which the bundles keep. */
+const KEPT_COMMENT =
+  /[@#]__(PURE|NO_SIDE_EFFECTS)__|webpackIgnore|@vite-ignore|@license|@preserve/;
+
+/**
+ * The source text with its comments turned into spaces (newlines stay), so
+ * every other character keeps its line and column: the bundles then carry
+ * no documentation (the .d.ts files do), while their source maps still
+ * point into the original text, which `packageSourceMap` puts back.
+ */
+function blankComments(text: string, fileName: string): string {
+  const file = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.TS,
+  );
+  const ranges = new Map<number, number>();
+  const visit = (node: ts.Node): void => {
+    for (const range of ts.getLeadingCommentRanges(text, node.pos) ?? []) {
+      ranges.set(range.pos, range.end);
+    }
+    for (const child of node.getChildren(file)) visit(child);
+  };
+  visit(file);
+  let out = "";
+  let at = 0;
+  for (const [start, end] of [...ranges].sort(([a], [b]) => a - b)) {
+    const comment = text.slice(start, end);
+    if (start < at || KEPT_COMMENT.test(comment)) continue;
+    out += text.slice(at, start) + comment.replace(/[^\r\n]/g, " ");
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * The esbuild plugin that loads the TypeScript files of a bundle through
+ * `blankComments`.
+ */
+const withoutComments: esbuild.Plugin = {
+  name: "kit-without-comments",
+  setup(build): void {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => ({
+      contents: blankComments(await readFile(args.path, "utf8"), args.path),
+      loader: "ts",
+    }));
+  },
+};
+
 /** What every bundle shares. */
 const BUNDLE_OPTIONS: esbuild.BuildOptions = {
-  absWorkingDir: ROOT,
   bundle: true,
   write: false,
   target: "es2022",
   charset: "utf8",
-  // Linked maps name the TypeScript file and line of every position; they
-  // carry no copy of the sources, which would double each package's size.
+  // Not minified: a line of a bundle is a line of code, so a trace without
+  // source maps names a line a person can read (Node.js prints the line an
+  // uncaught error was thrown on, which for a minified bundle is the whole
+  // bundle), and the names stay those of the sources.
+  // Linked maps carry the sources' text and name them relative to
+  // themselves inside the package (`packageSourceMap`): with
+  // `--enable-source-maps` a trace names Kit's TypeScript file and line, and
+  // a debugger shows that file.
   sourcemap: "linked",
-  sourcesContent: false,
+  sourcesContent: true,
   // Documentation lives in the .d.ts files (editors show it from there); the
-  // JavaScript ships without comments to keep every package small.
+  // JavaScript ships without comments (`withoutComments`) to keep every
+  // package small.
   legalComments: "none",
-  // Whitespace and syntax only: names stay, so stack traces without source
-  // maps still name Kit's functions and classes.
-  minifyWhitespace: true,
-  minifySyntax: true,
   logLevel: "warning",
 };
+
+/**
+ * The folder of a package that its source maps name the TypeScript files
+ * in (`src/service_locator.ts`). The files themselves do not ship: each map
+ * carries their text (`sourcesContent`).
+ */
+const MAP_SOURCES_FOLDER = "src";
+
+/**
+ * Rewrites the `sources` of a source map esbuild wrote for a bundle of
+ * `moduleDir` (relative to the map, leading out of the package into the
+ * checkout) to paths relative to the map inside the package
+ * (`../src/service_locator.ts`), so they resolve wherever the package is
+ * installed.
+ *
+ * @throws {Error} When a source is not a file of `moduleDir`.
+ */
+function packageSourceMap(
+  text: string,
+  mapPath: string,
+  moduleDir: string,
+  dir: string,
+): string {
+  const map = JSON.parse(text) as {
+    sources: string[];
+    sourcesContent?: (string | null)[];
+    sourceRoot?: string;
+  };
+  map.sources = map.sources.map((source, index) => {
+    const path = resolve(dirname(mapPath), source);
+    if (!path.startsWith(moduleDir + "/")) {
+      throw new Error(
+        `${
+          relative(ROOT, mapPath)
+        } names ${source}, which is not a source file of ${
+          relative(ROOT, moduleDir)
+        }/`,
+      );
+    }
+    // The text as written, comments included (the bundle was made from a
+    // copy with its comments blanked out, line and column for line and
+    // column the same).
+    if (map.sourcesContent !== undefined) {
+      map.sourcesContent[index] = readFileSync(path, "utf8");
+    }
+    return relative(
+      dirname(mapPath),
+      join(dir, MAP_SOURCES_FOLDER, relative(moduleDir, path)),
+    );
+  });
+  delete map.sourceRoot;
+  return JSON.stringify(map);
+}
 
 /**
  * Bundles one command-line program of a package: `bin/<name>.mjs`, an
@@ -414,7 +532,7 @@ async function bundleProgram(
   plugins?: esbuild.Plugin[],
 ): Promise<number> {
   const outfile = join(dir, "bin", `${name}.mjs`);
-  const size = (await bundle(moduleDir, {
+  const size = (await bundle(moduleDir, dir, {
     stdin: {
       contents: [
         `import process from "node:process";`,
@@ -439,7 +557,8 @@ async function bundleProgram(
 }
 
 /**
- * Bundles one entry with esbuild and writes the bundle and its source map.
+ * Bundles one entry with esbuild and writes the bundle and its source map
+ * (whose sources `packageSourceMap` places inside the package `dir`).
  *
  * @returns The bundle's size in bytes, or undefined when `keep` said no.
  * @throws {Error} When a file from outside `moduleDir` would be bundled in, or
@@ -448,18 +567,23 @@ async function bundleProgram(
  */
 async function bundle(
   moduleDir: string,
+  dir: string,
   options: esbuild.BuildOptions & { outfile: string },
   keep: () => boolean = () => true,
 ): Promise<number | undefined> {
   const result = await esbuild.build({
     ...BUNDLE_OPTIONS,
+    // The comment esbuild writes where each source file starts names it
+    // from here: `// service_locator.ts`, as in the package's source maps.
+    absWorkingDir: moduleDir,
     ...options,
+    plugins: [...(options.plugins ?? []), withoutComments],
     metafile: true,
   });
   // Only the package's own source files go into a bundle: a sibling package
   // or an npm dependency copied in would ship twice.
   for (const input of Object.keys(result.metafile.inputs)) {
-    const path = resolve(ROOT, input);
+    const path = resolve(moduleDir, input);
     if (
       input !== options.stdin?.sourcefile &&
       !path.startsWith(moduleDir + "/")
@@ -477,10 +601,33 @@ async function bundle(
   let size = 0;
   for (const output of result.outputFiles ?? []) {
     await mkdir(dirname(output.path), { recursive: true });
-    await writeFile(output.path, output.contents);
+    await writeFile(
+      output.path,
+      output.path.endsWith(".map")
+        ? packageSourceMap(output.text, output.path, moduleDir, dir)
+        : output.contents,
+    );
     if (output.path === options.outfile) size = output.contents.byteLength;
   }
   return size;
+}
+
+/**
+ * The package.json fields that describe a package: description, keywords,
+ * author (the LICENSE's copyright holder), license (deno.json's), and the
+ * links to the repository when `KIT_NPM_REPOSITORY` names it.
+ */
+function metadata(
+  info: PackageInfo,
+  config: DenoJson,
+): Record<string, unknown> {
+  return {
+    description: info.description,
+    keywords: info.keywords,
+    author: authorOf(readFileSync(join(ROOT, "LICENSE"), "utf8")),
+    license: config.license,
+    ...repositoryFields(info.folder),
+  };
 }
 
 async function buildPackage(
@@ -574,14 +721,14 @@ async function buildPackage(
   const entry = join(moduleDir, "mod.ts");
   const bundles: Record<string, number> = {};
   const server = { twins: 0 };
-  bundles["esm/mod.js"] = (await bundle(moduleDir, {
+  bundles["esm/mod.js"] = (await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "esm", "mod.js"),
     format: "esm",
     platform: "node",
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
-  bundles["script/mod.js"] = (await bundle(moduleDir, {
+  bundles["script/mod.js"] = (await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "script", "mod.js"),
     format: "cjs",
@@ -594,7 +741,7 @@ async function buildPackage(
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
   const web = { twins: 0 };
-  const browserSize = await bundle(moduleDir, {
+  const browserSize = await bundle(moduleDir, dir, {
     entryPoints: [entry],
     outfile: join(dir, "esm", "mod_browser.js"),
     format: "esm",
@@ -620,7 +767,7 @@ async function buildPackage(
     for (
       const [folder, format] of [["esm", "esm"], ["script", "cjs"]] as const
     ) {
-      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, {
+      bundles[`${folder}/${base}.js`] = (await bundle(moduleDir, dir, {
         entryPoints: [path],
         outfile: join(dir, folder, `${base}.js`),
         format,
@@ -688,7 +835,8 @@ async function buildPackage(
         kitResolver(info, config, "node", { twins: 0 }, true),
       ],
     );
-    bins[name] = `./bin/${name}.mjs`;
+    // Without `./`: npm drops a `./bin/…` entry on publish.
+    bins[name] = `bin/${name}.mjs`;
   }
 
   const sortedDependencies = Object.fromEntries(
@@ -698,13 +846,7 @@ async function buildPackage(
   const manifest = {
     name: info.name,
     version,
-    description: info.description,
-    license: config.license,
-    repository: {
-      type: "git",
-      url: "git+https://example.invalid/vendor/kit.git",
-      directory: info.folder,
-    },
+    ...metadata(info, config),
     type: "module",
     main: "./script/mod.js",
     module: "./esm/mod.js",
@@ -803,19 +945,14 @@ export async function buildCreatePackage(
       name,
       path,
     );
-    bins[name] = `./bin/${name}.mjs`;
+    // Without `./`: npm drops a `./bin/…` entry on publish.
+    bins[name] = `bin/${name}.mjs`;
   }
   const registry = Deno.env.get("KIT_NPM_REGISTRY");
   const manifest = {
     name: info.name,
     version: config.version,
-    description: info.description,
-    license: config.license,
-    repository: {
-      type: "git",
-      url: "git+https://example.invalid/vendor/kit.git",
-      directory: info.folder,
-    },
+    ...metadata(info, config),
     type: "module",
     bin: bins,
     engines: { node: ">=20.19" },

@@ -2,7 +2,17 @@
  * Checks the built npm packages (run `deno task build:npm` first):
  *
  * - `deno.json` exports, the eight `package.json` files and their versions
- *   agree (one version for all; sibling dependencies at that version);
+ *   agree (one version for all; sibling dependencies as `^` that version);
+ * - package.json metadata: license as in deno.json, the LICENSE's holder as
+ *   author, keywords, and `repository`/`homepage`/`bugs` as
+ *   `KIT_NPM_REPOSITORY` gives them (left out when unset), never a
+ *   placeholder domain;
+ * - every `bin` path is written without `./` and `npm publish --dry-run`
+ *   (offline) corrects nothing in package.json (npm drops `./bin/…`
+ *   entries on publish);
+ * - the JavaScript is readable (no line over 1000 characters, so a trace
+ *   prints one line of code) and each source map names files inside the
+ *   package, relative to itself, and carries their text;
  * - no declaration file shows a JSR import path (`"@vendor/kit/platform"`)
  *   where an npm user imports `@vendor/kit-platform`;
  * - no built file references the `Deno` global, and no file a web bundler
@@ -13,8 +23,8 @@
  *   `bin/*.mjs`) gzips to under a 64 kB ceiling, which catches accidents such
  *   as a dependency copied in (the build refuses those too); the packed size
  *   of each package (`npm pack`, dependencies excluded) is reported against
- *   the 50 kB goal, a performance goal like the others tracked in
- *   BENCHMARKS.md, with the share of the source maps beside it;
+ *   the 50 kB goal without the source maps, a performance goal like the
+ *   others tracked in BENCHMARKS.md, with the size with the maps beside it;
  * - each subpath entry (`@vendor/kit-platform/hono`) is in both `exports`
  *   maps and built, and the npm packages only it needs are optional peers
  *   that the main bundles never import, not even on first use;
@@ -48,7 +58,17 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import process from "node:process";
-import { CREATE_PACKAGE, jsrExportOf, PACKAGES } from "./_packages.ts";
+import {
+  authorOf,
+  CREATE_PACKAGE,
+  jsrExportOf,
+  PACKAGES,
+} from "./_packages.ts";
+import {
+  type Metadata,
+  packedSizes,
+  sharedProblems,
+} from "./_package_checks.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -58,7 +78,7 @@ const PACKED_GOAL = 50 * 1000;
 const BUNDLE_CEILING = 64 * 1000;
 const ATTW = "@arethetypeswrong/cli@0.18.5";
 
-interface Manifest {
+interface Manifest extends Metadata {
   name: string;
   version: string;
   dependencies?: Record<string, string>;
@@ -196,8 +216,15 @@ const denoJson = JSON.parse(
   await readFile(join(ROOT, "deno.json"), "utf8"),
 ) as {
   version: string;
+  license: string;
   exports: Record<string, string>;
 };
+const expectedMetadata = {
+  license: denoJson.license,
+  author: authorOf(await readFile(join(ROOT, "LICENSE"), "utf8")),
+};
+// Sibling packages accept any later compatible release of each other.
+const siblingRange = `^${denoJson.version}`;
 
 for (const info of PACKAGES) {
   const exportKey = `./${info.folder}`;
@@ -231,9 +258,9 @@ for (const info of PACKAGES) {
   for (
     const [dependency, range] of Object.entries(manifest.dependencies ?? {})
   ) {
-    if (dependency.startsWith("@vendor/kit") && range !== denoJson.version) {
+    if (dependency.startsWith("@vendor/kit") && range !== siblingRange) {
       problems.push(
-        `${info.name}: depends on ${dependency}@${range}, expected ${denoJson.version}`,
+        `${info.name}: depends on ${dependency}@${range}, expected ${siblingRange}`,
       );
     }
   }
@@ -314,6 +341,9 @@ for (const info of PACKAGES) {
       }
     }
   }
+  problems.push(
+    ...await sharedProblems(manifest, info.folder, dir, expectedMetadata),
+  );
   const loaded = deferredLoaded(info.name, info.optionalPeers);
   if (loaded === undefined) {
     console.log(
@@ -410,28 +440,20 @@ for (const info of PACKAGES) {
       );
     }
   }
-  // Package size: the 50 kB goal is reported (see BENCHMARKS.md), with
-  // the unpacked bytes of the source maps beside it.
-  const pack = spawnSync("npm", ["pack", "--dry-run", "--json", dir], {
-    encoding: "utf8",
-  });
-  const packInfo = pack.status === 0
-    ? (JSON.parse(pack.stdout) as {
-      size: number;
-      files: { path: string; size: number }[];
-    }[])[0]
-    : undefined;
-  const packed = packInfo?.size;
-  if (packInfo === undefined) {
-    problems.push(`${info.name}: npm pack --dry-run failed: ${pack.stderr}`);
-  } else {
-    const maps = packInfo.files.filter((f) => f.path.endsWith(".map"))
-      .reduce((sum, f) => sum + f.size, 0);
+  // Package size: the 50 kB goal (without the source maps, which are never
+  // loaded with the package) is reported (see BENCHMARKS.md), with the
+  // size with the maps beside it.
+  let packed: number | undefined;
+  try {
+    const size = packedSizes(dir);
+    packed = size.withoutMaps;
     console.log(
-      `size: ${info.name} ${(packInfo.size / 1000).toFixed(1)} kB packed${
-        packInfo.size >= PACKED_GOAL ? " (over the 50 kB goal)" : ""
-      }; source maps ${(maps / 1000).toFixed(1)} kB unpacked`,
+      `size: ${info.name} ${(size.withoutMaps / 1000).toFixed(1)} kB packed${
+        size.withoutMaps >= PACKED_GOAL ? " (over the 50 kB goal)" : ""
+      } without source maps, ${(size.packed / 1000).toFixed(1)} kB with them`,
     );
+  } catch (error) {
+    problems.push(`${info.name}: ${(error as Error).message}`);
   }
   const publint = spawnSync("npx", ["-y", PUBLINT, "--strict", dir], {
     encoding: "utf8",
@@ -496,6 +518,9 @@ for (const info of PACKAGES) {
         }); the generator must install nothing`,
       );
     }
+    problems.push(
+      ...await sharedProblems(manifest, info.folder, dir, expectedMetadata),
+    );
     const program = manifest.bin?.["create-kit"];
     const file = program === undefined ? undefined : join(dir, program);
     if (file === undefined || !existsSync(file)) {
