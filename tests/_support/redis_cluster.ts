@@ -187,9 +187,7 @@ export async function startRedisCluster(
       throw new Error(`no primary found for slot ${slot}`);
     },
     async killPrimary(address) {
-      const victim = nodes.find((node) =>
-        `127.0.0.1:${node.port}` === address
-      );
+      const victim = nodes.find((node) => `127.0.0.1:${node.port}` === address);
       if (victim === undefined) throw new Error(`no node at ${address}`);
       const before = (await primaries()).length;
       await victim.kill();
@@ -211,7 +209,6 @@ export async function startRedisCluster(
 async function clusterOk(port: number): Promise<boolean> {
   return (await cli(port, ["CLUSTER", "INFO"])).includes("cluster_state:ok");
 }
-
 
 /** `redis-cli --cluster create` takes longer than one command: 60 s. */
 function cliLong(args: string[]): Promise<{ ok: boolean; output: string }> {

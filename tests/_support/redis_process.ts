@@ -78,7 +78,9 @@ export function cli(
   password?: string,
 ): Promise<string> {
   const binary = findBinary("redis-cli") ?? "redis-cli";
-  const auth = password === undefined ? [] : ["--no-auth-warning", "-a", password];
+  const auth = password === undefined
+    ? []
+    : ["--no-auth-warning", "-a", password];
   return new Promise((resolve) => {
     execFile(
       binary,

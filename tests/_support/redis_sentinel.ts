@@ -199,13 +199,17 @@ export async function startRedisSentinel(
       if (victim === undefined) throw new Error(`no data node at ${before}`);
       await victim.kill();
       let after = before;
-      await waitUntil(async () => {
-        after = await primary();
-        if (after === before) return false;
-        const port = Number(after.split(":")[1]);
-        return (await cli(port, ["INFO", "replication"], options.password))
-          .includes("role:master");
-      }, `the sentinels to promote a replica after ${before}`, 30_000);
+      await waitUntil(
+        async () => {
+          after = await primary();
+          if (after === before) return false;
+          const port = Number(after.split(":")[1]);
+          return (await cli(port, ["INFO", "replication"], options.password))
+            .includes("role:master");
+        },
+        `the sentinels to promote a replica after ${before}`,
+        30_000,
+      );
       return after;
     },
     cli: (address, args) =>
