@@ -75,7 +75,6 @@ export class RedisClusterConnection extends TopologyConnection {
       this.markFailed();
       this.#scheduleRediscover(cluster);
     });
-    const connection = this;
     const commands: RedisCommands = {
       cluster: true,
       send: (args, key) => cluster.sendCommand(key, false, args),
@@ -92,7 +91,7 @@ export class RedisClusterConnection extends TopologyConnection {
       publish: (channel, message) =>
         cluster.sendCommand(channel, false, ["PUBLISH", channel, message]),
       subscribe: (channel, listener) => cluster.subscribe(channel, listener),
-      ping: () => connection.#pingAll(cluster),
+      ping: () => this.#pingAll(cluster),
       topology: () => {
         const primaries = cluster.masters.map((master) => ({
           address: master.address,
