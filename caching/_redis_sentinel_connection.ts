@@ -71,9 +71,11 @@ export class RedisSentinelConnection extends TopologyConnection {
         disableClientInfo: true,
       },
       masterPoolSize: 1,
-      // The first attempt is bounded by connectTimeout here; node-redis's
-      // own loop waits a second between tries.
-      maxCommandRediscovers: 16,
+      // A first attempt that fails ends at once (node-redis would otherwise
+      // print the failure and try again every second): the retries with
+      // backoff are this connection's, and a command that meets a failover
+      // fails like any command during an outage.
+      maxCommandRediscovers: 0,
     });
     sentinel.on("error", () => {});
     sentinel.on("topology-change", (event: { type?: string }) => {

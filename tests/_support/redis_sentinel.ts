@@ -50,6 +50,10 @@ export interface RedisTestSentinel {
    * announce the replica; answers the new primary's address.
    */
   killPrimary(): Promise<string>;
+  /** Kills the data node at `address` (SIGKILL); settles once it is dead. */
+  kill(address: string): Promise<void>;
+  /** Waits until the sentinels announce a primary other than `old`. */
+  waitForNewPrimary(old: string): Promise<string>;
   /** Runs redis-cli against a data node. */
   cli(address: string, args: string[]): Promise<string>;
   /** Stops every process and removes the temp dir. */
@@ -188,33 +192,40 @@ export async function startRedisSentinel(
     }
     throw new Error("no sentinel answered");
   };
-  return {
+  const set: RedisTestSentinel = {
     sentinels: sentinels.map((node) => `127.0.0.1:${node.port}`),
     dataNodes: data.map((node) => `127.0.0.1:${node.port}`),
     name: SENTINEL_NAME,
     primary,
-    async killPrimary() {
-      const before = await primary();
-      const victim = data.find((node) => `127.0.0.1:${node.port}` === before);
-      if (victim === undefined) throw new Error(`no data node at ${before}`);
+    async kill(address) {
+      const victim = data.find((node) => `127.0.0.1:${node.port}` === address);
+      if (victim === undefined) throw new Error(`no data node at ${address}`);
       await victim.kill();
-      let after = before;
+    },
+    async waitForNewPrimary(old) {
+      let now = old;
       await waitUntil(
         async () => {
-          after = await primary();
-          if (after === before) return false;
-          const port = Number(after.split(":")[1]);
+          now = await primary();
+          if (now === old) return false;
+          const port = Number(now.split(":")[1]);
           return (await cli(port, ["INFO", "replication"], options.password))
             .includes("role:master");
         },
-        `the sentinels to promote a replica after ${before}`,
+        `the sentinels to promote a replica after ${old}`,
         30_000,
       );
-      return after;
+      return now;
+    },
+    async killPrimary() {
+      const before = await primary();
+      await set.kill(before);
+      return await set.waitForNewPrimary(before);
     },
     cli: (address, args) =>
       cli(Number(address.split(":")[1]), args, options.password),
     close,
     [Symbol.asyncDispose]: close,
   };
+  return set;
 }
