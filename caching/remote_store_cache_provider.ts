@@ -399,8 +399,15 @@ export class RemoteStoreCacheProvider
    * `cache:redis:port`, `cache:redis:password` (the `REDIS_HOST`,
    * `REDIS_PORT`, `REDIS_PASSWORD` variables) and, when present,
    * `cache:redis:database`, `cache:redis:keyPrefix`, `cache:redis:required`
-   * (`true` or `false`, any case). Numbers and booleans may be given as
-   * strings (as environment variables are).
+   * (`true` or `false`, any case), `cache:redis:hashTag`. Numbers and
+   * booleans may be given as strings (as environment variables are).
+   *
+   * A Redis Cluster comes from `cache:redis:cluster:nodes`
+   * (`REDIS_CLUSTER_NODES`, `host:port` comma-separated); a primary named
+   * by Sentinel from `cache:redis:sentinel:name` (`REDIS_SENTINEL_NAME`),
+   * `cache:redis:sentinel:nodes` (`REDIS_SENTINELS`) and, when the
+   * sentinels have one, `cache:redis:sentinel:password`
+   * (`REDIS_SENTINEL_PASSWORD`).
    *
    * An option given in code wins: the configuration fills only the options
    * `options` leaves unset (absent or `undefined`), so a test or a tool can
@@ -412,7 +419,8 @@ export class RemoteStoreCacheProvider
    * @returns The provider (not yet connected).
    * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
    * port or database that is not a number, `cache:redis:required must be
-   * true or false: <value>`, or as the constructor.
+   * true or false: <value>`, a sentinel name without nodes (or the
+   * reverse), or as the constructor.
    *
    * @example Usage
    * ```ts
@@ -468,11 +476,44 @@ export class RemoteStoreCacheProvider
         kitConfigurationSections.cache.redis,
       )
     ) {
+      if (!("type" in declared)) continue; // cluster, sentinel: below
       fromConfig[name] = declared.type === "integer"
         ? number(name)
         : declared.type === "boolean"
         ? flag(name)
         : text(name);
+    }
+    // A node list given as an array (a JSON file) or comma-separated (a
+    // variable).
+    const nodes = (name: string): unknown => {
+      const value = read(name);
+      if (Array.isArray(value)) return value.map(String);
+      return text(name);
+    };
+    const clusterNodes = nodes("cluster:nodes");
+    if (clusterNodes !== undefined) {
+      fromConfig.cluster = { nodes: clusterNodes };
+    }
+    const sentinelNodes = nodes("sentinel:nodes");
+    const sentinelName = text("sentinel:name");
+    if (sentinelNodes !== undefined || sentinelName !== undefined) {
+      if (sentinelNodes === undefined || sentinelName === undefined) {
+        throw new RangeError(
+          `cache:redis:sentinel:name and cache:redis:sentinel:nodes go together (REDIS_SENTINEL_NAME, REDIS_SENTINELS): only ${
+            sentinelName === undefined ? "the nodes are" : "the name is"
+          } set`,
+        );
+      }
+      fromConfig.sentinel = {
+        name: sentinelName,
+        nodes: sentinelNodes,
+        password: text("sentinel:password"),
+      };
+    }
+    if (options.cluster !== undefined || options.sentinel !== undefined) {
+      // A topology given in code wins whole.
+      delete fromConfig.cluster;
+      delete fromConfig.sentinel;
     }
     const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {

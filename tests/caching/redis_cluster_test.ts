@@ -17,7 +17,7 @@ import {
   startRedisCluster,
 } from "../_support/redis_cluster.ts";
 import { freePort, waitUntil } from "../_support/redis_process.ts";
-import { activeResources, assertNothingLeft } from "./_support.ts";
+import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisClusterSkip;
 const baseline = activeResources();
@@ -341,6 +341,42 @@ test(
     assert.throws(
       () => new RemoteStoreCacheProvider({ cluster: { nodes: "nowhere" } }),
       /cluster\.nodes must be a list of host:port .*"nowhere"/,
+    );
+  },
+);
+
+test(
+  "cluster: fromConfiguration reads cache:redis:cluster:nodes (REDIS_CLUSTER_NODES)",
+  {
+    skip,
+  },
+  async () => {
+    const store = RemoteStoreCacheProvider.fromConfiguration(
+      configFrom({
+        "cache:redis:cluster:nodes": cluster.addresses.slice(0, 2).join(", "),
+        "cache:redis:keyPrefix": "conf:",
+        "cache:redis:hashTag": "true",
+      }),
+    );
+    const cache = new CacheManager(store);
+    try {
+      assert.match(store.address, /^Redis Cluster /);
+      await cache.area("a").set("1", "one");
+      assert.equal(await cache.area("a").get("1"), "one");
+      const primary = await cluster.primaryOf("conf:{a}:1");
+      assert.match(
+        await cluster.cli(Number(primary.split(":")[1]), ["GET", "conf:{a}:1"]),
+        /"value":"one"/,
+      );
+    } finally {
+      await cache.dispose();
+    }
+    assert.throws(
+      () =>
+        RemoteStoreCacheProvider.fromConfiguration(
+          configFrom({ "cache:redis:cluster:nodes": "127.0.0.1:7000,:x" }),
+        ),
+      /cluster\.nodes must be a list of host:port .*":x"/,
     );
   },
 );

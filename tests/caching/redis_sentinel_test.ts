@@ -17,7 +17,7 @@ import {
   startRedisSentinel,
 } from "../_support/redis_sentinel.ts";
 import { freePort, waitUntil } from "../_support/redis_process.ts";
-import { activeResources, assertNothingLeft } from "./_support.ts";
+import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisSentinelSkip;
 const baseline = activeResources();
@@ -170,6 +170,40 @@ test(
           sentinel: { name: "", nodes: "127.0.0.1:26379" },
         }),
       /sentinel\.name must be/,
+    );
+  },
+);
+
+test(
+  "sentinel: fromConfiguration reads cache:redis:sentinel:* (REDIS_SENTINELS, REDIS_SENTINEL_NAME)",
+  {
+    skip,
+  },
+  async () => {
+    const store = RemoteStoreCacheProvider.fromConfiguration(
+      configFrom({
+        "cache:redis:sentinel:name": sentinel.name,
+        "cache:redis:sentinel:nodes": sentinel.sentinels.join(","),
+        "cache:redis:sentinel:password": "sentinel-secret",
+        "cache:redis:password": "data-secret",
+      }),
+    );
+    try {
+      assert.equal(await store.connect(), true);
+      const health = await store.checkHealth();
+      assert.equal(
+        (health.detail as Record<string, unknown>).primary,
+        await sentinel.primary(),
+      );
+    } finally {
+      await store.dispose();
+    }
+    assert.throws(
+      () =>
+        RemoteStoreCacheProvider.fromConfiguration(
+          configFrom({ "cache:redis:sentinel:name": "kitprimary" }),
+        ),
+      /cache:redis:sentinel:name and cache:redis:sentinel:nodes go together/,
     );
   },
 );
