@@ -5,6 +5,7 @@
 // has its own temp dir. When redis-server or redis-cli is missing the tests
 // skip with `redisClusterSkip` as the reason.
 import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,6 +50,8 @@ export interface RedisTestCluster {
   cli(port: number, args: string[]): Promise<string>;
   /** Stops every node and removes the temp dir. */
   close(): Promise<void>;
+  /** The same, synchronously (for an `unload` handler). */
+  killNow(): void;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -201,6 +204,10 @@ export async function startRedisCluster(
     },
     cli: (port, args) => cli(port, args),
     close,
+    killNow() {
+      for (const node of nodes) node.killNow();
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    },
     [Symbol.asyncDispose]: close,
   };
   return cluster;

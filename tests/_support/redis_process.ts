@@ -156,6 +156,17 @@ export class RedisProcess {
     await this.#exited;
   }
 
+  /** SIGKILL without waiting for the exit. */
+  killNow(): void {
+    const pid = this.#child?.pid;
+    this.#child = undefined;
+    try {
+      if (pid !== undefined) process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+
   /** The end of its log, for a failure message. */
   async log(): Promise<string> {
     const text = await readFile(this.logFile, "utf8").catch(() => "(no log)");
