@@ -79,9 +79,13 @@ export class RedisSentinelConnection extends TopologyConnection {
     });
     sentinel.on("error", () => {});
     sentinel.on("topology-change", (event: { type?: string }) => {
-      if (event?.type === "MASTER_CHANGE") {
+      // The first primary found is no change.
+      if (event?.type === "MASTER_CHANGE" && this.isReady) {
         this.diagnose(`the primary of ${this.what} changed`);
+        // Messages published during the switch may be lost: the provider
+        // hears of it as the end of an outage (its subscribers resync).
         this.markFailed();
+        queueMicrotask(() => this.reportBack());
       }
     });
     const node = (address: RedisNodeAddress | undefined) =>
