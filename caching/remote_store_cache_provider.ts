@@ -238,6 +238,10 @@ interface Subscriber {
  *   still there to serve during its window.
  * - A read is one `GET`. `clear()` walks this prefix with `SCAN` and
  *   `UNLINK`s what it finds; it never uses `KEYS` or `FLUSHDB`.
+ * - One server (`host`, `port`), a Redis Cluster (`cluster`) or the primary
+ *   Redis Sentinel names (`sentinel`), through node-redis's own clients; on
+ *   a cluster `clear()` scans every primary and a failed primary's slots
+ *   are looked up again until its replica answers for them.
  * - Faults never reach the caller. Redis is down when a connection is
  *   refused or lost, the password is missing or refused, a connection
  *   attempt (handshake included) gets no answer within `connectTimeout`, or
@@ -307,7 +311,10 @@ export class RemoteStoreCacheProvider
    *
    * @param options Connection, key prefix, timing and error options.
    * @throws {RangeError} `RemoteStoreCacheProvider <option> must be an
-   * integer from <min> to <max>: <value>` for a bad port, database or time.
+   * integer from <min> to <max>: <value>` for a bad port, database or time;
+   * for a malformed `cluster.nodes` or `sentinel.nodes` (naming the entry),
+   * an empty `sentinel.name`, both `cluster` and `sentinel`, or, on a
+   * cluster, a database other than 0 or a key prefix with an unclosed `{`.
    */
   constructor(options: RemoteStoreCacheProviderOptions = {}) {
     const host = options.host ?? "localhost";
