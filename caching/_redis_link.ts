@@ -78,7 +78,7 @@ export interface RedisLink {
   dispose(signal?: AbortSignal): Promise<void>;
 }
 
-/** `host:port` pairs from `"h1:p1,h2:p2"` or an array of either form. */
+/** One node's address (a cluster node or a sentinel). */
 export interface RedisNodeAddress {
   host: string;
   port: number;
