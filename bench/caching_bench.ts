@@ -3,7 +3,9 @@
 // node-redis GET on the same redis-server (Redis path), and a getOrSet miss
 // over Redis with and without `lock` beside one raw round trip. The Redis group
 // starts its own redis-server on a free loopback port; it is skipped when
-// redis-server is not installed.
+// redis-server is not installed. The Redis Cluster group (getOrSet hit vs a
+// raw cluster GET, one tag's invalidation over 10,000 entries) starts a
+// six-node cluster with the tests' fixture.
 //
 //   deno bench -A bench/caching_bench.ts
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -19,12 +21,16 @@ import { context, metrics, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 import {
   CacheManager,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
 } from "../caching/mod.ts";
+import {
+  redisClusterSkip,
+  startRedisCluster,
+} from "../tests/_support/redis_cluster.ts";
 
 const KEYS = 1000;
 const keys = Array.from({ length: KEYS }, (_, i) => `key:${i}`);
@@ -596,4 +602,114 @@ if (interleaved) {
     dispatchEvent(new Event("unload"));
     Deno.exit(0);
   }
+}
+
+// --- Redis Cluster: getOrSet hit vs raw cluster GET; one tag invalidation ----
+// A six-node cluster (three primaries with a replica each) on loopback ports,
+// started by the tests' fixture; skipped when redis-server or redis-cli is
+// missing. Keys are spread over the primaries on both sides.
+if (!interleaved && redisClusterSkip === false) {
+  const cluster = await startRedisCluster();
+  const rawCluster = createCluster({
+    rootNodes: cluster.addresses.map((address) => ({
+      socket: {
+        host: address.split(":")[0],
+        port: Number(address.split(":")[1]),
+      },
+    })),
+    defaults: { disableClientInfo: true },
+  });
+  rawCluster.on("error", () => {});
+  await rawCluster.connect();
+  const clustered = new CacheManager(
+    new RemoteStoreCacheProvider({
+      cluster: { nodes: cluster.addresses },
+      keyPrefix: "bench:",
+    }),
+    { policy: { ttl: 300_000, refreshThreshold: 0.8, maxStale: 60_000 } },
+  );
+  globalThis.addEventListener("unload", () => {
+    rawCluster.destroy();
+    void clustered.dispose();
+    cluster.killNow();
+  });
+  for (const key of keys) {
+    await clustered.set(key, value);
+    await rawCluster.set(`raw:${key}`, JSON.stringify(value));
+  }
+  Deno.bench({
+    name: "Kit CacheManager.getOrSet over a Redis Cluster",
+    group: "redis cluster getOrSet hit",
+    fn: async () => void await clustered.getOrSet(nextKey(), factory),
+  });
+  Deno.bench({
+    name: "node-redis cluster GET (raw)",
+    group: "redis cluster getOrSet hit",
+    baseline: true,
+    fn: async () => void await rawCluster.get(`raw:${nextKey()}`),
+  });
+  Deno.bench({
+    name: "node-redis cluster GET + JSON.parse (raw)",
+    group: "redis cluster getOrSet hit",
+    fn: async () =>
+      void JSON.parse(String(await rawCluster.get(`raw:${nextKey()}`))),
+  });
+
+  // One tag carried by 10,000 entries spread over the primaries: its
+  // invalidation is one script on the primary of the tag's slot, whatever
+  // the number of entries (tests/caching/redis_cluster_test.ts counts the
+  // commands); beside one raw SET, one round trip.
+  for (let j = 0; j < 10_000; j += 500) {
+    await Promise.all(
+      Array.from(
+        { length: 500 },
+        (_, k) => clustered.set(`wide:${j + k}`, value, { tags: ["wide"] }),
+      ),
+    );
+  }
+  // Per-call medians in alternating rounds, as for the single server above:
+  //
+  //   KIT_CACHE_BENCH_CLUSTER_AB=1 deno bench -A bench/caching_bench.ts --filter cluster
+  if (Deno.env.get("KIT_CACHE_BENCH_CLUSTER_AB") === "1") {
+    const median = (list: number[]): number =>
+      [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+    const rows: Record<string, () => Promise<unknown>> = {
+      "raw node-redis cluster GET": () => rawCluster.get(`raw:${nextKey()}`),
+      "Kit getOrSet hit, cluster": () => clustered.getOrSet(nextKey(), factory),
+      "raw node-redis cluster SET": () =>
+        rawCluster.set("raw:tag", String(Date.now())),
+      "Kit invalidateTags, 1 tag / 10,000 entries": () =>
+        clustered.invalidateTags(["wide"]),
+    };
+    const rounds: Record<string, number[]> = {};
+    for (let round = 0; round < 12; round++) {
+      for (const [name, call] of Object.entries(rows)) {
+        const times: number[] = [];
+        for (let j = 0; j < 500; j++) {
+          const start = performance.now();
+          await call();
+          times.push(performance.now() - start);
+        }
+        (rounds[name] ??= []).push(median(times) * 1_000);
+      }
+    }
+    for (const [name, list] of Object.entries(rounds)) {
+      console.log(
+        `${name.padEnd(44)} median ${
+          median(list).toFixed(1)
+        } µs, quietest round ${Math.min(...list).toFixed(1)} µs`,
+      );
+    }
+  }
+  Deno.bench({
+    name: "Kit invalidateTags, one tag over 10,000 entries, cluster",
+    group: "redis cluster invalidateTags",
+    fn: async () => void await clustered.invalidateTags(["wide"]),
+  });
+  Deno.bench({
+    name: "one round trip: node-redis cluster SET (raw)",
+    group: "redis cluster invalidateTags",
+    baseline: true,
+    fn: async () => void await rawCluster.set("raw:tag", String(Date.now())),
+  });
 }

@@ -9,38 +9,21 @@
 import type * as Redis from "redis";
 import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
-import { describeError, type Diagnostics } from "./_diagnostics.ts";
+import { describeError } from "./_diagnostics.ts";
 import { loadDriver } from "./_redis_driver.ts";
+import type {
+  RedisCommands,
+  RedisLink,
+  RedisLinkEvents,
+  RedisLinkOptions,
+} from "./_redis_link.ts";
 import { RequestContext } from "../platform/mod.ts";
 
 export type RedisClient = ReturnType<typeof Redis.createClient>;
 
-export interface RedisConnectionOptions {
+export interface RedisConnectionOptions extends RedisLinkOptions {
   host: string;
   port: number;
-  username?: string;
-  password?: string;
-  database: number;
-  /** Time allowed for one attempt: TCP connection and handshake (AUTH, SELECT). */
-  connectTimeout: number;
-  reconnectDelay: number;
-  maxReconnectDelay: number;
-  /** Queue commands while disconnected (pub/sub connection) or fail fast. */
-  offlineQueue: boolean;
-  /**
-   * Receives one line per reconnect attempt and per connect or handshake
-   * outcome (KIT_LOG_LEVEL=debug); the password never appears in it.
-   */
-  diagnostics?: Diagnostics;
-  /** Names the connection in diagnostic lines (`cache`, `cache pub/sub`). */
-  name?: string;
-}
-
-export interface RedisConnectionEvents {
-  /** A connection-level failure (refused, lost, auth, timeout). */
-  onDown(error: unknown): void;
-  /** The connection is ready; `afterOutage` when it had failed before. */
-  onReady(client: RedisClient, afterOutage: boolean): void;
 }
 
 /** `true` for an error reply of the server (`ERR`, `WRONGTYPE`, `OOM`…). */
@@ -55,11 +38,30 @@ export function isErrorReply(error: unknown): boolean {
   return false;
 }
 
-export class RedisConnection {
+/** The commands of one node-redis client (one server, no routing). */
+export function singleNodeCommands(
+  client: RedisClient,
+  address: string,
+): RedisCommands {
+  return {
+    cluster: false,
+    send: (args) => client.sendCommand(args),
+    primaries: () =>
+      Promise.resolve([(args: string[]) => client.sendCommand(args)]),
+    publish: (channel, message) =>
+      client.sendCommand(["PUBLISH", channel, message]),
+    subscribe: (channel, listener) => client.subscribe(channel, listener),
+    ping: () => client.sendCommand(["PING"]),
+    topology: () => ({ topology: "single", address }),
+  };
+}
+
+export class RedisConnection implements RedisLink {
   /** The node-redis client of the current attempt, once started. */
   client: RedisClient | undefined;
+  #commands: RedisCommands | undefined;
   readonly #options: RedisConnectionOptions;
-  readonly #events: RedisConnectionEvents;
+  readonly #events: RedisLinkEvents;
   #redis: typeof Redis | undefined;
   #started = false;
   #disposed = false;
@@ -85,7 +87,7 @@ export class RedisConnection {
   /** Reconnect attempts since the last ready (diagnostics only). */
   #attempts = 0;
 
-  constructor(options: RedisConnectionOptions, events: RedisConnectionEvents) {
+  constructor(options: RedisConnectionOptions, events: RedisLinkEvents) {
     this.#options = options;
     this.#events = events;
   }
@@ -95,9 +97,9 @@ export class RedisConnection {
   }
 
   /** The client when commands can be sent now, else `undefined`. */
-  get readyClient(): RedisClient | undefined {
+  get readyClient(): RedisCommands | undefined {
     const client = this.client;
-    return client !== undefined && client.isReady ? client : undefined;
+    return client !== undefined && client.isReady ? this.#commands : undefined;
   }
 
   /**
@@ -162,6 +164,7 @@ export class RedisConnection {
       disableClientInfo: true,
     });
     this.client = client;
+    this.#commands = singleNodeCommands(client, this.#address);
     this.#lostNow = false;
     this.#attemptStart = performance.now();
     // Events of a client given up on (silent handshake) are ignored.
@@ -326,7 +329,7 @@ export class RedisConnection {
     const afterOutage = this.#failedSinceReady;
     this.#failedSinceReady = false;
     this.#endFirstAttempt(true);
-    this.#events.onReady(client, afterOutage);
+    this.#events.onReady(this.#commands!, afterOutage);
   }
 
   #destroyClient(client: RedisClient | undefined): void {

@@ -28,6 +28,9 @@ export function lockToken(): string {
  * taken), `{false, 0}` (absent, lock held by another), `{entry, 2, time…}`
  * with the times of a tagged entry's tags (keys ARGV[1] .. encoded tag; see
  * _redis_tags.ts), or the entry alone (a bulk string, as a GET answers).
+ * An empty ARGV[1] skips the tags (on a cluster, where the tag keys live in
+ * other slots than KEYS and a script may only touch its own slot's keys):
+ * the entry then comes alone and its tags are read apart.
  */
 export const READ_OR_LOCK_SCRIPT = `
 local v = redis.call("GET", KEYS[1])
@@ -37,7 +40,7 @@ if not v then
   end
   return {false, 0}
 end
-if string.sub(v, 1, 9) == '{"tags":[' then
+if ARGV[1] ~= "" and string.sub(v, 1, 9) == '{"tags":[' then
   local list = string.match(v, '^{"tags":%[(.-)%]')
   local keys = {}
   for t in string.gmatch(list or "", '"([^"]*)"') do

@@ -17,11 +17,19 @@ import {
 } from "./_deadlines.ts";
 import { diagnosticsFromEnv } from "./_diagnostics.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
+import { isErrorReply } from "./_redis_connection.ts";
+import type {
+  RedisCommands,
+  RedisLink,
+  RedisLinkOptions,
+} from "./_redis_link.ts";
+import { keySlot, slotTag } from "./_redis_slots.ts";
 import {
-  isErrorReply,
-  RedisConnection,
-  type RedisConnectionOptions,
-} from "./_redis_connection.ts";
+  checkTopology,
+  createLink,
+  describeTopology,
+  type RedisTopology,
+} from "./_redis_topology.ts";
 import type { CacheError } from "./cache_error.ts";
 import type {
   CacheInvalidation,
@@ -61,6 +69,32 @@ export interface RemoteStoreCacheProviderOptions {
   host?: string;
   /** Redis port. Default 6379. */
   port?: number;
+  /**
+   * A Redis Cluster instead of one server: `nodes` lists some of its nodes
+   * (`"host:port"`, an array or comma-separated; three or more is wise),
+   * from which node-redis learns the others and the slots. `host`/`port`
+   * are then ignored; the database must be 0.
+   */
+  cluster?: { nodes: string | readonly string[] };
+  /**
+   * The primary that Redis Sentinel names, followed through failovers:
+   * `name` is the name the sentinels monitor it under, `nodes` some
+   * sentinels (`"host:port"`, an array or comma-separated), `password` the
+   * sentinels' own password when they have one (`password` above is the
+   * data nodes'). `host`/`port` are then ignored.
+   */
+  sentinel?: {
+    name: string;
+    nodes: string | readonly string[];
+    password?: string;
+  };
+  /**
+   * On a Redis Cluster, keeps each area's keys in one slot: the area name
+   * (the text of a key before its first `:`) becomes a hash tag
+   * (`kit:cache:{products}:42`). Default `false`: keys are spread over the
+   * slots (and so over the primaries) one by one.
+   */
+  hashTag?: boolean;
   /** ACL user name; omit for the `requirepass` password alone. */
   username?: string;
   /** Password (`requirepass` or the ACL user's). */
@@ -204,6 +238,10 @@ interface Subscriber {
  *   still there to serve during its window.
  * - A read is one `GET`. `clear()` walks this prefix with `SCAN` and
  *   `UNLINK`s what it finds; it never uses `KEYS` or `FLUSHDB`.
+ * - One server (`host`, `port`), a Redis Cluster (`cluster`) or the primary
+ *   Redis Sentinel names (`sentinel`), through node-redis's own clients; on
+ *   a cluster `clear()` scans every primary and a failed primary's slots
+ *   are looked up again until its replica answers for them.
  * - Faults never reach the caller. Redis is down when a connection is
  *   refused or lost, the password is missing or refused, a connection
  *   attempt (handshake included) gets no answer within `connectTimeout`, or
@@ -242,13 +280,15 @@ export class RemoteStoreCacheProvider
   readonly #defaultTtl: number;
   readonly #channel: string;
   readonly #address: string;
-  readonly #connectionOptions: RedisConnectionOptions;
+  readonly #topology: RedisTopology;
+  readonly #hashTag: boolean;
+  readonly #connectionOptions: RedisLinkOptions;
   readonly #reporter: ErrorReporter;
-  readonly #connection: RedisConnection;
+  readonly #connection: RedisLink;
   readonly #deadlines: Deadlines;
   readonly #required: boolean;
   readonly #tagRetention: number;
-  #subscriberConnection: RedisConnection | undefined;
+  #subscriberConnection: RedisLink | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
   /**
@@ -271,7 +311,10 @@ export class RemoteStoreCacheProvider
    *
    * @param options Connection, key prefix, timing and error options.
    * @throws {RangeError} `RemoteStoreCacheProvider <option> must be an
-   * integer from <min> to <max>: <value>` for a bad port, database or time.
+   * integer from <min> to <max>: <value>` for a bad port, database or time;
+   * for a malformed `cluster.nodes` or `sentinel.nodes` (naming the entry),
+   * an empty `sentinel.name`, both `cluster` and `sentinel`, or, on a
+   * cluster, a database other than 0 or a key prefix with an unclosed `{`.
    */
   constructor(options: RemoteStoreCacheProviderOptions = {}) {
     const host = options.host ?? "localhost";
@@ -285,7 +328,22 @@ export class RemoteStoreCacheProvider
       Number.MAX_SAFE_INTEGER,
       false,
     );
-    this.#address = `${host}:${port}`;
+    this.#topology = checkTopology({
+      host,
+      port,
+      database,
+      keyPrefix: this.#prefix,
+      cluster: options.cluster,
+      sentinel: options.sentinel,
+    });
+    this.#address = describeTopology(this.#topology);
+    const hashTag = options.hashTag ?? false;
+    if (typeof hashTag !== "boolean") {
+      throw new RangeError(
+        `RemoteStoreCacheProvider hashTag must be a boolean: ${hashTag}`,
+      );
+    }
+    this.#hashTag = hashTag;
     this.#tagRetention = checkNumber(
       "tagRetention",
       options.tagRetention ?? 604_800_000,
@@ -305,8 +363,6 @@ export class RemoteStoreCacheProvider
       options.onError,
     );
     this.#connectionOptions = {
-      host,
-      port,
       username: options.username,
       password: options.password,
       database,
@@ -333,7 +389,7 @@ export class RemoteStoreCacheProvider
     this.#deadlines = new Deadlines(
       checkNumber("commandTimeout", options.commandTimeout ?? 1000, 1),
     );
-    this.#connection = new RedisConnection(this.#connectionOptions, {
+    this.#connection = createLink(this.#topology, this.#connectionOptions, {
       onDown: (error) => this.#down(error),
       // node-redis declares a connection ready without a round trip when
       // there is no handshake (no password, database 0), even to a server
@@ -350,8 +406,15 @@ export class RemoteStoreCacheProvider
    * `cache:redis:port`, `cache:redis:password` (the `REDIS_HOST`,
    * `REDIS_PORT`, `REDIS_PASSWORD` variables) and, when present,
    * `cache:redis:database`, `cache:redis:keyPrefix`, `cache:redis:required`
-   * (`true` or `false`, any case). Numbers and booleans may be given as
-   * strings (as environment variables are).
+   * (`true` or `false`, any case), `cache:redis:hashTag`. Numbers and
+   * booleans may be given as strings (as environment variables are).
+   *
+   * A Redis Cluster comes from `cache:redis:cluster:nodes`
+   * (`REDIS_CLUSTER_NODES`, `host:port` comma-separated); a primary named
+   * by Sentinel from `cache:redis:sentinel:name` (`REDIS_SENTINEL_NAME`),
+   * `cache:redis:sentinel:nodes` (`REDIS_SENTINELS`) and, when the
+   * sentinels have one, `cache:redis:sentinel:password`
+   * (`REDIS_SENTINEL_PASSWORD`).
    *
    * An option given in code wins: the configuration fills only the options
    * `options` leaves unset (absent or `undefined`), so a test or a tool can
@@ -363,7 +426,8 @@ export class RemoteStoreCacheProvider
    * @returns The provider (not yet connected).
    * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
    * port or database that is not a number, `cache:redis:required must be
-   * true or false: <value>`, or as the constructor.
+   * true or false: <value>`, a sentinel name without nodes (or the
+   * reverse), or as the constructor.
    *
    * @example Usage
    * ```ts
@@ -419,11 +483,44 @@ export class RemoteStoreCacheProvider
         kitConfigurationSections.cache.redis,
       )
     ) {
+      if (!("type" in declared)) continue; // cluster, sentinel: below
       fromConfig[name] = declared.type === "integer"
         ? number(name)
         : declared.type === "boolean"
         ? flag(name)
         : text(name);
+    }
+    // A node list given as an array (a JSON file) or comma-separated (a
+    // variable).
+    const nodes = (name: string): unknown => {
+      const value = read(name);
+      if (Array.isArray(value)) return value.map(String);
+      return text(name);
+    };
+    const clusterNodes = nodes("cluster:nodes");
+    if (clusterNodes !== undefined) {
+      fromConfig.cluster = { nodes: clusterNodes };
+    }
+    const sentinelNodes = nodes("sentinel:nodes");
+    const sentinelName = text("sentinel:name");
+    if (sentinelNodes !== undefined || sentinelName !== undefined) {
+      if (sentinelNodes === undefined || sentinelName === undefined) {
+        throw new RangeError(
+          `cache:redis:sentinel:name and cache:redis:sentinel:nodes go together (REDIS_SENTINEL_NAME, REDIS_SENTINELS): only ${
+            sentinelName === undefined ? "the nodes are" : "the name is"
+          } set`,
+        );
+      }
+      fromConfig.sentinel = {
+        name: sentinelName,
+        nodes: sentinelNodes,
+        password: text("sentinel:password"),
+      };
+    }
+    if (options.cluster !== undefined || options.sentinel !== undefined) {
+      // A topology given in code wins whole.
+      delete fromConfig.cluster;
+      delete fromConfig.sentinel;
     }
     const merged: Record<string, unknown> = { ...options };
     for (const [name, value] of Object.entries(fromConfig)) {
@@ -540,9 +637,15 @@ export class RemoteStoreCacheProvider
       }
     }
     if (this.#state === "up") {
-      return { status: "healthy", detail: { address: this.#address } };
+      return {
+        status: "healthy",
+        detail: { address: this.#address, ...this.#topologyDetail() },
+      };
     }
-    return { status: "degraded", detail: this.#outageDetail() };
+    return {
+      status: "degraded",
+      detail: { ...this.#outageDetail(), ...this.#topologyDetail() },
+    };
   }
 
   /**
@@ -557,7 +660,7 @@ export class RemoteStoreCacheProvider
    * unreadable, or the store is unreachable.
    */
   get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
-    const fullKey = this.#prefix + key;
+    const fullKey = this.#fullKey(key);
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(undefined);
     }
@@ -565,7 +668,7 @@ export class RemoteStoreCacheProvider
     if (client === undefined) {
       return this.#whenReady(() => this.get(key, tagged), undefined);
     }
-    if (tagged === true) {
+    if (tagged === true && !client.cluster) {
       const command = [
         "EVAL",
         READ_SCRIPT,
@@ -573,7 +676,7 @@ export class RemoteStoreCacheProvider
         fullKey,
         tagKeyPrefix(this.#prefix),
       ];
-      return this.#track(this.#deadlines.race(client.sendCommand(command)))
+      return this.#track(this.#deadlines.race(client.send(command, fullKey)))
         .then(
           (reply) => {
             if (reply === TIMED_OUT) return this.#timedOut("EVAL", undefined);
@@ -588,7 +691,7 @@ export class RemoteStoreCacheProvider
         );
     }
     return this.#track(
-      this.#deadlines.race(client.sendCommand(["GET", fullKey])),
+      this.#deadlines.race(client.send(["GET", fullKey], fullKey)),
     )
       .then(
         (value) =>
@@ -609,7 +712,7 @@ export class RemoteStoreCacheProvider
    * @returns Settles when written, or skipped (never rejects).
    */
   set(key: string, entry: CacheEntry, ttl?: number): Promise<void> {
-    const fullKey = this.#prefix + key;
+    const fullKey = this.#fullKey(key);
     let json: string;
     try {
       // Tags first and encoded: the read script finds them by position.
@@ -640,7 +743,7 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async delete(key: string): Promise<void> {
-    const fullKey = this.#prefix + key;
+    const fullKey = this.#fullKey(key);
     await this.#send(["DEL", fullKey], fullKey, undefined);
   }
 
@@ -651,7 +754,7 @@ export class RemoteStoreCacheProvider
    * @returns `true` when present; `false` also while unreachable.
    */
   async has(key: string): Promise<boolean> {
-    const fullKey = this.#prefix + key;
+    const fullKey = this.#fullKey(key);
     return (await this.#send(["EXISTS", fullKey], fullKey, 0)) === 1;
   }
 
@@ -665,21 +768,125 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async clear(prefix = ""): Promise<void> {
-    const pattern = escapeGlob(this.#prefix + prefix) + "*";
+    const client = await this.#commands();
+    if (client === undefined) return;
+    let primaries: Array<(args: string[]) => Promise<unknown>>;
+    try {
+      primaries = await client.primaries();
+    } catch (error) {
+      this.#failed("SCAN", undefined, error, undefined);
+      return;
+    }
+    // On a cluster every primary holds its own share of the keys.
+    await Promise.all(
+      primaries.map((primary) =>
+        Promise.all(
+          this.#clearPatterns(prefix).map((pattern) =>
+            this.#clearOn(primary, pattern, client.cluster)
+          ),
+        )
+      ),
+    );
+  }
+
+  /** The SCAN patterns of the keys under `keyPrefix + prefix`. */
+  #clearPatterns(prefix: string): string[] {
+    if (!this.#hashTag || prefix === "") {
+      return [escapeGlob(this.#fullKey(prefix)) + "*"];
+    }
+    if (prefix.includes(":")) return [escapeGlob(this.#fullKey(prefix)) + "*"];
+    // Without ":" the prefix may start a root key or an area's name.
+    return [
+      escapeGlob(this.#prefix + prefix) + "*",
+      escapeGlob(this.#prefix + "{" + prefix) + "*",
+    ];
+  }
+
+  async #clearOn(
+    primary: (args: string[]) => Promise<unknown>,
+    pattern: string,
+    cluster: boolean,
+  ): Promise<void> {
     let cursor = "0";
     do {
-      const reply = await this.#send(
+      const reply = await this.#sendVia(
+        primary,
         ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
-        undefined,
-        undefined,
       );
       if (!Array.isArray(reply)) return;
       cursor = String(reply[0]);
       const keys = reply[1] as string[];
-      if (keys.length > 0) {
-        await this.#send(["UNLINK", ...keys], undefined, undefined);
+      if (keys.length === 0) continue;
+      if (!cluster) {
+        await this.#sendVia(primary, ["UNLINK", ...keys]);
+        continue;
       }
+      // A cluster node refuses a command whose keys span slots.
+      const bySlot = new Map<number, string[]>();
+      for (const key of keys) {
+        const slot = keySlot(key);
+        const group = bySlot.get(slot);
+        if (group === undefined) bySlot.set(slot, [key]);
+        else group.push(key);
+      }
+      await Promise.all(
+        [...bySlot.values()].map((group) =>
+          this.#sendVia(primary, ["UNLINK", ...group])
+        ),
+      );
     } while (cursor !== "0");
+  }
+
+  /** Runs a command on one node; failures reported, answered `undefined`. */
+  #sendVia(
+    node: (args: string[]) => Promise<unknown>,
+    args: string[],
+  ): Promise<unknown> {
+    if (this.#state === "down" || this.#disposed) {
+      return Promise.resolve(undefined);
+    }
+    return this.#track(this.#deadlines.race(node(args))).then(
+      (value) => {
+        if (value === TIMED_OUT) return this.#timedOut(args[0], undefined);
+        this.#answered();
+        return value;
+      },
+      (error) => this.#failed(args[0], undefined, error, undefined),
+    );
+  }
+
+  /** The commands once the store is ready; `undefined` during an outage. */
+  async #commands(): Promise<RedisCommands | undefined> {
+    if (this.#state === "down" || this.#disposed) return undefined;
+    const client = this.#connection.readyClient;
+    if (client !== undefined) return client;
+    const ready = await this.#connection.ensureReady();
+    // The state may have changed while waiting.
+    const state = this.#state as "unknown" | "up" | "down";
+    return ready && state !== "down" && !this.#disposed
+      ? this.#connection.readyClient
+      : undefined;
+  }
+
+  /**
+   * The Redis key of a cache key: under the prefix and, with `hashTag`, the
+   * area name (the text before the first `:`) as a hash tag.
+   */
+  #fullKey(key: string): string {
+    if (!this.#hashTag) return this.#prefix + key;
+    const colon = key.indexOf(":");
+    return colon <= 0
+      ? this.#prefix + key
+      : `${this.#prefix}{${key.slice(0, colon)}}${key.slice(colon)}`;
+  }
+
+  /**
+   * The lock key of a cache key. On a cluster it carries a hash tag of the
+   * entry's slot, so that one script can read the entry and take the lock.
+   */
+  #lockKey(key: string, fullKey: string, cluster: boolean): string {
+    if (!cluster) return lockKey(this.#prefix, key);
+    return lockKey(this.#prefix, `{${slotTag(keySlot(fullKey))}}${key}`);
   }
 
   /**
@@ -704,7 +911,11 @@ export class RemoteStoreCacheProvider
    * ```
    */
   async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
-    const fullKey = lockKey(this.#prefix, key);
+    const fullKey = this.#lockKey(
+      key,
+      this.#fullKey(key),
+      this.#topology.kind === "cluster",
+    );
     const token = lockToken();
     const reply = await this.#send(
       ["SET", fullKey, token, "NX", "PX", String(Math.max(1, Math.ceil(ttl)))],
@@ -739,8 +950,9 @@ export class RemoteStoreCacheProvider
    * ```
    */
   async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
-    const fullKey = this.#prefix + key;
-    const lockFullKey = lockKey(this.#prefix, key);
+    const fullKey = this.#fullKey(key);
+    const cluster = this.#topology.kind === "cluster";
+    const lockFullKey = this.#lockKey(key, fullKey, cluster);
     const token = lockToken();
     const reply = await this.#send(
       [
@@ -749,7 +961,8 @@ export class RemoteStoreCacheProvider
         "2",
         fullKey,
         lockFullKey,
-        tagKeyPrefix(this.#prefix),
+        // On a cluster the tag keys live in other slots: read apart.
+        cluster ? "" : tagKeyPrefix(this.#prefix),
         token,
         String(Math.max(1, Math.ceil(ttl))),
       ],
@@ -768,6 +981,7 @@ export class RemoteStoreCacheProvider
       return { entry: undefined, lock: { acquired: false, held: true } };
     }
     const entry = this.#decode(fullKey, reply[0]);
+    if (cluster) return { entry: await this.#checkTags(entry) };
     return {
       entry: entry !== undefined &&
           invalidatedSince(reply.slice(2), entry.storedAt)
@@ -796,10 +1010,11 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
-    await this.#send(
+    const client = await this.#commands();
+    if (client === undefined) return;
+    await this.#sendVia(
+      (args) => client.publish(args[1], args[2]),
       ["PUBLISH", this.#channel, JSON.stringify(message)],
-      undefined,
-      undefined,
     );
   }
 
@@ -879,7 +1094,8 @@ export class RemoteStoreCacheProvider
     // node-redis resubscribes by itself when it reconnects a client; a new
     // client (after a silent handshake was given up) must subscribe anew.
     let subscribedClient: unknown;
-    const connection = new RedisConnection(
+    const connection = createLink(
+      this.#topology,
       { ...this.#connectionOptions, offlineQueue: true, name: "cache pub/sub" },
       {
         onDown: (error) => this.#down(error),
@@ -953,7 +1169,13 @@ export class RemoteStoreCacheProvider
     if (entry.tags.length === 0) return entry;
     const prefix = tagKeyPrefix(this.#prefix);
     const keys = entry.tags.map((tag) => prefix + encodeTag(tag));
-    return this.#send(["MGET", ...keys], undefined, UNANSWERED).then(
+    // On a cluster each tag key is in its own slot: one GET each, at once.
+    const times = this.#topology.kind === "cluster"
+      ? Promise.all(
+        keys.map((key) => this.#send(["GET", key], key, UNANSWERED)),
+      ).then((replies) => replies.includes(UNANSWERED) ? UNANSWERED : replies)
+      : this.#send(["MGET", ...keys], undefined, UNANSWERED);
+    return times.then(
       (times) =>
         !Array.isArray(times) || invalidatedSince(times, entry.storedAt)
           ? undefined
@@ -984,17 +1206,29 @@ export class RemoteStoreCacheProvider
     if (tags.length === 0) return;
     const prefix = tagKeyPrefix(this.#prefix);
     const keys = tags.map((tag) => prefix + encodeTag(tag));
-    await this.#send(
-      [
-        "EVAL",
-        INVALIDATE_SCRIPT,
-        String(keys.length),
-        ...keys,
-        String(at),
-        String(this.#tagRetention),
-      ],
-      undefined,
-      undefined,
+    // On a cluster one script per slot (in parallel: still one round trip).
+    const groups = new Map<number, string[]>();
+    for (const key of keys) {
+      const slot = this.#topology.kind === "cluster" ? keySlot(key) : 0;
+      const group = groups.get(slot);
+      if (group === undefined) groups.set(slot, [key]);
+      else group.push(key);
+    }
+    await Promise.all(
+      [...groups.values()].map((group) =>
+        this.#send(
+          [
+            "EVAL",
+            INVALIDATE_SCRIPT,
+            String(group.length),
+            ...group,
+            String(at),
+            String(this.#tagRetention),
+          ],
+          group[0],
+          undefined,
+        )
+      ),
     );
   }
 
@@ -1033,7 +1267,7 @@ export class RemoteStoreCacheProvider
     if (client === undefined) {
       return this.#whenReady(() => this.#send(args, key, fallback), fallback);
     }
-    return this.#track(this.#deadlines.race(client.sendCommand(args))).then(
+    return this.#track(this.#deadlines.race(client.send(args, key))).then(
       (value) => {
         if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
         this.#answered();
@@ -1179,7 +1413,7 @@ export class RemoteStoreCacheProvider
     }
     try {
       const reply = await this.#track(
-        this.#deadlines.race(client.sendCommand(["PING"])),
+        this.#deadlines.race(client.ping()),
       );
       if (reply !== TIMED_OUT) return true;
       const error = new RedisTimeoutError("PING", this.#deadlines.timeout);
@@ -1211,6 +1445,22 @@ export class RemoteStoreCacheProvider
       return "the password (or user name) was refused: check the password and username options (REDIS_PASSWORD / cache:redis:password)";
     }
     return undefined;
+  }
+
+  /**
+   * The nodes behind the provider for a health check: on a cluster each
+   * primary and whether it answers, through Sentinel the current primary,
+   * its replicas and the sentinel asked.
+   */
+  #topologyDetail(): Record<string, unknown> {
+    if (this.#topology.kind === "single") return {};
+    const client = this.#connection.readyClient;
+    if (client === undefined) return { topology: this.#topology.kind };
+    try {
+      return client.topology();
+    } catch {
+      return { topology: this.#topology.kind };
+    }
   }
 
   /** The outage for a health check: address, since when, why; no secret. */

@@ -52,21 +52,29 @@ export type KitSectionSchema<S> = v.OptionalSchema<
 >;
 
 /**
- * The entries of an optional declared section. Kit's sections nest one
- * level at most (`cache:redis`, `localization:cache`), which keeps the type
- * shallow enough for the compiler.
+ * The entries of an optional declared section. Kit's sections nest two
+ * levels at most (`cache:redis`, `cache:redis:sentinel`), which keeps the
+ * type shallow enough for the compiler.
  */
 export type KitSectionEntries<S> = {
   readonly [K in keyof S]: S[K] extends { type: string; description: string }
     ? KitKeySchema<S[K]>
     : v.OptionalSchema<
       v.ObjectSchema<
-        { readonly [L in keyof S[K]]: KitKeySchema<S[K][L]> },
+        { readonly [L in keyof S[K]]: KitInnerSchema<S[K][L]> },
         undefined
       >,
       undefined
     >;
 };
+
+/** A key, or a section of keys only, inside a subsection. */
+type KitInnerSchema<D> = D extends { type: string; description: string }
+  ? KitKeySchema<D>
+  : v.OptionalSchema<
+    v.ObjectSchema<{ readonly [M in keyof D]: KitKeySchema<D[M]> }, undefined>,
+    undefined
+  >;
 
 /** What an optional declared section holds once validated. */
 export type KitSectionOutput<S> = {

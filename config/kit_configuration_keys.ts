@@ -149,6 +149,15 @@ export interface KitConfigurationSections {
       readonly database: KitKey<"integer", "min">;
       readonly keyPrefix: KitKey<"string">;
       readonly required: KitKey<"boolean">;
+      readonly hashTag: KitKey<"boolean">;
+      readonly cluster: {
+        readonly nodes: KitKey<"string">;
+      };
+      readonly sentinel: {
+        readonly name: KitKey<"string">;
+        readonly nodes: KitKey<"string">;
+        readonly password: KitKey<"string">;
+      };
     };
   };
   /** Localization. */
@@ -326,6 +335,34 @@ const cache: Sections["cache"] = {
     required: {
       type: "boolean",
       description: "Fail start-up when Redis does not answer.",
+    },
+    hashTag: {
+      type: "boolean",
+      description: "On a Redis Cluster, keep each area's keys in one slot.",
+    },
+    cluster: {
+      nodes: {
+        type: "string",
+        nonEmpty: true,
+        description:
+          "Redis Cluster nodes to start from: host:port, comma-separated.",
+      },
+    },
+    sentinel: {
+      name: {
+        type: "string",
+        nonEmpty: true,
+        description: "The name the sentinels monitor the Redis primary under.",
+      },
+      nodes: {
+        type: "string",
+        nonEmpty: true,
+        description: "Redis Sentinel addresses: host:port, comma-separated.",
+      },
+      password: {
+        type: "string",
+        description: "The sentinels' own password.",
+      },
     },
   },
 };

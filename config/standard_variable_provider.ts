@@ -32,6 +32,10 @@ import type { EnvironmentVariableOptions } from "./environment_variable_provider
  * | `REDIS_HOST` | `cache:redis:host` |
  * | `REDIS_PORT` | `cache:redis:port` |
  * | `REDIS_PASSWORD` | `cache:redis:password` |
+ * | `REDIS_CLUSTER_NODES` | `cache:redis:cluster:nodes` (`host:port,host:port`) |
+ * | `REDIS_SENTINELS` | `cache:redis:sentinel:nodes` (`host:port,host:port`) |
+ * | `REDIS_SENTINEL_NAME` | `cache:redis:sentinel:name` |
+ * | `REDIS_SENTINEL_PASSWORD` | `cache:redis:sentinel:password` |
  * | `JWT_SECRET` | `auth:jwtSecret` |
  * | `AUTH_TOKEN_EXPIRY` | `auth:tokenExpiry` |
  * | `FEATURE_ANALYTICS` | `features:enableAnalytics` |
@@ -65,6 +69,10 @@ export const standardVariables: Readonly<Record<string, string>> = Object
     REDIS_HOST: "cache:redis:host",
     REDIS_PORT: "cache:redis:port",
     REDIS_PASSWORD: "cache:redis:password",
+    REDIS_CLUSTER_NODES: "cache:redis:cluster:nodes",
+    REDIS_SENTINELS: "cache:redis:sentinel:nodes",
+    REDIS_SENTINEL_NAME: "cache:redis:sentinel:name",
+    REDIS_SENTINEL_PASSWORD: "cache:redis:sentinel:password",
     JWT_SECRET: "auth:jwtSecret",
     AUTH_TOKEN_EXPIRY: "auth:tokenExpiry",
     FEATURE_ANALYTICS: "features:enableAnalytics",

@@ -1,0 +1,178 @@
+// A Redis Cluster through node-redis's createCluster: node-redis discovers
+// the slots from the configured nodes, routes each command by its key and
+// follows MOVED/ASK. What it does not do is notice that a primary died:
+// commands for its slots fail until a MOVED reply makes it look again, and
+// a dead node sends none. So a node's failure here asks node-redis to
+// rediscover the slots (again after a backoff, until every primary answers),
+// which is how the client learns that a replica took over.
+import type * as Redis from "redis";
+import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { RequestContext } from "../platform/mod.ts";
+import {
+  backoff,
+  type RedisCommands,
+  type RedisLinkEvents,
+  type RedisLinkOptions,
+  type RedisNodeAddress,
+} from "./_redis_link.ts";
+import {
+  type TopologyClient,
+  TopologyConnection,
+} from "./_redis_topology_connection.ts";
+
+type Cluster = ReturnType<typeof Redis.createCluster>;
+type NodeClient = Awaited<ReturnType<Cluster["nodeClient"]>>;
+
+export interface RedisClusterConnectionOptions extends RedisLinkOptions {
+  nodes: RedisNodeAddress[];
+}
+
+export class RedisClusterConnection extends TopologyConnection {
+  readonly #nodes: RedisNodeAddress[];
+  #cluster: Cluster | undefined;
+  #rediscoverTimer: TimerHandle | undefined;
+  #rediscovering: Promise<void> | undefined;
+  #rediscoveries = 0;
+
+  constructor(options: RedisClusterConnectionOptions, events: RedisLinkEvents) {
+    super(options, events);
+    this.#nodes = options.nodes;
+  }
+
+  protected get what(): string {
+    return "Redis Cluster";
+  }
+
+  protected get addresses(): string {
+    return this.#nodes.map((node) => `${node.host}:${node.port}`).join(", ");
+  }
+
+  protected create(redis: typeof Redis): TopologyClient {
+    const options = this.options;
+    const cluster: Cluster = redis.createCluster({
+      rootNodes: this.#nodes.map((node) => ({
+        socket: { host: node.host, port: node.port },
+      })),
+      defaults: {
+        username: options.username,
+        password: options.password,
+        socket: {
+          connectTimeout: options.connectTimeout,
+          reconnectStrategy: (retries: number) =>
+            cluster === this.#cluster ? this.reconnectStrategy(retries) : false,
+        },
+        disableOfflineQueue: !options.offlineQueue,
+        disableClientInfo: true,
+      },
+    });
+    this.#cluster = cluster;
+    // Discovery failures reach connect()'s rejection; a node's through
+    // "node-error": both are handled, so node-redis must not throw them.
+    cluster.on("error", () => {});
+    cluster.on("node-error", (_error: unknown, node: RedisNodeAddress) => {
+      if (cluster !== this.#cluster || this.disposed) return;
+      this.diagnose(`node ${node?.host}:${node?.port} failed`);
+      this.markFailed();
+      this.#scheduleRediscover(cluster);
+    });
+    const commands: RedisCommands = {
+      cluster: true,
+      send: (args, key) => cluster.sendCommand(key, false, args),
+      primaries: () =>
+        Promise.all(cluster.masters.map((master) => cluster.nodeClient(master)))
+          .then((clients) =>
+            clients.map((client) => (args: string[]) =>
+              client.sendCommand(args)
+            )
+          ),
+      // A classic PUBLISH reaches every node's subscribers: node-redis moves
+      // a subscription whose node left the topology to another node by
+      // itself, which it does not do for sharded ones (SSUBSCRIBE).
+      publish: (channel, message) =>
+        cluster.sendCommand(channel, false, ["PUBLISH", channel, message]),
+      subscribe: (channel, listener) => cluster.subscribe(channel, listener),
+      ping: () => this.#pingAll(cluster),
+      topology: () => {
+        const primaries = cluster.masters.map((master) => ({
+          address: master.address,
+          up: master.client?.isReady ?? false,
+        }));
+        return {
+          topology: "cluster",
+          primaries,
+          primariesUp: primaries.filter((primary) => primary.up).length,
+          slotsCovered: cluster.slots.filter((slot) => slot !== undefined)
+            .length,
+        };
+      },
+    };
+    return {
+      connect: () => cluster.connect(),
+      destroy: () => {
+        if (this.#cluster === cluster) this.#cluster = undefined;
+        clearTimeout(this.#rediscoverTimer);
+        this.#rediscoverTimer = undefined;
+        cluster.destroy();
+      },
+      commands,
+      get isReady() {
+        return cluster.isOpen;
+      },
+    };
+  }
+
+  /** PING every primary; a dead one first makes node-redis look again. */
+  async #pingAll(cluster: Cluster): Promise<unknown> {
+    if (cluster.masters.some((master) => !master.client?.isReady)) {
+      await this.#rediscover(cluster);
+    }
+    const clients: NodeClient[] = await Promise.all(
+      cluster.masters.map((master) => cluster.nodeClient(master)),
+    );
+    await Promise.all(clients.map((client) => client.sendCommand(["PING"])));
+    this.#rediscoveries = 0;
+    this.reportBack();
+    return "PONG";
+  }
+
+  #scheduleRediscover(cluster: Cluster): void {
+    if (this.#rediscoverTimer !== undefined || this.disposed) return;
+    const delay = backoff(
+      this.#rediscoveries++,
+      this.options.reconnectDelay,
+      this.options.maxReconnectDelay,
+    );
+    this.#rediscoverTimer = unrefTimer(
+      RequestContext.detach(() =>
+        setTimeout(() => {
+          this.#rediscoverTimer = undefined;
+          if (cluster !== this.#cluster || this.disposed) return;
+          this.#rediscover(cluster).then(() => {
+            if (cluster !== this.#cluster || this.disposed) return;
+            if (cluster.masters.every((master) => master.client?.isReady)) {
+              this.#rediscoveries = 0;
+              this.reportBack();
+            } else this.#scheduleRediscover(cluster);
+          });
+        }, delay)
+      ),
+    );
+  }
+
+  /**
+   * Asks node-redis for the slots again, starting with a primary that
+   * answers (node-redis falls back to the configured nodes).
+   */
+  #rediscover(cluster: Cluster): Promise<void> {
+    if (this.#rediscovering !== undefined) return this.#rediscovering;
+    const live = cluster.masters.find((master) => master.client?.isReady)
+      ?.client ?? cluster.masters[0]?.client;
+    if (live === undefined) return Promise.resolve();
+    const rediscovering = cluster._slots.rediscover(live).catch(() => {})
+      .finally(() => {
+        this.#rediscovering = undefined;
+      });
+    this.#rediscovering = rediscovering;
+    return rediscovering;
+  }
+}

@@ -1,0 +1,101 @@
+// What the Redis provider needs from a connection, whatever the topology
+// behind it: one server (_redis_connection.ts), a Redis Cluster
+// (_redis_cluster_connection.ts) or a primary found through Sentinel
+// (_redis_sentinel_connection.ts). The provider speaks to this interface
+// only, so that it never asks which topology it runs on, except for the few
+// commands a cluster routes or splits differently (`cluster`).
+
+/** Commands on a ready connection. */
+export interface RedisCommands {
+  /** `true` on a Redis Cluster: multi-key commands must stay in one slot. */
+  readonly cluster: boolean;
+  /**
+   * Sends one command. `key` is the key the command is routed by on a
+   * cluster (ignored elsewhere).
+   */
+  send(args: string[], key?: string): Promise<unknown>;
+  /**
+   * Sends `args` to every primary (a cluster's masters; the one server
+   * otherwise), for commands that see one node's keys only (`SCAN`).
+   * Answers one sender per primary.
+   */
+  primaries(): Promise<Array<(args: string[]) => Promise<unknown>>>;
+  /** Publishes a message on a channel. */
+  publish(channel: string, message: string): Promise<unknown>;
+  /** Subscribes; node-redis resubscribes by itself after a reconnect. */
+  subscribe(
+    channel: string,
+    listener: (message: string) => void,
+  ): Promise<unknown>;
+  /**
+   * Checks that every node the commands need answers: a `PING` to the
+   * server, to the Sentinel primary, or to every cluster primary.
+   */
+  ping(): Promise<unknown>;
+  /** The nodes and which of them answer, for a health check. */
+  topology(): Record<string, unknown>;
+}
+
+/** Options common to every topology; all times in milliseconds. */
+export interface RedisLinkOptions {
+  username?: string;
+  password?: string;
+  database: number;
+  /** Time allowed for one attempt: TCP connection and handshake. */
+  connectTimeout: number;
+  reconnectDelay: number;
+  maxReconnectDelay: number;
+  /** Queue commands while disconnected (pub/sub connection) or fail fast. */
+  offlineQueue: boolean;
+  /** Receives diagnostic lines (KIT_LOG_LEVEL=debug); never the password. */
+  diagnostics?: (line: string) => void;
+  /** Names the connection in diagnostic lines (`cache`, `cache pub/sub`). */
+  name?: string;
+}
+
+/** What a connection reports to the provider. */
+export interface RedisLinkEvents {
+  /** A connection-level failure (refused, lost, auth, timeout). */
+  onDown(error: unknown): void;
+  /** The connection is ready; `afterOutage` when it had failed before. */
+  onReady(commands: RedisCommands, afterOutage: boolean): void;
+}
+
+/** A connection to Redis, whatever the topology. */
+export interface RedisLink {
+  /** `true` when commands can be sent now. */
+  readonly isReady: boolean;
+  /** The commands when they can be sent now, else `undefined`. */
+  readonly readyClient: RedisCommands | undefined;
+  /**
+   * `true` when ready; otherwise starts the first connection if needed and
+   * settles once its first attempt is over (within `connectTimeout`).
+   */
+  ensureReady(): boolean | Promise<boolean>;
+  /** Drops connections that stopped answering and opens new ones. */
+  recycle(error: unknown): void;
+  /** Closes every connection; no socket or timer is left behind. */
+  dispose(signal?: AbortSignal): Promise<void>;
+}
+
+/** One node's address (a cluster node or a sentinel). */
+export interface RedisNodeAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Backoff with "equal jitter": half fixed, half random, so instances do not
+ * reconnect in lockstep after a restart.
+ */
+export function backoff(
+  retries: number,
+  reconnectDelay: number,
+  maxReconnectDelay: number,
+): number {
+  const base = Math.min(
+    reconnectDelay * 2 ** Math.min(retries, 30),
+    maxReconnectDelay,
+  );
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}

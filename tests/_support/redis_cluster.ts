@@ -1,0 +1,231 @@
+// A real Redis Cluster for the tests: six redis-server processes on free
+// loopback ports (three primaries, one replica each), joined by
+// `redis-cli --cluster create … --cluster-replicas 1 --cluster-yes`, ready
+// once every node reports `cluster_state:ok`. Persistence is off; each node
+// has its own temp dir. When redis-server or redis-cli is missing the tests
+// skip with `redisClusterSkip` as the reason.
+import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  cli,
+  findBinary,
+  freePort,
+  RedisProcess,
+  skipUnless,
+  waitUntil,
+} from "./redis_process.ts";
+
+/** The reason to skip the cluster tests, or `false`. */
+export const redisClusterSkip: string | false = skipUnless("Redis Cluster", [
+  "redis-server",
+  "redis-cli",
+]);
+
+/** One node of the test cluster. */
+export interface ClusterNode {
+  readonly port: number;
+  /** `host:port`, as the cluster announces it. */
+  readonly address: string;
+  readonly running: boolean;
+}
+
+/** A running test cluster. */
+export interface RedisTestCluster {
+  readonly nodes: readonly ClusterNode[];
+  /** `127.0.0.1:<port>` of every node, for the `cluster.nodes` option. */
+  readonly addresses: string[];
+  /** The addresses of the current primaries (as the cluster reports them). */
+  primaries(): Promise<string[]>;
+  /** The primary serving `key`'s slot. */
+  primaryOf(key: string): Promise<string>;
+  /**
+   * Kills the primary at `address` (SIGKILL) and waits until its replica
+   * took over and the cluster is `ok` again.
+   */
+  killPrimary(address: string): Promise<void>;
+  /** Runs redis-cli on a node (`-c` follows redirections). */
+  cli(port: number, args: string[]): Promise<string>;
+  /** Stops every node and removes the temp dir. */
+  close(): Promise<void>;
+  /** The same, synchronously (for an `unload` handler). */
+  killNow(): void;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@linkcode startRedisCluster}. */
+export interface RedisClusterOptions {
+  /** `cluster-node-timeout`, how soon a silent primary fails over. Default 1000. */
+  nodeTimeout?: number;
+}
+
+/** Starts a six-node cluster and waits until it is `ok`. */
+export async function startRedisCluster(
+  options: RedisClusterOptions = {},
+): Promise<RedisTestCluster> {
+  if (redisClusterSkip !== false) throw new Error(redisClusterSkip);
+  const server = findBinary("redis-server")!;
+  const dir = await mkdtemp(join(tmpdir(), "kit-redis-cluster-"));
+  const nodes: RedisProcess[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(nodes.map((node) => node.kill()));
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 6; i++) {
+      const nodeDir = join(dir, String(i));
+      await mkdir(nodeDir, { recursive: true });
+      let started = false;
+      for (let attempt = 0; attempt < 5 && !started; attempt++) {
+        const port = await freePort();
+        const busPort = await freePort();
+        const node = new RedisProcess(port, join(nodeDir, "redis.log"));
+        started = await node.start(server, [
+          "--port",
+          String(port),
+          "--cluster-port",
+          String(busPort),
+          "--bind",
+          "127.0.0.1",
+          "--dir",
+          nodeDir,
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          join(nodeDir, "nodes.conf"),
+          "--cluster-node-timeout",
+          String(options.nodeTimeout ?? 1000),
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          // Replicas sync at once: a replica that never synced does not
+          // take over from a primary killed right after the start.
+          "--repl-diskless-sync-delay",
+          "0",
+          "--logfile",
+          join(nodeDir, "redis.log"),
+        ]);
+        if (started) nodes.push(node);
+        else await node.kill();
+      }
+      if (!started) throw new Error(`cluster node ${i} did not start`);
+    }
+    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+    const created = await cliLong([
+      "--cluster",
+      "create",
+      ...addresses,
+      "--cluster-replicas",
+      "1",
+      "--cluster-yes",
+    ]);
+    if (!created.ok) {
+      throw new Error(`redis-cli --cluster create failed:\n${created.output}`);
+    }
+    await waitUntil(
+      async () =>
+        (await Promise.all(nodes.map((node) => clusterOk(node.port)))).every(
+          Boolean,
+        ),
+      "cluster_state:ok on every node",
+    );
+    await waitUntil(
+      async () => {
+        const infos = await Promise.all(
+          nodes.map((node) => cli(node.port, ["INFO", "replication"])),
+        );
+        const replicas = infos.filter((info) => info.includes("role:slave"));
+        return replicas.length === 3 &&
+          replicas.every((info) => info.includes("master_link_status:up"));
+      },
+      "every replica in sync with its primary",
+    );
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  // CLUSTER NODES: "<id> <host:port@bus> <flags> <master id> … <slots…>".
+  const masterLines = async (): Promise<string[][]> => {
+    for (const node of nodes) {
+      if (!node.running) continue;
+      const text = await cli(node.port, ["CLUSTER", "NODES"]);
+      if (text === "") continue;
+      return text.trim().split("\n").map((line) => line.split(" ")).filter((
+        fields,
+      ) => {
+        const flags = (fields[2] ?? "").split(",");
+        return flags.includes("master") && !flags.includes("fail") &&
+          !flags.includes("fail?") && fields.length > 8;
+      });
+    }
+    return [];
+  };
+  const primaries = async (): Promise<string[]> =>
+    (await masterLines()).map((fields) => fields[1].split("@")[0]);
+  const cluster: RedisTestCluster = {
+    nodes: nodes.map((node) => ({
+      port: node.port,
+      address: `127.0.0.1:${node.port}`,
+      get running() {
+        return node.running;
+      },
+    })),
+    addresses: nodes.map((node) => `127.0.0.1:${node.port}`),
+    primaries,
+    async primaryOf(key) {
+      const live = nodes.find((node) => node.running)!;
+      const slot = Number(
+        (await cli(live.port, ["CLUSTER", "KEYSLOT", key])).trim(),
+      );
+      for (const fields of await masterLines()) {
+        for (const range of fields.slice(8)) {
+          const [from, to = from] = range.split("-").map(Number);
+          if (from <= slot && slot <= to) return fields[1].split("@")[0];
+        }
+      }
+      throw new Error(`no primary found for slot ${slot}`);
+    },
+    async killPrimary(address) {
+      const victim = nodes.find((node) => `127.0.0.1:${node.port}` === address);
+      if (victim === undefined) throw new Error(`no node at ${address}`);
+      const before = (await primaries()).length;
+      await victim.kill();
+      await waitUntil(async () => {
+        const now = await primaries();
+        if (now.includes(address) || now.length < before) return false;
+        const live = nodes.filter((node) => node.running);
+        return (await Promise.all(live.map((node) => clusterOk(node.port))))
+          .every(Boolean);
+      }, `a replica to take over from ${address}`);
+    },
+    cli: (port, args) => cli(port, args),
+    close,
+    killNow() {
+      for (const node of nodes) node.killNow();
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    },
+    [Symbol.asyncDispose]: close,
+  };
+  return cluster;
+}
+
+async function clusterOk(port: number): Promise<boolean> {
+  return (await cli(port, ["CLUSTER", "INFO"])).includes("cluster_state:ok");
+}
+
+/** `redis-cli --cluster create` takes longer than one command: 60 s. */
+function cliLong(args: string[]): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      findBinary("redis-cli") ?? "redis-cli",
+      args,
+      { timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ ok: error === null, output: `${stdout}${stderr}` }),
+    );
+  });
+}

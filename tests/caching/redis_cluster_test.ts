@@ -1,0 +1,420 @@
+// RemoteStoreCacheProvider on a real Redis Cluster: six redis-server
+// processes (three primaries, one replica each) started by the fixture.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import {
+  type CacheError,
+  type CacheInvalidation,
+  CacheManager,
+  CacheStoreUnavailableError,
+  MemoryCacheProvider,
+  RemoteStoreCacheProvider,
+  TieredCacheProvider,
+} from "../../caching/mod.ts";
+import {
+  redisClusterSkip,
+  type RedisTestCluster,
+  startRedisCluster,
+} from "../_support/redis_cluster.ts";
+import { freePort, waitUntil } from "../_support/redis_process.ts";
+import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
+
+const skip = redisClusterSkip;
+const baseline = activeResources();
+let cluster: RedisTestCluster;
+let prefixes = 0;
+
+before(async () => {
+  if (skip === false) cluster = await startRedisCluster();
+});
+after(async () => {
+  await cluster?.close();
+  if (skip === false) await assertNothingLeft(baseline);
+});
+
+function provider(
+  options: ConstructorParameters<typeof RemoteStoreCacheProvider>[0] = {},
+): { provider: RemoteStoreCacheProvider; errors: CacheError[] } {
+  const errors: CacheError[] = [];
+  return {
+    provider: new RemoteStoreCacheProvider({
+      cluster: { nodes: cluster.addresses.join(",") },
+      keyPrefix: `t${++prefixes}:`,
+      reconnectDelay: 20,
+      maxReconnectDelay: 200,
+      onError: (error) => errors.push(error),
+      ...options,
+    }),
+    errors,
+  };
+}
+
+/** Sum of the commands each primary ran, from INFO commandstats. */
+async function commandCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const address of await cluster.primaries()) {
+    const port = Number(address.split(":")[1]);
+    const text = await cluster.cli(port, ["INFO", "commandstats"]);
+    for (const match of text.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) {
+      counts.set(match[1], (counts.get(match[1]) ?? 0) + Number(match[2]));
+    }
+  }
+  return counts;
+}
+
+test(
+  "cluster: get, set, delete, has and getOrSet, keys spread over the primaries",
+  {
+    skip,
+  },
+  async () => {
+    const { provider: store, errors } = provider();
+    const cache = new CacheManager(store);
+    try {
+      assert.equal(await store.connect(), true);
+      for (let i = 0; i < 60; i++) await cache.set(`item:${i}`, { i });
+      for (let i = 0; i < 60; i++) {
+        assert.deepEqual(await cache.get(`item:${i}`), { i });
+      }
+      const owners = new Set<string>();
+      for (let i = 0; i < 60; i++) {
+        owners.add(await cluster.primaryOf(`${store.keyPrefix}item:${i}`));
+      }
+      assert.equal(
+        owners.size,
+        3,
+        "the keys of one area live on every primary",
+      );
+      await cache.delete("item:3");
+      assert.equal(await cache.get("item:3"), undefined);
+      assert.equal(await store.has("item:4"), true);
+      let runs = 0;
+      const make = () => Promise.resolve(`made ${++runs}`);
+      assert.equal(await cache.getOrSet("made", make), "made 1");
+      assert.equal(await cache.getOrSet("made", make), "made 1");
+      assert.deepEqual(errors, []);
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
+
+test("cluster: hashTag keeps an area's keys in one slot", {
+  skip,
+}, async () => {
+  const { provider: store, errors } = provider({ hashTag: true });
+  const cache = new CacheManager(store);
+  try {
+    const area = cache.area("orders");
+    for (let i = 0; i < 20; i++) await area.set(String(i), i);
+    const owners = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      owners.add(await cluster.primaryOf(`${store.keyPrefix}{orders}:${i}`));
+    }
+    assert.equal(owners.size, 1);
+    assert.equal(await area.get("7"), 7);
+    await area.clear();
+    assert.equal(await area.get("7"), undefined);
+    assert.deepEqual(errors, []);
+  } finally {
+    await cache.dispose();
+  }
+});
+
+test(
+  "cluster: clear(prefix) removes the keys on every primary, and only those",
+  {
+    skip,
+  },
+  async () => {
+    const { provider: store, errors } = provider();
+    const cache = new CacheManager(store);
+    try {
+      for (let i = 0; i < 90; i++) {
+        await cache.set(`${i % 2 === 0 ? "gone" : "kept"}:${i}`, i);
+      }
+      await store.clear("gone:");
+      for (let i = 0; i < 90; i++) {
+        assert.equal(
+          await cache.get(`${i % 2 === 0 ? "gone" : "kept"}:${i}`),
+          i % 2 === 0 ? undefined : i,
+        );
+      }
+      await store.clear();
+      assert.equal(await cache.get("kept:1"), undefined);
+      assert.deepEqual(errors, []);
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
+
+test("cluster: getOrSet with lock runs the factory once across two instances", {
+  skip,
+}, async () => {
+  const a = provider();
+  const b = provider({ keyPrefix: a.provider.keyPrefix });
+  const cacheA = new CacheManager(a.provider);
+  const cacheB = new CacheManager(b.provider);
+  try {
+    let runs = 0;
+    const factory = async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return "one";
+    };
+    const values = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          (i % 2 === 0 ? cacheA : cacheB).getOrSet("report", factory, {
+            lock: true,
+            ttl: 60_000,
+          }),
+      ),
+    );
+    assert.deepEqual([...new Set(values)], ["one"]);
+    assert.equal(runs, 1);
+    const attempt = await a.provider.tryLock("other", 5_000);
+    assert.equal(attempt.acquired, true);
+    assert.equal((await b.provider.tryLock("other", 5_000)).acquired, false);
+    if (attempt.acquired) await attempt.release();
+    assert.equal((await b.provider.tryLock("other", 5_000)).acquired, true);
+    assert.deepEqual([...a.errors, ...b.errors], []);
+  } finally {
+    await Promise.all([cacheA.dispose(), cacheB.dispose()]);
+  }
+});
+
+test(
+  "cluster: tags over slots, and one tag over 10,000 entries in one round trip",
+  {
+    skip,
+  },
+  async () => {
+    const { provider: store, errors } = provider();
+    const cache = new CacheManager(store);
+    try {
+      await cache.set("a", 1, { tags: ["red", "blue"] });
+      await cache.set("b", 2, { tags: ["green"] });
+      await cache.invalidateTags(["blue", "green"]);
+      assert.equal(await cache.get("a"), undefined);
+      assert.equal(await cache.get("b"), undefined);
+      await cache.set("c", 3, { tags: ["red"] });
+      assert.equal(await cache.get("c"), 3);
+      assert.equal(
+        await cache.getOrSet("d", () => 4, { tags: ["red"], lock: true }),
+        4,
+      );
+      assert.equal(await cache.getOrSet("d", () => 5, { lock: true }), 4);
+
+      const keys = Array.from({ length: 10_000 }, (_, i) => `many:${i}`);
+      for (let i = 0; i < keys.length; i += 500) {
+        await Promise.all(
+          keys.slice(i, i + 500).map((key) =>
+            cache.set(key, key, { tags: ["wide"] })
+          ),
+        );
+      }
+      assert.equal(await cache.get("many:9999"), "many:9999");
+      // Writes the manager finishes in the background are done by now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = await commandCounts();
+      await cache.invalidateTags(["wide"]);
+      const afterCounts = await commandCounts();
+      const sent: string[] = [];
+      for (const [command, calls] of afterCounts) {
+        const delta = calls - (before.get(command) ?? 0);
+        // INFO and CLUSTER are the fixture's own questions.
+        if (delta > 0 && !/^(info|cluster)/.test(command)) {
+          sent.push(`${command} x${delta}`);
+        }
+      }
+      // Commandstats also counts the commands a script runs: the GET and SET
+      // of the tag's time inside the one EVAL the client sent.
+      assert.deepEqual(
+        sent.sort(),
+        ["eval x1", "get x1", "set x1"],
+        "one script, on one primary",
+      );
+      for (const key of ["many:0", "many:5000", "many:9999"]) {
+        assert.equal(await cache.get(key), undefined, key);
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
+
+test("cluster: the invalidation bus reaches another instance", {
+  skip,
+}, async () => {
+  const keyPrefix = `bus${++prefixes}:`;
+  const make = () => {
+    const l2 = provider({ keyPrefix }).provider;
+    const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
+    const received: CacheInvalidation[] = [];
+    tiered.invalidated.add((message) => {
+      received.push(message);
+    });
+    return { tiered, received, cache: new CacheManager(tiered) };
+  };
+  const a = make();
+  const b = make();
+  try {
+    assert.equal(await a.tiered.connect(), true);
+    assert.equal(await b.tiered.connect(), true);
+    await b.cache.set("k", "v1");
+    assert.equal(await a.cache.get("k"), "v1");
+    a.received.length = 0;
+    await b.cache.set("k", "v2");
+    await waitUntil(
+      () => a.received.some((message) => message.keys?.includes("k")),
+      "b's invalidation at a",
+      5_000,
+    );
+    assert.equal(await a.cache.get("k"), "v2");
+  } finally {
+    await Promise.all([a.cache.dispose(), b.cache.dispose()]);
+  }
+});
+
+test("cluster: the health check names the primaries and whether they answer", {
+  skip,
+}, async () => {
+  const { provider: store } = provider();
+  try {
+    const health = await store.checkHealth();
+    assert.equal(health.status, "healthy");
+    const detail = health.detail as Record<string, unknown>;
+    assert.equal(detail.topology, "cluster");
+    assert.equal(detail.primariesUp, 3);
+    assert.deepEqual(
+      (detail.primaries as { address: string }[]).map((p) => p.address)
+        .sort(),
+      (await cluster.primaries()).sort(),
+    );
+    assert.match(String(detail.address), /^Redis Cluster 127\.0\.0\.1:/);
+  } finally {
+    await store.dispose();
+  }
+});
+
+test(
+  "cluster: addresses that do not answer fail the first call in time, named",
+  {
+    skip,
+  },
+  async () => {
+    const nodes = [
+      `127.0.0.1:${await freePort()}`,
+      `127.0.0.1:${await freePort()}`,
+    ];
+    const errors: CacheError[] = [];
+    const store = new RemoteStoreCacheProvider({
+      cluster: { nodes },
+      connectTimeout: 500,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      const started = performance.now();
+      assert.equal(await store.get("k"), undefined);
+      assert.ok(performance.now() - started < 2_000, "within connectTimeout");
+      assert.ok(errors[0] instanceof CacheStoreUnavailableError);
+      for (const node of nodes) assert.ok(errors[0].message.includes(node));
+    } finally {
+      await store.dispose();
+    }
+    const required = new RemoteStoreCacheProvider({
+      cluster: { nodes },
+      connectTimeout: 500,
+      required: true,
+      onError: () => {},
+    });
+    await assert.rejects(
+      required.connect(),
+      (error: Error) =>
+        error instanceof CacheStoreUnavailableError &&
+        nodes.every((node) => error.message.includes(node)),
+    );
+    assert.throws(
+      () => new RemoteStoreCacheProvider({ cluster: { nodes: "nowhere" } }),
+      /cluster\.nodes must be a list of host:port .*"nowhere"/,
+    );
+  },
+);
+
+test(
+  "cluster: fromConfiguration reads cache:redis:cluster:nodes (REDIS_CLUSTER_NODES)",
+  {
+    skip,
+  },
+  async () => {
+    const store = RemoteStoreCacheProvider.fromConfiguration(
+      configFrom({
+        "cache:redis:cluster:nodes": cluster.addresses.slice(0, 2).join(", "),
+        "cache:redis:keyPrefix": "conf:",
+        "cache:redis:hashTag": "true",
+      }),
+    );
+    const cache = new CacheManager(store);
+    try {
+      assert.match(store.address, /^Redis Cluster /);
+      await cache.area("a").set("1", "one");
+      assert.equal(await cache.area("a").get("1"), "one");
+      const primary = await cluster.primaryOf("conf:{a}:1");
+      assert.match(
+        await cluster.cli(Number(primary.split(":")[1]), ["GET", "conf:{a}:1"]),
+        /"value":"one"/,
+      );
+    } finally {
+      await cache.dispose();
+    }
+    assert.throws(
+      () =>
+        RemoteStoreCacheProvider.fromConfiguration(
+          configFrom({ "cache:redis:cluster:nodes": "127.0.0.1:7000,:x" }),
+        ),
+      /cluster\.nodes must be a list of host:port .*":x"/,
+    );
+  },
+);
+
+// Last: it kills a primary of the shared cluster.
+test(
+  "cluster: reads and writes resume after a primary dies and its replica takes over",
+  {
+    skip,
+  },
+  async () => {
+    const { provider: store } = provider();
+    const cache = new CacheManager(store);
+    try {
+      await cache.set("before", "kept");
+      const victim = await cluster.primaryOf(`${store.keyPrefix}before`);
+      // Replication is asynchronous: let the replica have the key first.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await cluster.killPrimary(victim);
+      // The key's slot is now served by the promoted replica.
+      await waitUntil(
+        async () => (await cache.get("before")) === "kept",
+        "a read of a key of the dead primary's slots",
+        20_000,
+      );
+      await cache.set("before", "written");
+      assert.equal(await cache.get("before"), "written");
+      const health = await store.checkHealth();
+      assert.equal(health.status, "healthy");
+      const detail = health.detail as Record<string, unknown>;
+      assert.equal(detail.primariesUp, 3);
+      assert.ok(
+        !(detail.primaries as { address: string }[]).some((p) =>
+          p.address === victim
+        ),
+      );
+    } finally {
+      await cache.dispose();
+    }
+  },
+);
