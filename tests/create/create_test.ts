@@ -12,6 +12,7 @@ import {
   readdir,
   readFile,
   rm,
+  stat,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -267,8 +268,17 @@ describe("deno task create: the files written", () => {
           "compose.yaml",
           "config.ts",
           "deno.json",
+          "logs/.gitkeep",
           "main.ts",
         ]);
+        // The container's unprivileged user writes logs/service.log through
+        // compose.yaml's ./logs mount: the folder is there, writable by it,
+        // and kept by git while its log files are not.
+        assert.equal((await stat(join(dir, "logs"))).mode & 0o777, 0o777);
+        const gitignore = (await read(dir, ".gitignore")).split("\n");
+        assert.ok(gitignore.includes("logs/*"), gitignore.join(" "));
+        assert.ok(gitignore.includes("!logs/.gitkeep"), gitignore.join(" "));
+        assert.ok(!gitignore.includes("logs/"), gitignore.join(" "));
         const deno = JSON.parse(await read(dir, "deno.json"));
         assert.equal(deno.links.length, 1);
         assert.equal(resolve(dir, deno.links[0]), resolve(ROOT));
