@@ -196,9 +196,10 @@ RUN mkdir -p /app/logs && chown deno:deno /app/logs
 USER deno
 RUN deno cache main.ts
 EXPOSE 3000
-# GET /health on port 3000: healthy or degraded is 200, anything else fails.
+# GET /health on the service's port (PORT, 3000 unless the container is
+# given another): healthy or degraded is 200, anything else fails.
 HEALTHCHECK ${HEALTHCHECK_TIMING} \\
-  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(2500) }).catch(() => undefined); await r?.body?.cancel(); Deno.exit(r?.ok ? 0 : 1);"]
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '3000') + '/health', { signal: AbortSignal.timeout(2500) }).catch(() => undefined); await r?.body?.cancel(); Deno.exit(r?.ok ? 0 : 1);"]
 # deno is PID 1: SIGTERM turns readiness to 503, the requests in flight
 # finish, and the process exits 0.
 CMD ["deno", "run", "-A", "main.ts"]
@@ -246,9 +247,10 @@ COPY appsettings.json appsettings.production.json ./
 RUN mkdir -p /app/logs && chown node:node /app/logs
 USER node
 EXPOSE 3000
-# GET /health on port 3000: healthy or degraded is 200, anything else fails.
+# GET /health on the service's port (PORT, 3000 unless the container is
+# given another): healthy or degraded is 200, anything else fails.
 HEALTHCHECK ${HEALTHCHECK_TIMING} \\
-  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || '3000') + '/health', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1: SIGTERM turns readiness to 503, the requests in flight
 # finish, and the process exits 0.
 CMD ["node", "dist/main.js"]

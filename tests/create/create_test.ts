@@ -323,7 +323,7 @@ describe("deno task create: the files written", () => {
         const dockerfile = await read(dir, "Dockerfile");
         assert.match(
           dockerfile,
-          /HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \\\n\s+CMD .*http:\/\/127\.0\.0\.1:3000\/health'/,
+          /HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \\\n\s+CMD .*'http:\/\/127\.0\.0\.1:' \+ \(Deno\.env\.get\('PORT'\) \?\? '3000'\) \+ '\/health'/,
         );
         const compose = await read(dir, "compose.yaml");
         assert.match(compose, /- \.\/logs:\/app\/logs/);
@@ -453,6 +453,11 @@ describe("deno task create: the files written", () => {
         assert.match(
           dockerfile,
           /--interval=30s --timeout=3s --start-period=5s --retries=3/,
+        );
+        // The probe follows PORT (3000 in the image), as the service does.
+        assert.match(
+          dockerfile,
+          /CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| '3000'\) \+ '\/health'/,
         );
 
         assert.equal(await unformatted(dir), "");
