@@ -2,7 +2,7 @@
 // empty, write the project, say what to do next. The entry points (the Deno
 // task from a checkout, the npm package's program) differ only in the
 // GeneratorHost they pass: where Kit comes from.
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type CreateOptions,
@@ -10,7 +10,12 @@ import {
   usage,
   UsageError,
 } from "./_options.ts";
-import { type KitSource, projectFiles, projectName } from "./_project_files.ts";
+import {
+  type KitSource,
+  LOG_FOLDER,
+  projectFiles,
+  projectName,
+} from "./_project_files.ts";
 
 /** What an entry point supplies to {@linkcode runGenerator}. */
 export interface GeneratorHost {
@@ -115,6 +120,10 @@ export async function runGenerator(
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, text);
   }
+  // The container runs as an unprivileged user whose id is not the one of
+  // whoever owns this folder, and writes its log file into the log folder
+  // through compose.yaml's bind mount: writable for all.
+  await chmod(join(dir, LOG_FOLDER), 0o777);
   const shown = nearPath(host.cwd, dir);
   const flavour = options.runtime === "deno"
     ? "the Deno runtime"

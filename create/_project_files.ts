@@ -23,6 +23,13 @@ export type KitSource =
   /** The registry that serves Kit, at `^version`. */
   | { kind: "registry"; version: string };
 
+/**
+ * The folder of the production log file, relative to the project: mounted
+ * from the host by compose.yaml, so it must be writable by the image's
+ * user (the generator makes it so, see {@linkcode projectFiles}).
+ */
+export const LOG_FOLDER = "logs";
+
 /** The project's options, its npm-safe name and Kit's source. */
 export interface ProjectContext
   extends Pick<CreateOptions, "runtime" | "module" | "redis" | "postgres"> {
@@ -189,9 +196,10 @@ RUN mkdir -p /app/logs && chown deno:deno /app/logs
 USER deno
 RUN deno cache main.ts
 EXPOSE 3000
-# GET /health on port 3000: healthy or degraded is 200, anything else fails.
+# GET /health on the service's port (PORT, 3000 unless the container is
+# given another): healthy or degraded is 200, anything else fails.
 HEALTHCHECK ${HEALTHCHECK_TIMING} \\
-  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(2500) }).catch(() => undefined); await r?.body?.cancel(); Deno.exit(r?.ok ? 0 : 1);"]
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '3000') + '/health', { signal: AbortSignal.timeout(2500) }).catch(() => undefined); await r?.body?.cancel(); Deno.exit(r?.ok ? 0 : 1);"]
 # deno is PID 1: SIGTERM turns readiness to 503, the requests in flight
 # finish, and the process exits 0.
 CMD ["deno", "run", "-A", "main.ts"]
@@ -239,9 +247,10 @@ COPY appsettings.json appsettings.production.json ./
 RUN mkdir -p /app/logs && chown node:node /app/logs
 USER node
 EXPOSE 3000
-# GET /health on port 3000: healthy or degraded is 200, anything else fails.
+# GET /health on the service's port (PORT, 3000 unless the container is
+# given another): healthy or degraded is 200, anything else fails.
 HEALTHCHECK ${HEALTHCHECK_TIMING} \\
-  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || '3000') + '/health', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1: SIGTERM turns readiness to 503, the requests in flight
 # finish, and the process exits 0.
 CMD ["node", "dist/main.js"]
@@ -456,7 +465,7 @@ function readme(ctx: ProjectContext): string {
     "```sh\n" + (ctx.postgres ? "DB_USER=app DB_PASSWORD=… " : "") +
       "docker compose up --build\n```",
     paragraph(
-      `The image runs as an unprivileged user with \`RUNTIME_ENV=production\` (JSON logs, also to \`logs/service.log\`, mounted from \`./logs\`) and probes \`GET /health\` every 30 s.${
+      `The image runs as an unprivileged user with \`RUNTIME_ENV=production\` (JSON logs, also to \`logs/service.log\`, mounted from \`./logs\`) and probes \`GET /health\` every 30 s. That user must be able to write into \`./logs\`: the generator made the folder writable for all, which git does not keep, so in a fresh clone run \`chmod 777 logs\` first.${
         ctx.postgres || ctx.redis ? " Data lives in named volumes." : ""
       }`,
     ),
@@ -484,8 +493,16 @@ export function projectFiles(ctx: ProjectContext): Record<string, string> {
     "compose.yaml": compose(ctx),
     ".env.example": envExample(ctx),
     "README.md": readme(ctx),
-    ".gitignore": [".env", "logs/", ...(deno ? [] : ["node_modules/", "dist/"])]
-      .join("\n") + "\n",
+    // The log folder is kept (empty) so that compose.yaml's ./logs mount
+    // finds it: a missing one is made by the engine, owned by root, and the
+    // image's unprivileged user could not write its log file there.
+    [`${LOG_FOLDER}/.gitkeep`]: "",
+    ".gitignore": [
+      ".env",
+      `${LOG_FOLDER}/*`,
+      `!${LOG_FOLDER}/.gitkeep`,
+      ...(deno ? [] : ["node_modules/", "dist/"]),
+    ].join("\n") + "\n",
     ".dockerignore": [
       ".env",
       "logs/",

@@ -12,11 +12,29 @@
  *   by Kit's packed packages (`npm install --no-save <tarballs>`), then
  *   `npm test` and `node dist/main.js`.
  *
+ * - `node-esm compose.yaml` and `node-esm image (podman)`: the node-esm
+ *   project's compose.yaml read with a YAML parser and compared with its
+ *   Dockerfile, settings and `.env.example` (scripts/_create_image.ts); then
+ *   its image built by podman from its own Dockerfile (its folder, with
+ *   Kit's tarballs in vendor/, is the whole build context), run with port
+ *   3000 published on loopback and `logs/` mounted as compose.yaml mounts
+ *   it, healthy by its own HEALTHCHECK (`podman healthcheck run`),
+ *   `GET /health/ready` 200, then `podman stop -t 10`: exit code 0 from
+ *   SIGTERM, a shutdown line last, a log file in `logs/`. No image registry
+ *   is reachable on the CI machines, so the base image
+ *   `node:20-bookworm-slim` is a local stand-in made from the machine's own
+ *   Node.js 20 (scripts/_podman.ts); the check says so. Skipped, saying
+ *   why, where podman cannot run.
  * - `deno --redis --postgres`: the same with a cache and a database, served
  *   against a real redis-server and PostgreSQL 15 (Debian's packages,
  *   started here on free loopback ports); `GET /health` must report both
  *   checks healthy. Skipped, saying why, when either is missing or the
  *   check does not run as root (PostgreSQL runs as its own user).
+ * - `node --redis --postgres compose.yaml and image (podman)`: a Node.js
+ *   project with both, its compose.yaml compared as above (services,
+ *   health checks, named volumes, credentials from the environment), its
+ *   image run on the host's network against that Redis and PostgreSQL,
+ *   with the same probes and `GET /health` reporting both healthy.
  *
  * The generator's own sources are type-checked first (`deno check create/`),
  * since no entry point of the test suite imports them.
@@ -32,18 +50,24 @@
  *
  * @module
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { chown, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import {
+  expectBackendsHealthy,
+  whyNoBackends,
+  withBackends,
+} from "./_create_backends.ts";
+import { checkCompose, checkImage } from "./_create_image.ts";
+import { whyNoPodman } from "./_podman.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The whole check's deadline. */
-const DEADLINE = Date.now() + 10 * 60_000;
+const DEADLINE = Date.now() + 15 * 60_000;
 /** Output kept per command, for the failure line. */
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -91,21 +115,39 @@ function run(
   });
 }
 
+/**
+ * `count` ports free on loopback right now, all different: each is held
+ * until all are found.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map((server) =>
+        new Promise<number>((resolvePromise, reject) => {
+          server.unref();
+          server.on("error", reject);
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address();
+            if (typeof address === "object" && address !== null) {
+              resolvePromise(address.port);
+            } else reject(new Error("no port"));
+          });
+        })
+      ),
+    );
+  } finally {
+    await Promise.all(
+      servers.map((server) =>
+        new Promise((resolvePromise) => server.close(resolvePromise))
+      ),
+    );
+  }
+}
+
 /** A port free on loopback right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null
-          ? resolvePromise(address.port)
-          : reject(new Error("no port"))
-      );
-    });
-  });
+async function freePort(): Promise<number> {
+  return (await freePorts(1))[0];
 }
 
 /** Something that went wrong in a case, with what to look at. */
@@ -113,62 +155,6 @@ class CaseFailure extends Error {}
 
 /** A case that cannot run here, with the reason. */
 class CaseSkipped extends Error {}
-
-const PG_BIN = "/usr/lib/postgresql/15/bin";
-
-/** Why redis-server and PostgreSQL cannot be started here, if they cannot. */
-function whyNoBackends(): string | undefined {
-  if (spawnSync("redis-server", ["--version"]).status !== 0) {
-    return "redis-server is not installed";
-  }
-  if (!existsSync(join(PG_BIN, "initdb"))) {
-    return `PostgreSQL 15 is not installed (no ${PG_BIN}/initdb)`;
-  }
-  if (process.getuid?.() !== 0) {
-    return "PostgreSQL is started as the postgres user, which needs root";
-  }
-  if (spawnSync("id", ["postgres"]).status !== 0) return "no postgres user";
-  return undefined;
-}
-
-/** Resolves once something accepts connections on the port (10 s at most). */
-async function waitForPort(port: number, what: string): Promise<void> {
-  const until = Date.now() + 10_000;
-  while (Date.now() < until) {
-    const open = await new Promise<boolean>((resolvePromise) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.setTimeout(1_000);
-      socket.once("connect", () => {
-        socket.destroy();
-        resolvePromise(true);
-      });
-      socket.once("error", () => resolvePromise(false));
-      socket.once("timeout", () => {
-        socket.destroy();
-        resolvePromise(false);
-      });
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new CaseFailure(`${what} did not listen on port ${port} within 10 s`);
-}
-
-/** Runs a PostgreSQL program as the postgres user; throws on failure. */
-function asPostgres(args: string[]): void {
-  const ran = spawnSync("runuser", ["-u", "postgres", "--", ...args], {
-    cwd: "/tmp",
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (ran.status !== 0) {
-    throw new CaseFailure(
-      `${args[0]} failed (${
-        ran.status ?? ran.signal
-      }): ${ran.stdout}${ran.stderr}`,
-    );
-  }
-}
 
 function expectOk(what: string, result: Result): void {
   if (result.code !== 0) {
@@ -306,6 +292,8 @@ async function main(): Promise<number> {
       KIT_NPM_OUT: npmOut,
     });
 
+  // The node-esm project, once generated: its image is built afterwards.
+  let nodeEsm: string | undefined;
   try {
     await attempt("the generator's sources type-check", async () => {
       expectOk(
@@ -336,6 +324,7 @@ async function main(): Promise<number> {
       );
       const generated = performance.now() - t0;
       const dir = join(scratch, "node-esm");
+      nodeEsm = dir;
       expectOk(
         "npm install",
         await run("npm", [
@@ -353,6 +342,32 @@ async function main(): Promise<number> {
       }, generate + install + tests ${seconds(tested)}; ready in ${
         seconds(ready)
       }; SIGTERM exit 0`;
+    });
+
+    await attempt("node-esm compose.yaml", async () => {
+      if (nodeEsm === undefined) {
+        throw new CaseSkipped("the node-esm project was not generated");
+      }
+      return await checkCompose(nodeEsm, {
+        name: "node-esm",
+        redis: false,
+        postgres: false,
+      });
+    });
+
+    await attempt("node-esm image (podman)", async () => {
+      if (nodeEsm === undefined) {
+        throw new CaseSkipped("the node-esm project was not generated");
+      }
+      const why = whyNoPodman();
+      if (why !== undefined) throw new CaseSkipped(why);
+      return await checkImage({
+        label: "node-esm",
+        dir: nodeEsm,
+        deadline: DEADLINE,
+        port: await freePort(),
+        network: "publish",
+      });
     });
 
     await attempt("node-cjs (npm package)", async () => {
@@ -431,104 +446,72 @@ async function main(): Promise<number> {
     await attempt("deno --redis --postgres", async () => {
       const why = whyNoBackends();
       if (why !== undefined) throw new CaseSkipped(why);
-      const redisPort = await freePort();
-      const redis = spawn("redis-server", [
-        "--port",
-        String(redisPort),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-      ], { stdio: "ignore" });
-      started.add(redis);
-      redis.on("close", () => started.delete(redis));
-      // Its own folder: the scratch folder is for root only, and the
-      // postgres user must reach its data directory.
-      const pgDir = await mkdtemp(join(tmpdir(), "kit-create-pg-"));
-      const postgresUid = Number(
-        spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout,
+      return await withBackends(
+        ...await freePorts(2) as [number, number],
+        async (backends) => {
+          const t0 = performance.now();
+          expectOk(
+            "deno task create deno-backends --redis --postgres",
+            await create(["deno-backends", "--redis", "--postgres"]),
+          );
+          const dir = join(scratch, "deno-backends");
+          expectOk("deno task test", await run(deno, ["task", "test"], dir));
+          const tested = performance.now() - t0;
+          const ready = await serveAndStop(
+            deno,
+            ["run", "-A", "main.ts"],
+            dir,
+            backends.env,
+            expectBackendsHealthy,
+          );
+          return `generate + tests ${seconds(tested)}; ready in ${
+            seconds(ready)
+          }; /health: cache (Redis) and database (PostgreSQL) healthy; SIGTERM exit 0`;
+        },
       );
-      await chown(pgDir, postgresUid, -1);
-      const pgPort = await freePort();
-      let pgStarted = false;
-      try {
-        await waitForPort(redisPort, "redis-server");
-        asPostgres([
-          join(PG_BIN, "initdb"),
-          "-D",
-          join(pgDir, "data"),
-          "-U",
-          "kit",
-          "--auth=trust",
-        ]);
-        asPostgres([
-          join(PG_BIN, "pg_ctl"),
-          "-D",
-          join(pgDir, "data"),
-          "-l",
-          join(pgDir, "postgres.log"),
-          "-w",
-          "-t",
-          "30",
-          "-o",
-          `-p ${pgPort} -k ${pgDir} -h 127.0.0.1`,
-          "start",
-        ]);
-        pgStarted = true;
+    });
+
+    await attempt(
+      "node --redis --postgres compose.yaml and image (podman)",
+      async () => {
+        const why = whyNoBackends() ?? whyNoPodman();
+        if (why !== undefined) throw new CaseSkipped(why);
         const t0 = performance.now();
         expectOk(
-          "deno task create deno-backends --redis --postgres",
-          await create(["deno-backends", "--redis", "--postgres"]),
+          "deno task create node-backends --runtime node --redis --postgres",
+          await create([
+            "node-backends",
+            "--runtime",
+            "node",
+            "--redis",
+            "--postgres",
+          ]),
         );
-        const dir = join(scratch, "deno-backends");
-        expectOk("deno task test", await run(deno, ["task", "test"], dir));
-        const tested = performance.now() - t0;
-        const ready = await serveAndStop(deno, ["run", "-A", "main.ts"], dir, {
-          REDIS_HOST: "127.0.0.1",
-          REDIS_PORT: String(redisPort),
-          DB_CONNECTION_STRING: `postgres://kit@127.0.0.1:${pgPort}/postgres`,
-        }, async (url) => {
-          const response = await fetch(`${url}/health`, {
-            signal: AbortSignal.timeout(5_000),
-          });
-          const report = await response.json() as {
-            checks?: Record<string, { status?: string }>;
-          };
-          const cache = report.checks?.cache?.status;
-          const database = report.checks?.database?.status;
-          if (
-            response.status !== 200 || cache !== "healthy" ||
-            database !== "healthy"
-          ) {
-            throw new CaseFailure(
-              `GET /health: ${response.status} ${JSON.stringify(report)}`,
-            );
-          }
+        const generated = performance.now() - t0;
+        const dir = join(scratch, "node-backends");
+        const compose = await checkCompose(dir, {
+          name: "node-backends",
+          redis: true,
+          postgres: true,
         });
-        return `generate + tests ${seconds(tested)}; ready in ${
-          seconds(ready)
-        }; /health: cache (Redis) and database (PostgreSQL) healthy; SIGTERM exit 0`;
-      } finally {
-        if (pgStarted) {
-          spawnSync("runuser", [
-            "-u",
-            "postgres",
-            "--",
-            join(PG_BIN, "pg_ctl"),
-            "-D",
-            join(pgDir, "data"),
-            "-m",
-            "immediate",
-            "-w",
-            "stop",
-          ], { cwd: "/tmp", timeout: 30_000 });
-        }
-        redis.kill("SIGKILL");
-        await rm(pgDir, { recursive: true, force: true });
-      }
-    });
+        console.log(`  compose.yaml: ${compose}`);
+        return `generate ${seconds(generated)}; ` + await withBackends(
+          ...await freePorts(2) as [number, number],
+          async (backends) =>
+            await checkImage({
+              label: "node-backends",
+              dir,
+              deadline: DEADLINE,
+              port: await freePort(),
+              // The container reaches Redis and PostgreSQL on the host's
+              // loopback, so it shares the host's network.
+              network: "host",
+              env: backends.env,
+              afterReady: expectBackendsHealthy,
+            }),
+        ) + "; /health: cache (Redis) and database (PostgreSQL) healthy";
+      },
+    );
   } finally {
     for (const child of started) child.kill("SIGKILL");
     await rm(scratch, { recursive: true, force: true });

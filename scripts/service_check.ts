@@ -32,17 +32,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import {
-  chmod,
-  chown,
-  cp,
-  mkdir,
-  mkdtemp,
-  readdir,
-  rm,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -55,17 +45,19 @@ import {
   SERVICE_DIR,
 } from "../examples/service/tools/pack_kit.ts";
 import { readCompose } from "../examples/service/tools/compose.ts";
+import {
+  BASE_IMAGE,
+  containerLogs,
+  ensureBaseImage,
+  must,
+  podman,
+  type Ran,
+  run,
+  ULIMITS,
+} from "./_podman.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const IMAGE = "localhost/kit-example-service:check";
-const BASE_IMAGE = "docker.io/library/node:20-bookworm-slim";
-const PODMAN_FLAGS = ["--runtime", "runc", "--cgroup-manager", "cgroupfs"];
-const ULIMITS = [
-  "--ulimit",
-  "nofile=10000:10000",
-  "--ulimit",
-  "nproc=9000:9000",
-];
 
 // Whether this run packed the Kit packages into examples/service/vendor/.
 let packed = false;
@@ -89,48 +81,6 @@ function check(condition: boolean, what: string, why: string): boolean {
   if (condition) ok(what);
   else fail(what, why);
   return condition;
-}
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: { cwd?: string; timeout?: number; env?: Record<string, string> } =
-    {},
-): Ran {
-  const result = spawnSync(command, args, {
-    cwd: options.cwd ?? ROOT,
-    encoding: "utf8",
-    timeout: options.timeout ?? 600_000,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, ...options.env },
-  });
-  return {
-    code: result.status ?? 1,
-    stdout: result.stdout ?? "",
-    stderr: (result.stderr ?? "") +
-      (result.error ? String(result.error.message) : ""),
-  };
-}
-
-function podman(args: string[], timeout = 60_000): Ran {
-  return run("podman", [...PODMAN_FLAGS, ...args], { timeout });
-}
-
-function must(ran: Ran, what: string): string {
-  if (ran.code !== 0) {
-    throw new Error(
-      `${what} failed (${ran.code}):\n${ran.stdout.slice(-3000)}\n${
-        ran.stderr.slice(-3000)
-      }`,
-    );
-  }
-  return ran.stdout;
 }
 
 const sleep = (ms: number): Promise<void> =>
@@ -456,95 +406,6 @@ function installTools(): string | undefined {
     }
   }
   return undefined;
-}
-
-/**
- * Makes `node:20-bookworm-slim` from this machine's Node.js 20 and npm when
- * no such image is present (no registry is reachable here): busybox, node
- * and its libraries, npm, CA certificates, root and the `node` user.
- */
-async function ensureBaseImage(): Promise<string> {
-  if (podman(["image", "exists", BASE_IMAGE]).code === 0) {
-    return "present already";
-  }
-  const node = run("sh", ["-c", 'readlink -f "$(command -v node)"']).stdout
-    .trim();
-  const major = run(node, ["--version"]).stdout.trim();
-  if (!major.startsWith("v20.")) {
-    throw new Error(
-      `this machine's node is ${major}: the stand-in of node:20 needs Node.js 20`,
-    );
-  }
-  const root = await mkdtemp(join(tmpdir(), "kit-node-base-"));
-  try {
-    for (const dir of ["bin", "usr/bin", "etc/ssl/certs", "tmp", "root"]) {
-      await mkdir(join(root, dir), { recursive: true });
-    }
-    await chmod(join(root, "tmp"), 0o1777);
-    await cp("/bin/busybox", join(root, "bin/busybox"));
-    const applets = run("/bin/busybox", ["--list"]).stdout.split("\n")
-      .filter((name) => /^[\w.[-]+$/.test(name) && name !== "busybox");
-    for (const applet of applets) {
-      await symlink("/bin/busybox", join(root, "bin", applet));
-    }
-    await symlink("/bin/busybox", join(root, "usr/bin/env"));
-    await cp(node, join(root, "usr/bin/node"));
-    const libraries = run("ldd", [node]).stdout.split("\n").map((line) =>
-      /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(line)?.[1]
-    ).filter((path): path is string => path !== undefined);
-    for (const library of libraries) {
-      await mkdir(join(root, dirname(library)), { recursive: true });
-      await cp(library, join(root, library), { dereference: true });
-    }
-    await cp(
-      "/usr/lib/node_modules/npm",
-      join(root, "usr/lib/node_modules/npm"),
-      {
-        recursive: true,
-        dereference: true,
-      },
-    );
-    await symlink(
-      "../lib/node_modules/npm/bin/npm-cli.js",
-      join(root, "usr/bin/npm"),
-    );
-    await symlink(
-      "../lib/node_modules/npm/bin/npx-cli.js",
-      join(root, "usr/bin/npx"),
-    );
-    await writeFile(
-      join(root, "etc/passwd"),
-      "root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000:node:/home/node:/bin/sh\n",
-    );
-    await writeFile(join(root, "etc/group"), "root:x:0:\nnode:x:1000:\n");
-    await mkdir(join(root, "home/node"), { recursive: true });
-    await chown(join(root, "home/node"), 1000, 1000);
-    await cp(
-      "/etc/ssl/certs/ca-certificates.crt",
-      join(root, "etc/ssl/certs/ca-certificates.crt"),
-    );
-    const tar = join(tmpdir(), `kit-node-base-${process.pid}.tar`);
-    must(run("tar", ["-C", root, "-cf", tar, "."]), "tar of the base image");
-    try {
-      must(
-        podman([
-          "import",
-          "--change",
-          "ENV PATH=/usr/local/bin:/usr/bin:/bin",
-          "--change",
-          "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt",
-          tar,
-          BASE_IMAGE,
-        ], 300_000),
-        "podman import of the base image",
-      );
-    } finally {
-      await rm(tar, { force: true });
-    }
-    return `made from this machine's node ${major}`;
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
 }
 
 class Redis {
@@ -981,12 +842,7 @@ async function container(): Promise<void> {
       "--format",
       "{{.State.ExitCode}}",
     ]).stdout.trim();
-    // stdout and stderr through one pipe, so the lines keep their order.
-    const logged = run("sh", [
-      "-c",
-      `podman ${PODMAN_FLAGS.join(" ")} logs ${name} 2>&1`,
-    ]);
-    const lines = logged.stdout.trim().split("\n");
+    const lines = containerLogs(name);
     const last = lines[lines.length - 1] ?? "";
     check(
       stopped.code === 0 && exitCode === "0" && stopMs < 10_000 &&

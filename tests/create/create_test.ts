@@ -12,6 +12,7 @@ import {
   readdir,
   readFile,
   rm,
+  stat,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -267,8 +268,17 @@ describe("deno task create: the files written", () => {
           "compose.yaml",
           "config.ts",
           "deno.json",
+          "logs/.gitkeep",
           "main.ts",
         ]);
+        // The container's unprivileged user writes logs/service.log through
+        // compose.yaml's ./logs mount: the folder is there, writable by it,
+        // and kept by git while its log files are not.
+        assert.equal((await stat(join(dir, "logs"))).mode & 0o777, 0o777);
+        const gitignore = (await read(dir, ".gitignore")).split("\n");
+        assert.ok(gitignore.includes("logs/*"), gitignore.join(" "));
+        assert.ok(gitignore.includes("!logs/.gitkeep"), gitignore.join(" "));
+        assert.ok(!gitignore.includes("logs/"), gitignore.join(" "));
         const deno = JSON.parse(await read(dir, "deno.json"));
         assert.equal(deno.links.length, 1);
         assert.equal(resolve(dir, deno.links[0]), resolve(ROOT));
@@ -313,7 +323,7 @@ describe("deno task create: the files written", () => {
         const dockerfile = await read(dir, "Dockerfile");
         assert.match(
           dockerfile,
-          /HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \\\n\s+CMD .*http:\/\/127\.0\.0\.1:3000\/health'/,
+          /HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \\\n\s+CMD .*'http:\/\/127\.0\.0\.1:' \+ \(Deno\.env\.get\('PORT'\) \?\? '3000'\) \+ '\/health'/,
         );
         const compose = await read(dir, "compose.yaml");
         assert.match(compose, /- \.\/logs:\/app\/logs/);
@@ -443,6 +453,11 @@ describe("deno task create: the files written", () => {
         assert.match(
           dockerfile,
           /--interval=30s --timeout=3s --start-period=5s --retries=3/,
+        );
+        // The probe follows PORT (3000 in the image), as the service does.
+        assert.match(
+          dockerfile,
+          /CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| '3000'\) \+ '\/health'/,
         );
 
         assert.equal(await unformatted(dir), "");
