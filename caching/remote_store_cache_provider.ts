@@ -54,6 +54,12 @@ import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
+import {
+  type JournalChange,
+  OutageJournal,
+  RESEND_DELETE_SCRIPT,
+  RESEND_SET_SCRIPT,
+} from "./_outage_journal.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
 export interface RemoteStoreCacheProviderOptions {
@@ -124,6 +130,16 @@ export interface RemoteStoreCacheProviderOptions {
    * `connect()` is concerned: a later outage is always survived.
    */
   required?: boolean;
+  /**
+   * How many writes made during an outage are kept, with their value, to be
+   * re-sent when the store answers again (deletes, clears and tag
+   * invalidations are kept too, up to four times as many). Beyond it the
+   * oldest write gives up its value and its key is removed instead; beyond
+   * that, changes are lost and counted (see
+   * {@linkcode RemoteStoreCacheProvider.recoveryStats}). Default 1000; 0
+   * keeps nothing.
+   */
+  outageJournalSize?: number;
 }
 
 function checkNumber(
@@ -214,6 +230,11 @@ interface Subscriber {
  *   its first reply reports a {@linkcode CacheStoreRecovered}. A value read
  *   back that is not a cache entry is a miss, reported as a
  *   {@linkcode CacheValueError}.
+ * - Writes, deletes, clears, tag invalidations and messages skipped during an
+ *   outage are kept in a bounded journal (`outageJournalSize`) and re-sent
+ *   after the recovery, a write only over an older entry of its key (last
+ *   writer wins by `storedAt`); then the keys concerned are published so
+ *   that every instance drops its memory copies.
  * - It connects on first use (or {@linkcode RemoteStoreCacheProvider.connect});
  *   {@linkcode RemoteStoreCacheProvider.dispose} closes every connection.
  * - It is also an {@linkcode ICacheInvalidationBus} on Redis pub/sub, used by
@@ -248,6 +269,12 @@ export class RemoteStoreCacheProvider
   readonly #deadlines: Deadlines;
   readonly #required: boolean;
   readonly #tagRetention: number;
+  readonly #journal: OutageJournal;
+  /** Who the messages of a recovery come from: every instance applies them. */
+  readonly #recoverySource = `kit:recovery:${lockToken()}`;
+  #replaying: Promise<void> | undefined;
+  readonly #journalSize: number;
+  #reportedLoss = { degraded: 0, dropped: 0 };
   #subscriberConnection: RedisConnection | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
@@ -298,6 +325,12 @@ export class RemoteStoreCacheProvider
       );
     }
     this.#required = required;
+    this.#journalSize = checkNumber(
+      "outageJournalSize",
+      options.outageJournalSize ?? 1000,
+      0,
+    );
+    this.#journal = new OutageJournal(this.#journalSize);
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -459,6 +492,31 @@ export class RemoteStoreCacheProvider
     return this.#state === "up" && this.#connection.isReady;
   }
 
+  /**
+   * The changes held back during outages: `pending` (waiting for the store),
+   * `resent` (re-sent after an outage), `degraded` (writes re-sent as a
+   * delete of their key because the journal was full) and `dropped` (lost:
+   * the journal was full even for keys alone, or the provider was disposed
+   * with changes pending). Counted since the provider was created.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ outageJournalSize: 5000 });
+   * console.log(provider.recoveryStats.pending); // 0
+   * await provider.dispose();
+   * ```
+   */
+  get recoveryStats(): Readonly<{
+    pending: number;
+    resent: number;
+    degraded: number;
+    dropped: number;
+  }> {
+    return this.#journal.stats;
+  }
+
   /** Reported errors: unreachable store, error replies, bad values. */
   get errorOccurred(): CacheListeners<CacheError> {
     return this.#reporter.signal;
@@ -561,6 +619,18 @@ export class RemoteStoreCacheProvider
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(undefined);
     }
+    if (this.#journal.size > 0) {
+      // Re-sending after an outage: what this instance changed meanwhile
+      // wins over what the store still holds.
+      const pending = this.#journal.lookup(key);
+      if (pending !== undefined) {
+        return Promise.resolve(
+          pending === null
+            ? undefined
+            : this.#checkTags(this.#decode(fullKey, pending)),
+        );
+      }
+    }
     const client = this.#connection.readyClient;
     if (client === undefined) {
       return this.#whenReady(() => this.get(key, tagged), undefined);
@@ -627,10 +697,21 @@ export class RemoteStoreCacheProvider
       kept = this.#tagRetention;
     }
     const keep = String(kept);
-    return this.#send(["SET", fullKey, json, "PX", keep], fullKey, undefined)
-      .then(
-        () => {},
-      );
+    return this.#send(["SET", fullKey, json, "PX", keep], fullKey, UNANSWERED)
+      .then((reply) => {
+        if (reply !== UNANSWERED) {
+          if (this.#journal.size > 0) this.#journal.settle(key);
+        } else if (this.#missed()) {
+          this.#journal.record({
+            kind: "set",
+            key,
+            json,
+            storedAt: entry.storedAt,
+            keep: kept,
+            recordedAt: Date.now(),
+          });
+        }
+      });
   }
 
   /**
@@ -641,7 +722,13 @@ export class RemoteStoreCacheProvider
    */
   async delete(key: string): Promise<void> {
     const fullKey = this.#prefix + key;
-    await this.#send(["DEL", fullKey], fullKey, undefined);
+    const at = Date.now();
+    const reply = await this.#send(["DEL", fullKey], fullKey, UNANSWERED);
+    if (reply !== UNANSWERED) {
+      if (this.#journal.size > 0) this.#journal.settle(key);
+    } else if (this.#missed()) {
+      this.#journal.record({ kind: "delete", key, at });
+    }
   }
 
   /**
@@ -665,21 +752,36 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async clear(prefix = ""): Promise<void> {
+    const at = Date.now();
+    if (!(await this.#clear(prefix)) && this.#missed()) {
+      this.#journal.record({ kind: "clear", prefix, at });
+    }
+  }
+
+  /** Answers `false` when the store could not finish it. */
+  async #clear(prefix: string): Promise<boolean> {
     const pattern = escapeGlob(this.#prefix + prefix) + "*";
     let cursor = "0";
     do {
       const reply = await this.#send(
         ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
         undefined,
-        undefined,
+        UNANSWERED,
       );
-      if (!Array.isArray(reply)) return;
+      if (reply === UNANSWERED) return false;
+      if (!Array.isArray(reply)) return true;
       cursor = String(reply[0]);
       const keys = reply[1] as string[];
       if (keys.length > 0) {
-        await this.#send(["UNLINK", ...keys], undefined, undefined);
+        const removed = await this.#send(
+          ["UNLINK", ...keys],
+          undefined,
+          UNANSWERED,
+        );
+        if (removed === UNANSWERED) return false;
       }
     } while (cursor !== "0");
+    return true;
   }
 
   /**
@@ -796,11 +898,30 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
-    await this.#send(
+    const reply = await this.#send(
       ["PUBLISH", this.#channel, JSON.stringify(message)],
       undefined,
-      undefined,
+      UNANSWERED,
     );
+    if (reply === UNANSWERED && this.#missed()) this.#holdMessage(message);
+  }
+
+  /** A message that did not go out: its changes are told on recovery. */
+  #holdMessage(message: CacheInvalidation): void {
+    const at = Date.now();
+    for (const key of message.keys ?? []) {
+      this.#journal.record({ kind: "notify", key, at });
+    }
+    // Clearing again and invalidating again are harmless: both only cause
+    // misses, and the tags script keeps the later time.
+    if (message.prefix !== undefined) {
+      this.#journal.record({ kind: "clear", prefix: message.prefix, at });
+    }
+    if (message.tags !== undefined && message.at !== undefined) {
+      for (const tag of message.tags) {
+        this.#journal.record({ kind: "tag", tag, at: message.at });
+      }
+    }
   }
 
   /**
@@ -846,6 +967,7 @@ export class RemoteStoreCacheProvider
     const signal = deadlineSignal(options);
     this.#disposed = true;
     this.#subscribers.clear();
+    this.#journal.discard();
     clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
     if (this.#inFlight.size > 0) {
@@ -984,7 +1106,7 @@ export class RemoteStoreCacheProvider
     if (tags.length === 0) return;
     const prefix = tagKeyPrefix(this.#prefix);
     const keys = tags.map((tag) => prefix + encodeTag(tag));
-    await this.#send(
+    const reply = await this.#send(
       [
         "EVAL",
         INVALIDATE_SCRIPT,
@@ -994,8 +1116,11 @@ export class RemoteStoreCacheProvider
         String(this.#tagRetention),
       ],
       undefined,
-      undefined,
+      UNANSWERED,
     );
+    if (reply === UNANSWERED && this.#missed()) {
+      for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
+    }
   }
 
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
@@ -1127,6 +1252,164 @@ export class RemoteStoreCacheProvider
         new CacheStoreRecovered(this.#address, Date.now() - this.#downSince),
       );
     }
+    if (this.#journal.size > 0 || this.#journal.overflowed) {
+      void this.#resend();
+    }
+  }
+
+  /** A change that was not answered is held back for the recovery. */
+  #missed(): boolean {
+    return !this.#disposed && this.#state !== "up";
+  }
+
+  /**
+   * Re-sends the held-back changes, oldest first, one at a time; stops when
+   * the store stops answering again (the rest stay held). Then tells every
+   * instance (itself included, through the recovery's own source) which
+   * keys, prefixes and tags changed, so that they drop their memory copies;
+   * after a lost change, everything.
+   */
+  #resend(): Promise<void> {
+    if (this.#replaying !== undefined) return this.#replaying;
+    const run = async (): Promise<void> => {
+      const before = this.#journal.stats;
+      const overflowed = this.#journal.overflowed;
+      const keys: string[] = [];
+      const prefixes: string[] = [];
+      const tags: string[] = [];
+      let tagsAt = 0;
+      let complete = true;
+      for (const change of this.#journal.snapshot()) {
+        if (!(await this.#apply(change))) {
+          complete = false;
+          break;
+        }
+        this.#journal.done(change);
+        if (change.kind === "clear") prefixes.push(change.prefix);
+        else if (change.kind === "tag") {
+          tags.push(change.tag);
+          tagsAt = Math.max(tagsAt, change.at);
+        } else keys.push(change.key);
+      }
+      const messages: CacheInvalidation[] = [];
+      const source = this.#recoverySource;
+      if (overflowed) messages.push({ source, prefix: "" });
+      else {
+        for (let i = 0; i < keys.length; i += 500) {
+          messages.push({ source, keys: keys.slice(i, i + 500) });
+        }
+        for (const prefix of prefixes) messages.push({ source, prefix });
+        if (tags.length > 0) messages.push({ source, tags, at: tagsAt });
+      }
+      for (const message of messages) {
+        const reply = await this.#send(
+          ["PUBLISH", this.#channel, JSON.stringify(message)],
+          undefined,
+          UNANSWERED,
+        );
+        if (reply === UNANSWERED) {
+          complete = false;
+          if (this.#missed()) this.#holdMessage(message);
+        }
+      }
+      if (overflowed && complete) this.#journal.recovered();
+      const after = this.#journal.stats;
+      this.#connectionOptions.diagnostics?.(
+        `cache: re-sent ${
+          after.resent - before.resent
+        } changes made during the outage to ${this.#address} (${after.pending} pending)`,
+      );
+      const degraded = after.degraded - this.#reportedLoss.degraded;
+      const dropped = after.dropped - this.#reportedLoss.dropped;
+      if ((degraded > 0 || dropped > 0) && !this.#disposed) {
+        this.#reportedLoss = {
+          degraded: after.degraded,
+          dropped: after.dropped,
+        };
+        this.#reporter.report(
+          new CacheStoreError(
+            "resend",
+            undefined,
+            new Error(
+              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${degraded} writes were re-sent as deletes of their keys and ${dropped} changes were lost${
+                dropped > 0
+                  ? " (every instance dropped its memory layer; Redis may keep older values of those keys until they expire)"
+                  : ""
+              }`,
+            ),
+          ),
+        );
+      }
+    };
+    const replaying = RequestContext.detach(run).finally(() => {
+      this.#replaying = undefined;
+    });
+    this.#replaying = replaying;
+    return replaying;
+  }
+
+  /** Re-sends one change; `false` when the store did not answer. */
+  async #apply(change: JournalChange): Promise<boolean> {
+    let reply: unknown;
+    switch (change.kind) {
+      case "set": {
+        const fullKey = this.#prefix + change.key;
+        const keep = change.keep - (Date.now() - change.recordedAt);
+        reply = await this.#send(
+          keep >= 1
+            ? [
+              "EVAL",
+              RESEND_SET_SCRIPT,
+              "1",
+              fullKey,
+              change.json,
+              String(change.storedAt),
+              String(Math.ceil(keep)),
+            ]
+            // Expired meanwhile: only an older value must not stay.
+            : [
+              "EVAL",
+              RESEND_DELETE_SCRIPT,
+              "1",
+              fullKey,
+              String(change.storedAt),
+            ],
+          fullKey,
+          UNANSWERED,
+        );
+        break;
+      }
+      case "delete": {
+        const fullKey = this.#prefix + change.key;
+        reply = await this.#send(
+          ["EVAL", RESEND_DELETE_SCRIPT, "1", fullKey, String(change.at)],
+          fullKey,
+          UNANSWERED,
+        );
+        break;
+      }
+      case "clear":
+        return !this.#disposed &&
+          ((await this.#clear(change.prefix)) || this.#state === "up");
+      case "tag":
+        reply = await this.#send(
+          [
+            "EVAL",
+            INVALIDATE_SCRIPT,
+            "1",
+            tagKeyPrefix(this.#prefix) + encodeTag(change.tag),
+            String(change.at),
+            String(this.#tagRetention),
+          ],
+          undefined,
+          UNANSWERED,
+        );
+        break;
+      case "notify":
+        return true;
+    }
+    // An error reply is an answer: re-sending it again would not help.
+    return !this.#disposed && (reply !== UNANSWERED || this.#state === "up");
   }
 
   /** Probes again after the reconnect backoff while the store is down. */
