@@ -1,3 +1,6 @@
+import type { CacheInvalidation } from "./cache_invalidation.ts";
+import { INVALIDATE_SCRIPT } from "./_redis_tags.ts";
+
 // The changes a Redis store could not take during an outage, kept to be
 // re-sent when it answers again (as FusionCache's auto-recovery queue does):
 // one pending change per key (the last one wins), in the order of the last
@@ -249,3 +252,127 @@ if ok and type(e) == "table" and tonumber(e.storedAt) ~= nil and
   tonumber(e.storedAt) > tonumber(ARGV[1]) then return 0 end
 redis.call("DEL", KEYS[1])
 return 1`;
+
+/** What {@linkcode resendJournal} needs from the Redis provider. */
+export interface ResendTarget {
+  /** The source of the recovery's messages (every instance applies them). */
+  source: string;
+  /**
+   * Runs a command; `false` when the store did not answer (an error reply is
+   * an answer: sending it again would not help).
+   */
+  run(args: string[], key?: string): Promise<boolean>;
+  /** Clears a prefix; `false` when the store did not answer. */
+  clear(prefix: string): Promise<boolean>;
+  /** Publishes a message; `false` when it did not go out (then held back). */
+  publish(message: CacheInvalidation): Promise<boolean>;
+  /** The Redis key of a cache key. */
+  fullKey(key: string): string;
+  /** The Redis key of a tag. */
+  tagKey(tag: string): string;
+  /** How long a tag invalidation is remembered. */
+  tagRetention: number;
+}
+
+async function resendOne(
+  change: JournalChange,
+  target: ResendTarget,
+): Promise<boolean> {
+  switch (change.kind) {
+    case "set": {
+      const fullKey = target.fullKey(change.key);
+      const keep = change.keep - (Date.now() - change.recordedAt);
+      return await target.run(
+        keep >= 1
+          ? [
+            "EVAL",
+            RESEND_SET_SCRIPT,
+            "1",
+            fullKey,
+            change.json,
+            String(change.storedAt),
+            String(Math.ceil(keep)),
+          ]
+          // Expired meanwhile: only an older value must not stay.
+          : [
+            "EVAL",
+            RESEND_DELETE_SCRIPT,
+            "1",
+            fullKey,
+            String(change.storedAt),
+          ],
+        fullKey,
+      );
+    }
+    case "delete": {
+      const fullKey = target.fullKey(change.key);
+      return await target.run(
+        ["EVAL", RESEND_DELETE_SCRIPT, "1", fullKey, String(change.at)],
+        fullKey,
+      );
+    }
+    case "clear":
+      return await target.clear(change.prefix);
+    case "tag":
+      return await target.run([
+        "EVAL",
+        INVALIDATE_SCRIPT,
+        "1",
+        target.tagKey(change.tag),
+        String(change.at),
+        String(target.tagRetention),
+      ]);
+    case "notify":
+      return true;
+  }
+}
+
+/**
+ * Re-sends the pending changes, oldest first, one at a time; stops when the
+ * store stops answering again (the rest stay pending). Then tells every
+ * instance which keys, prefixes and tags changed, so that they drop their
+ * memory copies; after a lost change, everything.
+ *
+ * @returns How many changes were re-sent.
+ */
+export async function resendJournal(
+  journal: OutageJournal,
+  target: ResendTarget,
+): Promise<number> {
+  const overflowed = journal.overflowed;
+  const keys: string[] = [];
+  const prefixes: string[] = [];
+  const tags: string[] = [];
+  let tagsAt = 0;
+  let complete = true;
+  let resent = 0;
+  for (const change of journal.snapshot()) {
+    if (!(await resendOne(change, target))) {
+      complete = false;
+      break;
+    }
+    journal.done(change);
+    resent++;
+    if (change.kind === "clear") prefixes.push(change.prefix);
+    else if (change.kind === "tag") {
+      tags.push(change.tag);
+      tagsAt = Math.max(tagsAt, change.at);
+    } else keys.push(change.key);
+  }
+  const source = target.source;
+  const messages: CacheInvalidation[] = [];
+  if (overflowed) messages.push({ source, prefix: "" });
+  else {
+    for (let i = 0; i < keys.length; i += 500) {
+      messages.push({ source, keys: keys.slice(i, i + 500) });
+    }
+    for (const prefix of prefixes) messages.push({ source, prefix });
+    // One time for all the tags: invalidating a little more is safe.
+    if (tags.length > 0) messages.push({ source, tags, at: tagsAt });
+  }
+  for (const message of messages) {
+    if (!(await target.publish(message))) complete = false;
+  }
+  if (overflowed && complete) journal.recovered();
+  return resent;
+}

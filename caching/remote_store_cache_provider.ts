@@ -54,12 +54,7 @@ import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
-import {
-  type JournalChange,
-  OutageJournal,
-  RESEND_DELETE_SCRIPT,
-  RESEND_SET_SCRIPT,
-} from "./_outage_journal.ts";
+import { OutageJournal, resendJournal } from "./_outage_journal.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
 export interface RemoteStoreCacheProviderOptions {
@@ -1263,76 +1258,55 @@ export class RemoteStoreCacheProvider
   }
 
   /**
-   * Re-sends the held-back changes, oldest first, one at a time; stops when
-   * the store stops answering again (the rest stay held). Then tells every
-   * instance (itself included, through the recovery's own source) which
-   * keys, prefixes and tags changed, so that they drop their memory copies;
-   * after a lost change, everything.
+   * Re-sends the held-back changes and tells every instance (see
+   * `resendJournal`); reports a journal that overflowed.
    */
   #resend(): Promise<void> {
     if (this.#replaying !== undefined) return this.#replaying;
+    const answered = (reply: unknown): boolean =>
+      !this.#disposed && (reply !== UNANSWERED || this.#state === "up");
     const run = async (): Promise<void> => {
-      const before = this.#journal.stats;
-      const overflowed = this.#journal.overflowed;
-      const keys: string[] = [];
-      const prefixes: string[] = [];
-      const tags: string[] = [];
-      let tagsAt = 0;
-      let complete = true;
-      for (const change of this.#journal.snapshot()) {
-        if (!(await this.#apply(change))) {
-          complete = false;
-          break;
-        }
-        this.#journal.done(change);
-        if (change.kind === "clear") prefixes.push(change.prefix);
-        else if (change.kind === "tag") {
-          tags.push(change.tag);
-          tagsAt = Math.max(tagsAt, change.at);
-        } else keys.push(change.key);
-      }
-      const messages: CacheInvalidation[] = [];
-      const source = this.#recoverySource;
-      if (overflowed) messages.push({ source, prefix: "" });
-      else {
-        for (let i = 0; i < keys.length; i += 500) {
-          messages.push({ source, keys: keys.slice(i, i + 500) });
-        }
-        for (const prefix of prefixes) messages.push({ source, prefix });
-        if (tags.length > 0) messages.push({ source, tags, at: tagsAt });
-      }
-      for (const message of messages) {
-        const reply = await this.#send(
-          ["PUBLISH", this.#channel, JSON.stringify(message)],
-          undefined,
-          UNANSWERED,
-        );
-        if (reply === UNANSWERED) {
-          complete = false;
+      const resent = await resendJournal(this.#journal, {
+        source: this.#recoverySource,
+        run: async (args, key) =>
+          answered(await this.#send(args, key, UNANSWERED)),
+        fullKey: (key) => this.#prefix + key,
+        tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
+        tagRetention: this.#tagRetention,
+        clear: async (prefix) =>
+          !this.#disposed &&
+          ((await this.#clear(prefix)) || this.#state === "up"),
+        publish: async (message) => {
+          const reply = await this.#send(
+            ["PUBLISH", this.#channel, JSON.stringify(message)],
+            undefined,
+            UNANSWERED,
+          );
+          if (reply !== UNANSWERED) return true;
           if (this.#missed()) this.#holdMessage(message);
-        }
-      }
-      if (overflowed && complete) this.#journal.recovered();
-      const after = this.#journal.stats;
+          return false;
+        },
+      });
+      const { pending, degraded, dropped } = this.#journal.stats;
       this.#connectionOptions.diagnostics?.(
-        `cache: re-sent ${
-          after.resent - before.resent
-        } changes made during the outage to ${this.#address} (${after.pending} pending)`,
+        `cache: re-sent ${resent} changes made during the outage to ${this.#address} (${pending} pending)`,
       );
-      const degraded = after.degraded - this.#reportedLoss.degraded;
-      const dropped = after.dropped - this.#reportedLoss.dropped;
-      if ((degraded > 0 || dropped > 0) && !this.#disposed) {
-        this.#reportedLoss = {
-          degraded: after.degraded,
-          dropped: after.dropped,
-        };
+      const lost = this.#reportedLoss;
+      if (
+        (degraded > lost.degraded || dropped > lost.dropped) && !this.#disposed
+      ) {
+        this.#reportedLoss = { degraded, dropped };
         this.#reporter.report(
           new CacheStoreError(
             "resend",
             undefined,
             new Error(
-              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${degraded} writes were re-sent as deletes of their keys and ${dropped} changes were lost${
-                dropped > 0
+              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${
+                degraded - lost.degraded
+              } writes were re-sent as deletes of their keys and ${
+                dropped - lost.dropped
+              } changes were lost${
+                dropped > lost.dropped
                   ? " (every instance dropped its memory layer; Redis may keep older values of those keys until they expire)"
                   : ""
               }`,
@@ -1346,70 +1320,6 @@ export class RemoteStoreCacheProvider
     });
     this.#replaying = replaying;
     return replaying;
-  }
-
-  /** Re-sends one change; `false` when the store did not answer. */
-  async #apply(change: JournalChange): Promise<boolean> {
-    let reply: unknown;
-    switch (change.kind) {
-      case "set": {
-        const fullKey = this.#prefix + change.key;
-        const keep = change.keep - (Date.now() - change.recordedAt);
-        reply = await this.#send(
-          keep >= 1
-            ? [
-              "EVAL",
-              RESEND_SET_SCRIPT,
-              "1",
-              fullKey,
-              change.json,
-              String(change.storedAt),
-              String(Math.ceil(keep)),
-            ]
-            // Expired meanwhile: only an older value must not stay.
-            : [
-              "EVAL",
-              RESEND_DELETE_SCRIPT,
-              "1",
-              fullKey,
-              String(change.storedAt),
-            ],
-          fullKey,
-          UNANSWERED,
-        );
-        break;
-      }
-      case "delete": {
-        const fullKey = this.#prefix + change.key;
-        reply = await this.#send(
-          ["EVAL", RESEND_DELETE_SCRIPT, "1", fullKey, String(change.at)],
-          fullKey,
-          UNANSWERED,
-        );
-        break;
-      }
-      case "clear":
-        return !this.#disposed &&
-          ((await this.#clear(change.prefix)) || this.#state === "up");
-      case "tag":
-        reply = await this.#send(
-          [
-            "EVAL",
-            INVALIDATE_SCRIPT,
-            "1",
-            tagKeyPrefix(this.#prefix) + encodeTag(change.tag),
-            String(change.at),
-            String(this.#tagRetention),
-          ],
-          undefined,
-          UNANSWERED,
-        );
-        break;
-      case "notify":
-        return true;
-    }
-    // An error reply is an answer: re-sending it again would not help.
-    return !this.#disposed && (reply !== UNANSWERED || this.#state === "up");
   }
 
   /** Probes again after the reconnect backoff while the store is down. */
