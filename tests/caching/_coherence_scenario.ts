@@ -6,7 +6,9 @@
 // value, and the store holds the overwrite (or nothing, when the fault lost
 // the store's data). A single node frozen, killed or restarted uses it today;
 // a Sentinel failover or a cluster node failure plugs in the same way with
-// its own `address`, `fault` and `heal`.
+// its own `address` (any connection options of RemoteStoreCacheProvider:
+// `host`/`port` today, the cluster or sentinel options alike), `fault` and
+// `heal`.
 import assert from "node:assert/strict";
 import {
   CacheManager,
@@ -39,9 +41,12 @@ export const FAST_REDIS: RemoteStoreCacheProviderOptions = {
   maxReconnectDelay: 100,
 };
 
-/** Creates one instance on `address` (its own connections). */
+/**
+ * Creates one instance (its own connections) on `address`: `host`/`port`,
+ * or any other connection options of RemoteStoreCacheProvider.
+ */
 export async function coherenceInstance(
-  address: { host: string; port: number },
+  address: RemoteStoreCacheProviderOptions,
   options: {
     store?: RemoteStoreCacheProviderOptions;
     tiered?: TieredCacheProviderOptions;
@@ -50,9 +55,8 @@ export async function coherenceInstance(
   const l1 = new MemoryCacheProvider({ maxSize: 1000 });
   const l2 = new RemoteStoreCacheProvider({
     ...FAST_REDIS,
-    host: address.host,
-    port: address.port,
     onError: () => {},
+    ...address,
     ...options.store,
   });
   const tiered = new TieredCacheProvider(l1, l2, {
@@ -61,7 +65,7 @@ export async function coherenceInstance(
   });
   if (!(await tiered.connect())) {
     await tiered.dispose({ timeout: 2_000 });
-    throw new Error(`no Redis at ${address.host}:${address.port}`);
+    throw new Error(`no Redis at ${l2.address}`);
   }
   const cache = new CacheManager(tiered, {
     onError: () => {},
@@ -78,8 +82,8 @@ export async function coherenceInstance(
 
 /** How a topology takes its store away and brings it back. */
 export interface OutageFault {
-  /** The address both instances connect to. */
-  address: { host: string; port: number };
+  /** Where both instances connect: RemoteStoreCacheProvider options. */
+  address: RemoteStoreCacheProviderOptions;
   /** Takes the store away (freeze, kill, failover, partition). */
   fault(): Promise<void> | void;
   /** Brings it back. */

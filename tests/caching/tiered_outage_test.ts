@@ -46,7 +46,7 @@ test(
   async () => {
     await using server = await startRedisServer();
     await checkCoherenceThroughOutage({
-      address: server,
+      address: { host: server.host, port: server.port },
       fault: () => server.pause(),
       heal: () => server.resume(),
       rawGet: rawGetter(server),
@@ -61,7 +61,7 @@ test(
   async () => {
     await using server = await startRedisServer();
     await checkCoherenceThroughOutage({
-      address: server,
+      address: { host: server.host, port: server.port },
       fault: () => server.stop(),
       heal: () => server.start(),
       rawGet: rawGetter(server),
@@ -79,7 +79,7 @@ test(
   async () => {
     await using server = await startRedisServer({ appendOnly: true });
     await checkCoherenceThroughOutage({
-      address: server,
+      address: { host: server.host, port: server.port },
       fault: () => server.stop(),
       heal: () => server.start(),
       rawGet: rawGetter(server),
@@ -94,8 +94,8 @@ test(
   { skip },
   async () => {
     await using server = await startRedisServer();
-    const a = await coherenceInstance(server);
-    const b = await coherenceInstance(server);
+    const a = await coherenceInstance({ host: server.host, port: server.port });
+    const b = await coherenceInstance({ host: server.host, port: server.port });
     try {
       await a.cache.set("p1", "v1", { tags: ["products"] });
       assert.equal(await b.cache.get("p1"), "v1");
@@ -123,10 +123,13 @@ test(
   { skip },
   async () => {
     await using server = await startRedisServer();
-    const a = await coherenceInstance(server);
-    const b = await coherenceInstance(server, {
-      tiered: { outageMemoryTtl: 400 },
-    });
+    const a = await coherenceInstance({ host: server.host, port: server.port });
+    const b = await coherenceInstance(
+      { host: server.host, port: server.port },
+      {
+        tiered: { outageMemoryTtl: 400 },
+      },
+    );
     try {
       await a.cache.set("k", "v1");
       assert.equal(await b.cache.get("k"), "v1");
@@ -154,10 +157,13 @@ test(
   async () => {
     await using server = await startRedisServer();
     const errors: unknown[] = [];
-    const a = await coherenceInstance(server, {
-      store: { outageJournalSize: 2, onError: (e) => errors.push(e) },
-    });
-    const b = await coherenceInstance(server);
+    const a = await coherenceInstance(
+      { host: server.host, port: server.port },
+      {
+        store: { outageJournalSize: 2, onError: (e) => errors.push(e) },
+      },
+    );
+    const b = await coherenceInstance({ host: server.host, port: server.port });
     try {
       for (let i = 0; i < 6; i++) await a.cache.set(`a${i}`, "old");
       for (let i = 0; i < 6; i++) {
@@ -230,8 +236,8 @@ test(
   async () => {
     await using server = await startRedisServer();
     await using proxy = await startOutageProxy(server);
-    const a = await coherenceInstance(proxy); // cut off below
-    const b = await coherenceInstance(server); // stays connected
+    const a = await coherenceInstance({ host: proxy.host, port: proxy.port }); // cut off below
+    const b = await coherenceInstance({ host: server.host, port: server.port }); // stays connected
     try {
       for (const key of ["k1", "k2", "k3"]) await b.cache.set(key, "v1");
       proxy.cut();
