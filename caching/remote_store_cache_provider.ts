@@ -268,6 +268,7 @@ export class RemoteStoreCacheProvider
   /** Who the messages of a recovery come from: every instance applies them. */
   readonly #recoverySource = `kit:recovery:${lockToken()}`;
   #replaying: Promise<void> | undefined;
+  #resendAgain = false;
   readonly #journalSize: number;
   #reportedLoss = { degraded: 0, dropped: 0 };
   #subscriberConnection: RedisConnection | undefined;
@@ -1248,7 +1249,10 @@ export class RemoteStoreCacheProvider
       );
     }
     if (this.#journal.size > 0 || this.#journal.overflowed) {
-      void this.#resend();
+      // A re-send still under way from an earlier recovery took its list
+      // before this outage's changes: it starts again when it ends.
+      if (this.#replaying !== undefined) this.#resendAgain = true;
+      else void this.#resend();
     }
   }
 
@@ -1317,6 +1321,10 @@ export class RemoteStoreCacheProvider
     };
     const replaying = RequestContext.detach(run).finally(() => {
       this.#replaying = undefined;
+      if (this.#resendAgain && this.#state === "up" && !this.#disposed) {
+        this.#resendAgain = false;
+        void this.#resend();
+      }
     });
     this.#replaying = replaying;
     return replaying;
