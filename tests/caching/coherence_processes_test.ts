@@ -46,7 +46,8 @@ const l2 = new RemoteStoreCacheProvider({
   maxReconnectDelay: 100,
   onError() {},
 });
-const tiered = new TieredCacheProvider(new MemoryCacheProvider({ maxSize: 100 }), l2, { onError() {} });
+const l1 = new MemoryCacheProvider({ maxSize: 100 });
+const tiered = new TieredCacheProvider(l1, l2, { onError() {} });
 if (!(await tiered.connect())) throw new Error(role + ": no Redis");
 const cache = new CacheManager(tiered, { onError() {}, policy: { ttl: 60000 } });
 let result;
@@ -64,6 +65,7 @@ if (role === "writer") {
 } else {
   await until(() => marked("writer-ready"), "writer-ready");
   const before = { k: await cache.get("k"), k2: await cache.get("k2") };
+  await until(async () => (await l1.has("k")) && (await l1.has("k2")), "k and k2 in memory");
   mark("reader-ready");
   await until(() => marked("resumed"), "resumed");
   const start = Date.now();
