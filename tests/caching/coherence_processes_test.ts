@@ -65,7 +65,13 @@ if (role === "writer") {
 } else {
   await until(() => marked("writer-ready"), "writer-ready");
   const before = { k: await cache.get("k"), k2: await cache.get("k2") };
-  await until(async () => (await l1.has("k")) && (await l1.has("k2")), "k and k2 in memory");
+  // A read that overlaps an invalidation (the writer's own, maybe late)
+  // does not fill the memory layer: read until it does.
+  await until(async () => {
+    await cache.get("k");
+    await cache.get("k2");
+    return (await l1.has("k")) && (await l1.has("k2"));
+  }, "k and k2 in memory");
   mark("reader-ready");
   await until(() => marked("resumed"), "resumed");
   const start = Date.now();

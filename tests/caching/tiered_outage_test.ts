@@ -99,7 +99,11 @@ test(
     try {
       await a.cache.set("p1", "v1", { tags: ["products"] });
       assert.equal(await b.cache.get("p1"), "v1");
-      await waitFor(async () => await b.l1.has("p1"), "B to keep p1 in memory");
+      await waitFor(
+        async () =>
+          (await b.cache.get("p1")) === "v1" && (await b.l1.has("p1")),
+        "B to keep p1 in memory",
+      );
       server.pause();
       await a.cache.invalidateTags(["products"]);
       assert.equal(await a.cache.get("p1"), undefined);
@@ -134,7 +138,10 @@ test(
     try {
       await a.cache.set("k", "v1");
       assert.equal(await b.cache.get("k"), "v1");
-      await waitFor(async () => await b.l1.has("k"), "B to keep k in memory");
+      await waitFor(
+        async () => (await b.cache.get("k")) === "v1" && (await b.l1.has("k")),
+        "B to keep k in memory",
+      );
       server.pause();
       // B notices the outage (its read times out).
       assert.equal(await b.cache.get("absent"), undefined);
@@ -171,7 +178,10 @@ test(
       for (let i = 0; i < 6; i++) {
         assert.equal(await b.cache.get(`a${i}`), "old");
       }
-      await waitFor(() => b.l1.size === 6, "B to keep a0..a5 in memory");
+      await waitFor(async () => {
+        for (let i = 0; i < 6; i++) await b.cache.get(`a${i}`);
+        return b.l1.size === 6;
+      }, "B to keep a0..a5 in memory");
       server.pause();
       assert.equal(await a.cache.get("absent"), undefined); // noticed
       const stored: number[] = [];
