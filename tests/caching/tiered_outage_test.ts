@@ -6,7 +6,12 @@
 // memory copies concerned, and nothing deleted or replaced is served again.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CacheStoreError } from "../../caching/mod.ts";
+import {
+  CacheStoreError,
+  MemoryCacheProvider,
+  RemoteStoreCacheProvider,
+  TieredCacheProvider,
+} from "../../caching/mod.ts";
 import {
   checkCoherenceThroughOutage,
   coherenceInstance,
@@ -284,6 +289,22 @@ test(
     }
   },
 );
+
+test("bad outage options are refused with a message naming the option", () => {
+  assert.throws(
+    () => new RemoteStoreCacheProvider({ outageJournalSize: -1 }),
+    /^RangeError: RemoteStoreCacheProvider outageJournalSize must be an integer from 0 to \d+: -1$/,
+  );
+  assert.throws(
+    () =>
+      new TieredCacheProvider(
+        new MemoryCacheProvider({ cleanupInterval: 0 }),
+        new MemoryCacheProvider({ cleanupInterval: 0 }),
+        { outageMemoryTtl: Number.NaN },
+      ),
+    /^RangeError: TieredCacheProvider outageMemoryTtl must be a number from 0 \(Infinity allowed\): NaN$/,
+  );
+});
 
 test("nothing is left running", async () => {
   await assertNothingLeft(baseline);
