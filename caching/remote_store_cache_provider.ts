@@ -838,6 +838,14 @@ export class RemoteStoreCacheProvider
    */
   async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
     const fullKey = this.#prefix + key;
+    if (this.#journal.size > 0 && this.#journal.lookup(key) !== undefined) {
+      // A change of this key is being re-sent after an outage: it wins over
+      // what the store still holds, as for get().
+      const entry = await this.get(key);
+      return entry === undefined
+        ? { entry, lock: await this.tryLock(key, ttl) }
+        : { entry };
+    }
     const lockFullKey = lockKey(this.#prefix, key);
     const token = lockToken();
     const reply = await this.#send(

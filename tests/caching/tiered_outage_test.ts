@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   CacheStoreError,
+  CacheStoreRecovered,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
   TieredCacheProvider,
@@ -286,6 +287,47 @@ test(
       }
     } finally {
       await Promise.all([a.dispose(), b.dispose()]);
+    }
+  },
+);
+
+test(
+  "while the journal is re-sent, reads of a key with a pending change answer that change, not the older value Redis still holds",
+  { skip },
+  async () => {
+    await using server = await startRedisServer();
+    const reads: Promise<unknown>[] = [];
+    const provider: RemoteStoreCacheProvider = new RemoteStoreCacheProvider({
+      ...FAST_REDIS,
+      host: server.host,
+      port: server.port,
+      onError: (report) => {
+        // Reported as the store answers again, before the re-send ends.
+        if (report instanceof CacheStoreRecovered) {
+          reads.push(
+            provider.get("k199").then((entry) => entry?.value),
+            provider.readOrLock("k199", 1_000).then(({ entry }) =>
+              entry?.value
+            ),
+          );
+        }
+      },
+    });
+    const entry = (value: string) => ({ value, storedAt: Date.now() });
+    try {
+      for (let i = 0; i < 200; i++) await provider.set(`k${i}`, entry("old"));
+      server.pause();
+      assert.equal(await provider.get("absent"), undefined); // noticed
+      for (let i = 0; i < 200; i++) await provider.set(`k${i}`, entry("new"));
+      server.resume();
+      await waitFor(
+        () => provider.recoveryStats.pending === 0 && reads.length === 2,
+        "the re-send",
+      );
+      assert.deepEqual(await Promise.all(reads), ["new", "new"]);
+      assert.equal(valueOf(await rawGetter(server)(`${P}k199`)), "new");
+    } finally {
+      await provider.dispose();
     }
   },
 );
