@@ -26,6 +26,7 @@ import {
   CacheManager,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
+  TieredCacheProvider,
 } from "../caching/mod.ts";
 import {
   redisClusterSkip,
@@ -559,6 +560,88 @@ if (interleaved) {
     fn: async () => void await raw.get(`raw:${nextKey()}`),
   });
 
+  // A tiered hit answers from memory; a tiered set writes memory and Redis
+  // and publishes the invalidation: the two round trips of a raw SET then
+  // PUBLISH.
+  const tiered = new CacheManager(
+    new TieredCacheProvider(
+      new MemoryCacheProvider({ maxSize: KEYS, defaultTtl: 300_000 }),
+      new RemoteStoreCacheProvider({
+        host: "127.0.0.1",
+        port,
+        keyPrefix: "t:",
+      }),
+    ),
+    { policy: { ttl: 300_000 } },
+  );
+  globalThis.addEventListener("unload", () => void tiered.dispose());
+  for (const key of keys) await tiered.set(key, value);
+  // With KIT_CACHE_BENCH_TIERED_BEFORE=<rev>, the A/B rows below also time
+  // the tiered provider of that revision and of HEAD, each loaded from git
+  // into its own folder (so neither shares code, and its type feedback, with
+  // the other rows), with its own Redis connections, in the same rounds:
+  //
+  //   KIT_CACHE_BENCH_REDIS_AB=1 KIT_CACHE_BENCH_TIERED_BEFORE=41c9658 \
+  //     deno run -A bench/caching_bench.ts
+  const tieredRev = Deno.env.get("KIT_CACHE_BENCH_TIERED_BEFORE");
+  async function tieredAt(rev: string): Promise<CacheManager> {
+    const dir = mkdtempSync(join(tmpdir(), "kit-bench-tiered-"));
+    spawnSync("sh", [
+      "-c",
+      `git archive ${rev} caching core platform config | tar -x -C ${dir}`,
+    ], { stdio: "inherit" });
+    const at = await import(join(dir, "caching", "mod.ts"));
+    const cache = new at.CacheManager(
+      new at.TieredCacheProvider(
+        new at.MemoryCacheProvider({ maxSize: KEYS, defaultTtl: 300_000 }),
+        new at.RemoteStoreCacheProvider({
+          host: "127.0.0.1",
+          port,
+          keyPrefix: `t-${rev}:`,
+        }),
+      ),
+      { policy: { ttl: 300_000 } },
+    ) as CacheManager;
+    globalThis.addEventListener("unload", () => {
+      void cache.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    for (const key of keys) await cache.set(key, value);
+    return cache;
+  }
+  const tieredBefore = tieredRev === undefined
+    ? undefined
+    : await tieredAt(tieredRev);
+  const tieredHead = tieredRev === undefined
+    ? undefined
+    : await tieredAt("HEAD");
+  Deno.bench({
+    name: "lru-cache get, awaited",
+    group: "tiered hit",
+    baseline: true,
+    fn: async () => void await Promise.resolve(lru.get(nextKey())),
+  });
+  Deno.bench({
+    name: "Kit tiered CacheManager.get hit",
+    group: "tiered hit",
+    fn: async () => void await tiered.get(nextKey()),
+  });
+  Deno.bench({
+    name: "node-redis SET then PUBLISH (raw)",
+    group: "tiered set",
+    baseline: true,
+    fn: async () => {
+      const key = nextKey();
+      await raw.set(`raw:${key}`, JSON.stringify(value), { PX: 300_000 });
+      await raw.publish("raw:invalidation", key);
+    },
+  });
+  Deno.bench({
+    name: "Kit tiered CacheManager.set",
+    group: "tiered set",
+    fn: async () => await tiered.set(nextKey(), value),
+  });
+
   // --- the same Redis rows, per-call medians, for a shared machine ---------
   // Run as a script with KIT_CACHE_BENCH_REDIS_AB=1, this times each row in
   // alternating rounds of 1,000 calls (12 rounds) and prints, per row, the
@@ -579,7 +662,19 @@ if (interleaved) {
         remote.getOrSet(nextKey(), factory, { lock: true }),
       "getOrSet hit, 2 tags": () =>
         remote.getOrSet(`tagged:${nextKey()}`, factory, { tags }),
+      // 100 hits per timed call: one hit is below the timer's resolution.
+      "tiered get hit x100": () => hits(tiered),
+      "tiered set": () => tiered.set(nextKey(), value),
+      ...(tieredBefore === undefined || tieredHead === undefined ? {} : {
+        "tiered get hit x100, before": () => hits(tieredBefore),
+        "tiered get hit x100, HEAD": () => hits(tieredHead),
+        "tiered set, before": () => tieredBefore.set(nextKey(), value),
+        "tiered set, HEAD": () => tieredHead.set(nextKey(), value),
+      }),
     };
+    async function hits(cache: CacheManager | undefined): Promise<void> {
+      for (let j = 0; j < 100; j++) await cache?.get(nextKey());
+    }
     const rounds: Record<string, number[]> = {};
     for (let round = 0; round < 12; round++) {
       for (const [name, call] of Object.entries(rows)) {

@@ -8,6 +8,11 @@ import { CacheError } from "./cache_error.ts";
  * `providerErrors`. The message is exactly
  * `Cache store reachable again: <host>:<port> after <n> ms`.
  *
+ * Right after it, {@linkcode RemoteStoreCacheProvider} re-sends the changes
+ * it kept during the outage (last writer wins by `storedAt`) and publishes
+ * the keys concerned, and a {@linkcode TieredCacheProvider} that sees it
+ * drops its memory layer.
+ *
  * @example Usage
  * ```ts
  * import {

@@ -62,6 +62,7 @@ import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
+import { OutageJournal, resendJournal } from "./_outage_journal.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
 export interface RemoteStoreCacheProviderOptions {
@@ -158,6 +159,16 @@ export interface RemoteStoreCacheProviderOptions {
    * `connect()` is concerned: a later outage is always survived.
    */
   required?: boolean;
+  /**
+   * How many writes made during an outage are kept, with their value, to be
+   * re-sent when the store answers again (deletes, clears and tag
+   * invalidations are kept too, up to four times as many). Beyond it the
+   * oldest write gives up its value and its key is removed instead; beyond
+   * that, changes are lost and counted (see
+   * {@linkcode RemoteStoreCacheProvider.recoveryStats}). Default 1000; 0
+   * keeps nothing.
+   */
+  outageJournalSize?: number;
 }
 
 function checkNumber(
@@ -252,6 +263,11 @@ interface Subscriber {
  *   its first reply reports a {@linkcode CacheStoreRecovered}. A value read
  *   back that is not a cache entry is a miss, reported as a
  *   {@linkcode CacheValueError}.
+ * - Writes, deletes, clears, tag invalidations and messages skipped during an
+ *   outage are kept in a bounded journal (`outageJournalSize`) and re-sent
+ *   after the recovery, a write only over an older entry of its key (last
+ *   writer wins by `storedAt`); then the keys concerned are published so
+ *   that every instance drops its memory copies.
  * - It connects on first use (or {@linkcode RemoteStoreCacheProvider.connect});
  *   {@linkcode RemoteStoreCacheProvider.dispose} closes every connection.
  * - It is also an {@linkcode ICacheInvalidationBus} on Redis pub/sub, used by
@@ -288,6 +304,13 @@ export class RemoteStoreCacheProvider
   readonly #deadlines: Deadlines;
   readonly #required: boolean;
   readonly #tagRetention: number;
+  readonly #journal: OutageJournal;
+  /** Who the messages of a recovery come from: every instance applies them. */
+  readonly #recoverySource = `kit:recovery:${lockToken()}`;
+  #replaying: Promise<void> | undefined;
+  #resendAgain = false;
+  readonly #journalSize: number;
+  #reportedLoss = { degraded: 0, dropped: 0 };
   #subscriberConnection: RedisLink | undefined;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
@@ -356,6 +379,12 @@ export class RemoteStoreCacheProvider
       );
     }
     this.#required = required;
+    this.#journalSize = checkNumber(
+      "outageJournalSize",
+      options.outageJournalSize ?? 1000,
+      0,
+    );
+    this.#journal = new OutageJournal(this.#journalSize);
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -556,6 +585,31 @@ export class RemoteStoreCacheProvider
     return this.#state === "up" && this.#connection.isReady;
   }
 
+  /**
+   * The changes held back during outages: `pending` (waiting for the store),
+   * `resent` (re-sent after an outage), `degraded` (writes re-sent as a
+   * delete of their key because the journal was full) and `dropped` (lost:
+   * the journal was full even for keys alone, or the provider was disposed
+   * with changes pending). Counted since the provider was created.
+   *
+   * @example Usage
+   * ```ts
+   * import { RemoteStoreCacheProvider } from "@vendor/kit/caching";
+   *
+   * const provider = new RemoteStoreCacheProvider({ outageJournalSize: 5000 });
+   * console.log(provider.recoveryStats.pending); // 0
+   * await provider.dispose();
+   * ```
+   */
+  get recoveryStats(): Readonly<{
+    pending: number;
+    resent: number;
+    degraded: number;
+    dropped: number;
+  }> {
+    return this.#journal.stats;
+  }
+
   /** Reported errors: unreachable store, error replies, bad values. */
   get errorOccurred(): CacheListeners<CacheError> {
     return this.#reporter.signal;
@@ -664,6 +718,18 @@ export class RemoteStoreCacheProvider
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(undefined);
     }
+    if (this.#journal.size > 0) {
+      // Re-sending after an outage: what this instance changed meanwhile
+      // wins over what the store still holds.
+      const pending = this.#journal.lookup(key);
+      if (pending !== undefined) {
+        return Promise.resolve(
+          pending === null
+            ? undefined
+            : this.#checkTags(this.#decode(fullKey, pending)),
+        );
+      }
+    }
     const client = this.#connection.readyClient;
     if (client === undefined) {
       return this.#whenReady(() => this.get(key, tagged), undefined);
@@ -730,10 +796,21 @@ export class RemoteStoreCacheProvider
       kept = this.#tagRetention;
     }
     const keep = String(kept);
-    return this.#send(["SET", fullKey, json, "PX", keep], fullKey, undefined)
-      .then(
-        () => {},
-      );
+    return this.#send(["SET", fullKey, json, "PX", keep], fullKey, UNANSWERED)
+      .then((reply) => {
+        if (reply !== UNANSWERED) {
+          if (this.#journal.size > 0) this.#journal.settle(key);
+        } else if (this.#missed()) {
+          this.#journal.record({
+            kind: "set",
+            key,
+            json,
+            storedAt: entry.storedAt,
+            keep: kept,
+            recordedAt: Date.now(),
+          });
+        }
+      });
   }
 
   /**
@@ -744,7 +821,13 @@ export class RemoteStoreCacheProvider
    */
   async delete(key: string): Promise<void> {
     const fullKey = this.#fullKey(key);
-    await this.#send(["DEL", fullKey], fullKey, undefined);
+    const at = Date.now();
+    const reply = await this.#send(["DEL", fullKey], fullKey, UNANSWERED);
+    if (reply !== UNANSWERED) {
+      if (this.#journal.size > 0) this.#journal.settle(key);
+    } else if (this.#missed()) {
+      this.#journal.record({ kind: "delete", key, at });
+    }
   }
 
   /**
@@ -768,17 +851,25 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async clear(prefix = ""): Promise<void> {
+    const at = Date.now();
+    if (!(await this.#clear(prefix)) && this.#missed()) {
+      this.#journal.record({ kind: "clear", prefix, at });
+    }
+  }
+
+  /** Answers `false` when the store could not finish it. */
+  async #clear(prefix: string): Promise<boolean> {
     const client = await this.#commands();
-    if (client === undefined) return;
+    if (client === undefined) return false;
     let primaries: Array<(args: string[]) => Promise<unknown>>;
     try {
       primaries = await client.primaries();
     } catch (error) {
       this.#failed("SCAN", undefined, error, undefined);
-      return;
+      return false;
     }
     // On a cluster every primary holds its own share of the keys.
-    await Promise.all(
+    const done = await Promise.all(
       primaries.map((primary) =>
         Promise.all(
           this.#clearPatterns(prefix).map((pattern) =>
@@ -787,6 +878,7 @@ export class RemoteStoreCacheProvider
         )
       ),
     );
+    return done.every((each) => each.every(Boolean));
   }
 
   /** The SCAN patterns of the keys under `keyPrefix + prefix`. */
@@ -802,23 +894,31 @@ export class RemoteStoreCacheProvider
     ];
   }
 
+  /** Answers `false` when the node could not finish it. */
   async #clearOn(
     primary: (args: string[]) => Promise<unknown>,
     pattern: string,
     cluster: boolean,
-  ): Promise<void> {
+  ): Promise<boolean> {
     let cursor = "0";
     do {
       const reply = await this.#sendVia(
         primary,
         ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
+        UNANSWERED,
       );
-      if (!Array.isArray(reply)) return;
+      if (reply === UNANSWERED) return false;
+      if (!Array.isArray(reply)) return true;
       cursor = String(reply[0]);
       const keys = reply[1] as string[];
       if (keys.length === 0) continue;
       if (!cluster) {
-        await this.#sendVia(primary, ["UNLINK", ...keys]);
+        const removed = await this.#sendVia(
+          primary,
+          ["UNLINK", ...keys],
+          UNANSWERED,
+        );
+        if (removed === UNANSWERED) return false;
         continue;
       }
       // A cluster node refuses a command whose keys span slots.
@@ -829,29 +929,32 @@ export class RemoteStoreCacheProvider
         if (group === undefined) bySlot.set(slot, [key]);
         else group.push(key);
       }
-      await Promise.all(
+      const removed = await Promise.all(
         [...bySlot.values()].map((group) =>
-          this.#sendVia(primary, ["UNLINK", ...group])
+          this.#sendVia(primary, ["UNLINK", ...group], UNANSWERED)
         ),
       );
+      if (removed.includes(UNANSWERED)) return false;
     } while (cursor !== "0");
+    return true;
   }
 
-  /** Runs a command on one node; failures reported, answered `undefined`. */
-  #sendVia(
+  /** Runs a command on one node; failures reported, answered `fallback`. */
+  #sendVia<T = undefined>(
     node: (args: string[]) => Promise<unknown>,
     args: string[],
+    fallback?: T,
   ): Promise<unknown> {
     if (this.#state === "down" || this.#disposed) {
-      return Promise.resolve(undefined);
+      return Promise.resolve(fallback);
     }
     return this.#track(this.#deadlines.race(node(args))).then(
       (value) => {
-        if (value === TIMED_OUT) return this.#timedOut(args[0], undefined);
+        if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
         this.#answered();
         return value;
       },
-      (error) => this.#failed(args[0], undefined, error, undefined),
+      (error) => this.#failed(args[0], undefined, error, fallback),
     );
   }
 
@@ -951,6 +1054,14 @@ export class RemoteStoreCacheProvider
    */
   async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
     const fullKey = this.#fullKey(key);
+    if (this.#journal.size > 0 && this.#journal.lookup(key) !== undefined) {
+      // A change of this key is being re-sent after an outage: it wins over
+      // what the store still holds, as for get().
+      const entry = await this.get(key);
+      return entry === undefined
+        ? { entry, lock: await this.tryLock(key, ttl) }
+        : { entry };
+    }
     const cluster = this.#topology.kind === "cluster";
     const lockFullKey = this.#lockKey(key, fullKey, cluster);
     const token = lockToken();
@@ -1010,12 +1121,38 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
+    const reply = await this.#publish(message);
+    if (reply === UNANSWERED && this.#missed()) this.#holdMessage(message);
+  }
+
+  /** Publishes on the channel; answers `UNANSWERED` when it did not go out. */
+  async #publish(message: CacheInvalidation): Promise<unknown> {
     const client = await this.#commands();
-    if (client === undefined) return;
-    await this.#sendVia(
+    if (client === undefined) return UNANSWERED;
+    // Through the client's own publish: a cluster routes it to a node itself.
+    return await this.#sendVia(
       (args) => client.publish(args[1], args[2]),
       ["PUBLISH", this.#channel, JSON.stringify(message)],
+      UNANSWERED,
     );
+  }
+
+  /** A message that did not go out: its changes are told on recovery. */
+  #holdMessage(message: CacheInvalidation): void {
+    const at = Date.now();
+    for (const key of message.keys ?? []) {
+      this.#journal.record({ kind: "notify", key, at });
+    }
+    // Clearing again and invalidating again are harmless: both only cause
+    // misses, and the tags script keeps the later time.
+    if (message.prefix !== undefined) {
+      this.#journal.record({ kind: "clear", prefix: message.prefix, at });
+    }
+    if (message.tags !== undefined && message.at !== undefined) {
+      for (const tag of message.tags) {
+        this.#journal.record({ kind: "tag", tag, at: message.at });
+      }
+    }
   }
 
   /**
@@ -1061,6 +1198,7 @@ export class RemoteStoreCacheProvider
     const signal = deadlineSignal(options);
     this.#disposed = true;
     this.#subscribers.clear();
+    this.#journal.discard();
     clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
     if (this.#inFlight.size > 0) {
@@ -1214,7 +1352,7 @@ export class RemoteStoreCacheProvider
       if (group === undefined) groups.set(slot, [key]);
       else group.push(key);
     }
-    await Promise.all(
+    const replies = await Promise.all(
       [...groups.values()].map((group) =>
         this.#send(
           [
@@ -1226,10 +1364,13 @@ export class RemoteStoreCacheProvider
             String(this.#tagRetention),
           ],
           group[0],
-          undefined,
+          UNANSWERED,
         )
       ),
     );
+    if (replies.includes(UNANSWERED) && this.#missed()) {
+      for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
+    }
   }
 
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
@@ -1361,6 +1502,82 @@ export class RemoteStoreCacheProvider
         new CacheStoreRecovered(this.#address, Date.now() - this.#downSince),
       );
     }
+    if (this.#journal.size > 0 || this.#journal.overflowed) {
+      // A re-send still under way from an earlier recovery took its list
+      // before this outage's changes: it starts again when it ends.
+      if (this.#replaying !== undefined) this.#resendAgain = true;
+      else void this.#resend();
+    }
+  }
+
+  /** A change that was not answered is held back for the recovery. */
+  #missed(): boolean {
+    return !this.#disposed && this.#state !== "up";
+  }
+
+  /**
+   * Re-sends the held-back changes and tells every instance (see
+   * `resendJournal`); reports a journal that overflowed.
+   */
+  #resend(): Promise<void> {
+    if (this.#replaying !== undefined) return this.#replaying;
+    const answered = (reply: unknown): boolean =>
+      !this.#disposed && (reply !== UNANSWERED || this.#state === "up");
+    const run = async (): Promise<void> => {
+      const resent = await resendJournal(this.#journal, {
+        source: this.#recoverySource,
+        run: async (args, key) =>
+          answered(await this.#send(args, key, UNANSWERED)),
+        fullKey: (key) => this.#fullKey(key),
+        tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
+        tagRetention: this.#tagRetention,
+        clear: async (prefix) =>
+          !this.#disposed &&
+          ((await this.#clear(prefix)) || this.#state === "up"),
+        publish: async (message) => {
+          const reply = await this.#publish(message);
+          if (reply !== UNANSWERED) return true;
+          if (this.#missed()) this.#holdMessage(message);
+          return false;
+        },
+      });
+      const { pending, degraded, dropped } = this.#journal.stats;
+      this.#connectionOptions.diagnostics?.(
+        `cache: re-sent ${resent} changes made during the outage to ${this.#address} (${pending} pending)`,
+      );
+      const lost = this.#reportedLoss;
+      if (
+        (degraded > lost.degraded || dropped > lost.dropped) && !this.#disposed
+      ) {
+        this.#reportedLoss = { degraded, dropped };
+        this.#reporter.report(
+          new CacheStoreError(
+            "resend",
+            undefined,
+            new Error(
+              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${
+                degraded - lost.degraded
+              } writes were re-sent as deletes of their keys and ${
+                dropped - lost.dropped
+              } changes were lost${
+                dropped > lost.dropped
+                  ? " (every instance dropped its memory layer; Redis may keep older values of those keys until they expire)"
+                  : ""
+              }`,
+            ),
+          ),
+        );
+      }
+    };
+    const replaying = RequestContext.detach(run).finally(() => {
+      this.#replaying = undefined;
+      if (this.#resendAgain && this.#state === "up" && !this.#disposed) {
+        this.#resendAgain = false;
+        void this.#resend();
+      }
+    });
+    this.#replaying = replaying;
+    return replaying;
   }
 
   /** Probes again after the reconnect backoff while the store is down. */

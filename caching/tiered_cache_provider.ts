@@ -15,6 +15,8 @@ import type {
   ICacheProvider,
 } from "./cache_provider.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
+import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 
 /** Options of {@linkcode TieredCacheProvider}. */
 export interface TieredCacheProviderOptions {
@@ -26,6 +28,21 @@ export interface TieredCacheProviderOptions {
   bus?: ICacheInvalidationBus | null;
   /** Receives the errors of both layers; default `console.warn` when nobody listens. */
   onError?: (error: CacheError) => void;
+  /**
+   * While `l2` is unreachable, how long an `l1` copy may still be served,
+   * in milliseconds, counted from the later of the start of the outage and
+   * the time the copy was stored (`storedAt`): changes made by other
+   * instances cannot reach this one then, so this bounds how long it can
+   * serve a value another instance replaced. Older copies are misses until
+   * the store answers again. Default 10000; 0 serves no copy during an
+   * outage; `Infinity` keeps serving them until they expire.
+   */
+  outageMemoryTtl?: number;
+  /**
+   * The clock `storedAt` is read on (the manager's `clock`). Default
+   * `Date.now`.
+   */
+  clock?: () => number;
 }
 
 function isBus(value: unknown): value is ICacheInvalidationBus {
@@ -57,7 +74,11 @@ function newId(): string {
  *   on the bus so that every other instance drops its `l1` copy (as
  *   bentocache's bus does); `clear` does the same for a prefix;
  * - when the bus connection comes back after an outage (messages may have
- *   been missed), the whole `l1` is dropped.
+ *   been missed), or `l2` reports a {@linkcode CacheStoreRecovered}, the
+ *   whole `l1` is dropped; during an outage of `l2`, an `l1` copy is served
+ *   for at most `outageMemoryTtl`. What `l2` could not take during the outage
+ *   it re-sends on recovery and then tells every instance (see
+ *   {@linkcode RemoteStoreCacheProvider}).
  *
  * An `l2` read that was under way when an invalidation arrived does not fill
  * `l1`, so an old value cannot slip back in.
@@ -99,6 +120,10 @@ export class TieredCacheProvider implements ICacheProvider {
   readonly #detach: Array<() => void> = [];
   /** Bumped by every invalidation; an `l2` read that saw it change skips `l1`. */
   #generation = 0;
+  readonly #outageMemoryTtl: number;
+  readonly #clock: () => number;
+  /** When `l2` was found unreachable (on `#clock`); 0 while it answers. */
+  #outageSince = 0;
   #disposed = false;
 
   /**
@@ -117,10 +142,21 @@ export class TieredCacheProvider implements ICacheProvider {
     this.#l1 = l1;
     this.#l2 = l2;
     this.#reporter = new ErrorReporter("TieredCacheProvider", options.onError);
+    const outageMemoryTtl = options.outageMemoryTtl ?? 10_000;
+    if (typeof outageMemoryTtl !== "number" || !(outageMemoryTtl >= 0)) {
+      throw new RangeError(
+        `TieredCacheProvider outageMemoryTtl must be a number from 0 (Infinity allowed): ${outageMemoryTtl}`,
+      );
+    }
+    this.#outageMemoryTtl = outageMemoryTtl;
+    this.#clock = options.clock ?? Date.now;
     for (const layer of [l1, l2]) {
       const signal = layer.errorOccurred;
       if (signal !== undefined) {
-        this.#detach.push(signal.add((error) => this.#reporter.report(error)));
+        this.#detach.push(signal.add((error) => {
+          if (layer === l2) this.#onStoreReport(error);
+          this.#reporter.report(error);
+        }));
       }
     }
     const bus = options.bus === undefined
@@ -174,10 +210,16 @@ export class TieredCacheProvider implements ICacheProvider {
     const near = this.#l1.get(key, tagged);
     if (isThenable(near)) {
       return Promise.resolve(near).then((entry) =>
-        entry ?? this.#fromL2(key, tagged)
+        entry !== undefined &&
+          (this.#outageSince === 0 || this.#servable(entry))
+          ? entry
+          : this.#fromL2(key, tagged)
       );
     }
-    return near ?? this.#fromL2(key, tagged);
+    return near !== undefined &&
+        (this.#outageSince === 0 || this.#servable(near))
+      ? near
+      : this.#fromL2(key, tagged);
   }
 
   /**
@@ -286,7 +328,9 @@ export class TieredCacheProvider implements ICacheProvider {
     } catch (error) {
       this.#reportLayerFailure(error);
     }
-    if (near !== undefined) return { entry: near };
+    if (
+      near !== undefined && (this.#outageSince === 0 || this.#servable(near))
+    ) return { entry: near };
     const l2 = this.#l2;
     if (l2.readOrLock === undefined) {
       const entry = await this.#fromL2(key, undefined);
@@ -406,6 +450,32 @@ export class TieredCacheProvider implements ICacheProvider {
       }
     }
     this.#invalidated.dispatch(message);
+  }
+
+  /**
+   * During an outage of `l2`, other instances' changes cannot reach this
+   * one: a copy is served only for `outageMemoryTtl` after the later of the
+   * start of the outage and its own `storedAt`.
+   */
+  #servable(entry: CacheEntry): boolean {
+    const since = Math.max(entry.storedAt, this.#outageSince);
+    return this.#clock() - since < this.#outageMemoryTtl;
+  }
+
+  /**
+   * The start and the end of an outage of `l2`. At its end this instance may
+   * have missed messages from the others (and its `l2` re-sends what it
+   * held back, then tells every instance which keys changed): the whole
+   * `l1` is dropped, since any area may have been changed elsewhere.
+   */
+  #onStoreReport(report: CacheError): void {
+    if (this.#disposed) return;
+    if (report instanceof CacheStoreUnavailableError) {
+      if (this.#outageSince === 0) this.#outageSince = this.#clock() || 1;
+    } else if (report instanceof CacheStoreRecovered) {
+      this.#outageSince = 0;
+      this.#resync();
+    }
   }
 
   #resync(): void {

@@ -79,6 +79,11 @@ const delay = (ms: number) =>
 export interface RedisServerOptions {
   /** Sets `requirepass`. */
   password?: string;
+  /**
+   * Keeps an append-only file, synced on every write, so that a killed
+   * server restarted by `start()` comes back with its data.
+   */
+  appendOnly?: boolean;
 }
 
 /** A running redis-server owned by one test. */
@@ -88,7 +93,10 @@ export interface RedisTestServer {
   readonly password: string | undefined;
   /** Kills the server (SIGKILL, as a crash); `start()` brings it back on the same port. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty (no persistence). */
+  /**
+   * Starts it again on the same port: empty, or with the data of its
+   * append-only file when started with `appendOnly`.
+   */
   start(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open, nothing answers. */
   pause(): void;
@@ -128,7 +136,8 @@ export async function startRedisServer(
       "--save",
       "",
       "--appendonly",
-      "no",
+      options.appendOnly === true ? "yes" : "no",
+      ...(options.appendOnly === true ? ["--appendfsync", "always"] : []),
       "--daemonize",
       "no",
       "--logfile",
