@@ -71,6 +71,12 @@ export class RedisSentinelConnection extends TopologyConnection {
         disableClientInfo: true,
       },
       masterPoolSize: 1,
+      // No periodic rescan of the sentinels: node-redis's typings announce
+      // one every 10 s by default (its code has none unless asked), and its
+      // interval would be neither unref'd nor reachable to unref. A failover
+      // is followed without it (+switch-master, and a fresh look when the
+      // primary stops answering), so it stays off whatever the default.
+      scanInterval: 0,
       // A first attempt that fails ends at once (node-redis would otherwise
       // print the failure and try again every second): the retries with
       // backoff are this connection's, and a command that meets a failover

@@ -1,87 +1,65 @@
-// The Redis check of `--connect`: a raw RESP exchange over node:net (AUTH
-// with the configured password when there is one, then PING), under the
-// timeout. Nothing is read or written in the store.
-import { createConnection } from "node:net";
+// The Redis check of `--connect`, for the three ways the cache reaches Redis:
+// one server (`cache:redis:host`), a Redis Cluster
+// (`cache:redis:cluster:nodes`) or the primary Sentinel names
+// (`cache:redis:sentinel:*`). Each probe is a raw RESP exchange over
+// node:net (AUTH with the configured password when there is one, then PING)
+// under the timeout; nothing is read or written in the store. The topology
+// is chosen as the cache provider's `fromConfiguration` chooses it: cluster
+// or sentinel replace host and port, and both at once is an error.
 import { describeNetworkError } from "../core/mod.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
+import {
+  command,
+  describeReply,
+  passwordAdvice,
+  type RedisAddress,
+  redisExchange,
+} from "./_doctor_redis_exchange.ts";
+import { checkCluster, checkSentinel } from "./_doctor_redis_topology.ts";
 import { from, text } from "./_doctor_values.ts";
 import { kitConfigurationSections } from "./kit_configuration_keys.ts";
 
 const GROUP = "Services" as const;
+const NAME = "Redis";
 
-// Longest reply line read before giving up on the server.
-const MAX_REPLY = 4096;
+const CLUSTER_KEY = "cache:redis:cluster:nodes";
+const SENTINEL_NODES_KEY = "cache:redis:sentinel:nodes";
+const SENTINEL_NAME_KEY = "cache:redis:sentinel:name";
 
-// One RESP command as an array of bulk strings.
-function command(...parts: string[]): string {
-  return `*${parts.length}\r\n` +
-    parts.map((part) =>
-      `$${new TextEncoder().encode(part).length}\r\n${part}\r\n`
-    ).join("");
+/** A node list as read: the nodes, or the entry that is not `host:port`. */
+type NodeList =
+  | { readonly nodes: RedisAddress[] }
+  | { readonly bad: string };
+
+/**
+ * A node list from the configuration: an array (a JSON file) or
+ * comma-separated text (a variable) of `host:port`, an IPv6 host in
+ * brackets; undefined when unset or empty.
+ */
+function readNodes(
+  config: ConfigurationManager,
+  key: string,
+): NodeList | undefined {
+  const value = config.getValue<unknown>(key, undefined);
+  if (value === undefined || value === null) return undefined;
+  const entries = (Array.isArray(value) ? value : String(value).split(","))
+    .map((entry) => String(entry).trim());
+  if (entries.every((entry) => entry === "")) return undefined;
+  const nodes: RedisAddress[] = [];
+  for (const entry of entries) {
+    const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(entry);
+    const port = match === null ? NaN : Number(match[2]);
+    if (match === null || !(port >= 1 && port <= 65535)) {
+      return { bad: entry };
+    }
+    nodes.push({ host: match[1].replace(/^\[|\]$/g, ""), port });
+  }
+  return { nodes };
 }
 
-/** Sends commands to a Redis server and collects one reply line per command. */
-function redisExchange(
-  host: string,
-  port: number,
-  commands: readonly string[],
-  timeout: number,
-): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host, port });
-    const replies: string[] = [];
-    let buffer = "";
-    const timer = setTimeout(
-      () => finish(new Error(`no answer within ${timeout} ms`)),
-      timeout,
-    );
-    (timer as { unref?: () => void }).unref?.();
-    let settled = false;
-    const finish = (error?: Error): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      if (error) reject(error);
-      else resolve(replies);
-    };
-    socket.once("error", (error) => finish(error));
-    // A server that closes the connection without a full answer (another
-    // service on the port, a TLS-only Redis) ends the exchange at once: the
-    // timer is unref'd, so waiting for it alone would let the process exit
-    // with the check unsettled.
-    socket.once("close", () =>
-      finish(
-        new Error(
-          replies.length === 0
-            ? "the server closed the connection without an answer"
-            : `the server closed the connection after ${replies.at(-1)}`,
-        ),
-      ));
-    socket.once("connect", () => socket.write(commands.join("")));
-    socket.on("data", (data: Uint8Array) => {
-      buffer += new TextDecoder().decode(data);
-      let end;
-      while ((end = buffer.indexOf("\r\n")) >= 0) {
-        replies.push(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-        // An error ends the exchange: later replies would only repeat it.
-        if (replies.length === commands.length || replies.at(-1)![0] === "-") {
-          finish();
-          return;
-        }
-      }
-      // Not Redis (a line this long is no reply to AUTH or PING).
-      if (buffer.length > MAX_REPLY) {
-        finish(
-          new Error(
-            `the answer is not Redis's (no line end in ${MAX_REPLY} characters)`,
-          ),
-        );
-      }
-    });
-  });
+function fail(message: string, advice: string): Check {
+  return { group: GROUP, name: NAME, status: "fail", message, advice };
 }
 
 /** Redis from `cache:redis:*` answers PING (after AUTH with its password). */
@@ -89,14 +67,128 @@ export async function checkRedis(
   config: ConfigurationManager,
   timeout: number,
 ): Promise<Check> {
-  const name = "Redis";
+  const cluster = readNodes(config, CLUSTER_KEY);
+  const sentinels = readNodes(config, SENTINEL_NODES_KEY);
+  const sentinelName = text(config, SENTINEL_NAME_KEY);
   const host = text(config, "cache:redis:host");
+  if (cluster !== undefined && (sentinels ?? sentinelName) !== undefined) {
+    return fail(
+      `both a Redis Cluster (${from(config, CLUSTER_KEY)}) and Sentinel (${
+        from(
+          config,
+          sentinels === undefined ? SENTINEL_NAME_KEY : SENTINEL_NODES_KEY,
+        )
+      }) are set: the cache refuses to start`,
+      "keep one: unset REDIS_CLUSTER_NODES (cache:redis:cluster:nodes), or REDIS_SENTINELS and REDIS_SENTINEL_NAME (cache:redis:sentinel:nodes, :name)",
+    );
+  }
+  for (
+    const [list, key, variable] of [
+      [cluster, CLUSTER_KEY, "REDIS_CLUSTER_NODES"],
+      [sentinels, SENTINEL_NODES_KEY, "REDIS_SENTINELS"],
+    ] as const
+  ) {
+    if (list !== undefined && "bad" in list) {
+      return fail(
+        `${from(config, key)} is not a list of host:port: bad entry ${
+          JSON.stringify(list.bad)
+        }`,
+        `set ${variable} (${key}) to host:port entries, comma-separated (an IPv6 host in brackets: [::1]:6379)`,
+      );
+    }
+  }
+  if ((sentinels === undefined) !== (sentinelName === undefined)) {
+    return fail(
+      sentinelName === undefined
+        ? `${
+          from(config, SENTINEL_NODES_KEY)
+        } is set without ${SENTINEL_NAME_KEY}: the cache refuses to start`
+        : `${
+          from(config, SENTINEL_NAME_KEY)
+        } is set without ${SENTINEL_NODES_KEY}: the cache refuses to start`,
+      "set both REDIS_SENTINEL_NAME (the name in the sentinels' `sentinel monitor` line) and REDIS_SENTINELS (their host:port, comma-separated), or neither",
+    );
+  }
+  const password = text(config, "cache:redis:password");
+  rememberSecret(password);
+  let check: Check;
+  let topologyKey: string;
+  if (cluster !== undefined && "nodes" in cluster) {
+    topologyKey = CLUSTER_KEY;
+    const database = text(config, "cache:redis:database");
+    if (database !== undefined && Number(database) !== 0) {
+      return fail(
+        `${
+          from(config, "cache:redis:database")
+        } is ${database}, but a Redis Cluster has only database 0: the cache refuses to start`,
+        "set cache:redis:database to 0, or leave it unset",
+      );
+    }
+    check = await checkCluster({
+      nodes: cluster.nodes,
+      source: from(config, CLUSTER_KEY),
+      password,
+      withPassword: withPassword(config, password),
+      timeout,
+    });
+  } else if (
+    sentinels !== undefined && "nodes" in sentinels &&
+    sentinelName !== undefined
+  ) {
+    topologyKey = SENTINEL_NODES_KEY;
+    const sentinelPassword = text(config, "cache:redis:sentinel:password");
+    rememberSecret(sentinelPassword);
+    check = await checkSentinel({
+      name: sentinelName,
+      nodes: sentinels.nodes,
+      source: from(config, SENTINEL_NODES_KEY),
+      sentinelPassword,
+      password,
+      withPassword: withPassword(config, password),
+      timeout,
+    });
+  } else {
+    return await checkSingle(config, host, password, timeout);
+  }
+  if (host === undefined) return check;
+  // The cache ignores host and port once cluster or sentinel is set: say
+  // so, since the address the host names is not the one in use.
+  const ignored = `${
+    from(config, "cache:redis:host")
+  } is set too and ignored: ${topologyKey} wins over host and port`;
+  return {
+    ...check,
+    status: check.status === "pass" ? "warn" : check.status,
+    details: [...(check.details ?? []), ignored],
+    advice: check.status === "pass"
+      ? `unset REDIS_HOST (cache:redis:host) and REDIS_PORT: the cache uses ${topologyKey} and never reaches that host`
+      : check.advice,
+  };
+}
+
+function withPassword(
+  config: ConfigurationManager,
+  password: string | undefined,
+): string {
+  return password === undefined
+    ? "without a password"
+    : `with the password of ${from(config, "cache:redis:password")}`;
+}
+
+/** One server: `cache:redis:host` and `port`. */
+async function checkSingle(
+  config: ConfigurationManager,
+  host: string | undefined,
+  password: string | undefined,
+  timeout: number,
+): Promise<Check> {
   if (host === undefined) {
     return {
       group: GROUP,
-      name,
+      name: NAME,
       status: "skip",
-      message: "cache:redis:host (REDIS_HOST) is not set",
+      message:
+        "none of cache:redis:host (REDIS_HOST), cache:redis:cluster:nodes (REDIS_CLUSTER_NODES) and cache:redis:sentinel:nodes (REDIS_SENTINELS) is set",
     };
   }
   const portText = text(config, "cache:redis:port") ?? "6379";
@@ -104,60 +196,38 @@ export async function checkRedis(
   // The bounds of the key's one declaration.
   const { min, max } = kitConfigurationSections.cache.redis.port;
   if (!Number.isInteger(port) || port < min || port > max) {
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${from(config, "cache:redis:port")} is not a port: ${portText}`,
-      advice:
-        `set REDIS_PORT (cache:redis:port) to a number from ${min} to ${max}`,
-    };
+    return fail(
+      `${from(config, "cache:redis:port")} is not a port: ${portText}`,
+      `set REDIS_PORT (cache:redis:port) to a number from ${min} to ${max}`,
+    );
   }
-  const password = text(config, "cache:redis:password");
-  rememberSecret(password);
   const commands = password === undefined
     ? [command("PING")]
     : [command("AUTH", password), command("PING")];
   const where = `${host}:${port}`;
-  const withPassword = password === undefined
-    ? "without a password"
-    : `with the password of ${from(config, "cache:redis:password")}`;
+  const how = withPassword(config, password);
   try {
     const replies = await redisExchange(host, port, commands, timeout);
-    const last = replies.at(-1) ?? "";
+    const last = describeReply(replies.at(-1));
     if (last === "+PONG") {
       return {
         group: GROUP,
-        name,
+        name: NAME,
         status: "pass",
-        message: `${where} answered PING ${withPassword}`,
+        message: `${where} answered PING ${how}`,
       };
     }
-    const noAuth = last.startsWith("-NOAUTH");
-    const wrongPass = /WRONGPASS|invalid password/i.test(last);
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${where} answered ${last} (${withPassword})`,
-      advice: noAuth
-        ? "the server requires a password: set REDIS_PASSWORD (cache:redis:password) in the environment, never in a committed file"
-        : wrongPass
-        ? "the server refuses the password: set REDIS_PASSWORD to the server's password"
-        : /without any password/i.test(last)
-        ? "the server has no password: unset REDIS_PASSWORD (cache:redis:password), or give the server one"
-        : "check the Redis server's log for what it refused",
-    };
+    return fail(
+      `${where} answered ${last} (${how})`,
+      passwordAdvice(last, "REDIS_PASSWORD", "cache:redis:password") ??
+        "check the Redis server's log for what it refused",
+    );
   } catch (error) {
-    return {
-      group: GROUP,
-      name,
-      status: "fail",
-      message: `${where} (${
-        from(config, "cache:redis:host")
-      }) did not answer: ${describeNetworkError(error)}`,
-      advice:
-        "start the Redis server, or set REDIS_HOST and REDIS_PORT to where it runs",
-    };
+    return fail(
+      `${where} (${from(config, "cache:redis:host")}) did not answer: ${
+        describeNetworkError(error)
+      }`,
+      "start the Redis server, or set REDIS_HOST and REDIS_PORT to where it runs",
+    );
   }
 }
