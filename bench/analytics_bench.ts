@@ -147,7 +147,7 @@ Deno.bench({
 
 // dispose() while the endpoint refuses connections: without a deadline it
 // takes the first batch's whole retry schedule (≈ 15-31 s with the default
-// maxRetries 5 and retryDelay 1000; 100-110 s before the circuit breaker);
+// maxRetries 5 and retryDelay 1000);
 // with { timeout } it ends at the deadline, dropping and reporting the rest.
 const refusing = await (async () => {
   const probe = createServer();
