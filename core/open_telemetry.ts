@@ -108,8 +108,8 @@ export function isOpenTelemetryRegistered(
  * registers an SDK: test first, load only when something would record.
  *
  * In Node.js and Bun the npm packages load the API synchronously on that
- * first call (about 25 ms in Node.js 20, once, and never in a process without
- * an SDK), and from an ES module they get the same instance as the
+ * first call (once, and never in a process without an SDK, since loading it
+ * is a noticeable part of a cold start), and from an ES module they get the same instance as the
  * application's own `import "@opentelemetry/api"`. In Deno and in browser
  * bundles the API is imported with this module and the call only returns it.
  *
