@@ -28,7 +28,7 @@ type Registry =
 const GLOBAL = globalThis as unknown as Record<symbol, Registry>;
 
 // Reading a property the global object does not have walks its prototype
-// chain and costs about three times a read of one it has, even holding
+// chain and costs several times a read of one it has, even holding
 // undefined. The API treats an undefined slot as an absent one (it
 // registers with `slot ?? { version }` and reads with `slot?.[part]`), so
 // the slot is defined when this module loads, holding undefined, if nothing
@@ -64,8 +64,8 @@ try {
  * absent (the API treats that as no registry), because reading a missing
  * property of the global object is several times slower than reading one it
  * has: a call then costs one property read of `globalThis` (and one of the
- * registry once something is registered), a nanosecond or two, and is small
- * enough to be inlined. On a sealed or frozen `globalThis` (SES lockdown)
+ * registry once something is registered), and is small enough to be
+ * inlined. On a sealed or frozen `globalThis` (SES lockdown)
  * the slot cannot be defined: the answer is still right, each call is just
  * slower; the same holds after a test harness deletes the slot.
  *
