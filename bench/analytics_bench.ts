@@ -1,6 +1,7 @@
 // Analytics benchmarks: Kit's AnalyticsManager + CustomAnalyticsProvider
 // against @segment/analytics-node (the baseline), both sending to the same
-// local HTTP server with batches of 50 (spec §8).
+// local HTTP server with batches of 50 (CustomAnalyticsProvider's default
+// batchSize).
 //
 //   deno bench -A bench/analytics_bench.ts
 //
