@@ -1,6 +1,7 @@
 // Analytics benchmarks: Kit's AnalyticsManager + CustomAnalyticsProvider
 // against @segment/analytics-node (the baseline), both sending to the same
-// local HTTP server with batches of 50 (spec §8).
+// local HTTP server with batches of 50 (CustomAnalyticsProvider's default
+// batchSize).
 //
 //   deno bench -A bench/analytics_bench.ts
 //
@@ -147,7 +148,7 @@ Deno.bench({
 
 // dispose() while the endpoint refuses connections: without a deadline it
 // takes the first batch's whole retry schedule (≈ 15-31 s with the default
-// maxRetries 5 and retryDelay 1000; 100-110 s before the circuit breaker);
+// maxRetries 5 and retryDelay 1000);
 // with { timeout } it ends at the deadline, dropping and reporting the rest.
 const refusing = await (async () => {
   const probe = createServer();

@@ -3,15 +3,16 @@
  * small JSON body from a local node:http server, 5,000 sequential requests
  * (one request per iteration) and batches of 50 concurrent requests. Every
  * row parses the JSON body. Goals: Kit within 5 % of ky, sequential and
- * concurrent (issue 20), and faster than axios.
+ * concurrent, and faster than axios.
  *
- * Telemetry (issue 18): with no OpenTelemetry SDK registered, HttpClient
+ * Telemetry: with no OpenTelemetry SDK registered, HttpClient
  * against the same tree with its telemetry cut out (`startCall` returns at
  * once, so no call looks for a provider); with the SDK active (the last
  * group, which registers it), HttpClient's own spans, trace headers and
  * histogram against that copy instrumented by hand with `@opentelemetry/api`
- * (the same spans, header and histogram). Issue 20's "before" is the module
- * at c6c978a. The copies are extracted with (rows are skipped when absent)
+ * (the same spans, header and histogram). The "before" rows are the module
+ * at c6c978a, before the per-call work was cut down. The copies are
+ * extracted with (rows are skipped when absent)
  *
  *   git archive HEAD http core platform config | tar -x -C .bench-tmp/http-notel
  *   sed -i 's/^  const api = loadOpenTelemetryApi();$/  if (method !== "") return undefined;\n&/' .bench-tmp/http-notel/http/_telemetry.ts
@@ -163,7 +164,7 @@ Deno.bench({
   fn: kitBeforeTelemetryGet,
 });
 Deno.bench({
-  name: "Kit HttpClient before issue 20 (c6c978a)",
+  name: "Kit HttpClient before the per-call work was cut (c6c978a)",
   group: sequential,
   ignore: kitBeforeOptimization === undefined,
   n: SEQUENTIAL,
@@ -230,7 +231,7 @@ Deno.bench({
   fn: batch(kitBeforeTelemetryGet),
 });
 Deno.bench({
-  name: "Kit HttpClient before issue 20 (c6c978a)",
+  name: "Kit HttpClient before the per-call work was cut (c6c978a)",
   group: concurrent,
   ignore: kitBeforeOptimization === undefined,
   n: 200,
@@ -417,7 +418,8 @@ if (Deno.args.includes("--interleaved")) {
     rows["Kit HttpClient, telemetry cut out"] = kitBeforeTelemetryGet;
   }
   if (kitBeforeOptimization) {
-    rows["Kit HttpClient before issue 20 (c6c978a)"] = kitBeforeOptimizationGet;
+    rows["Kit HttpClient before the per-call work was cut (c6c978a)"] =
+      kitBeforeOptimizationGet;
   }
   rows["raw fetch"] = rawFetch;
   await measure(sequential, rows, "ky", 100, 1);

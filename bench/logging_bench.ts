@@ -1,4 +1,4 @@
-// Logging benchmarks (issue 4). Run: deno bench -A bench/logging_bench.ts
+// Logging benchmarks. Run: deno bench -A bench/logging_bench.ts
 //
 // Group "disabled call": a call below the configured level against an empty
 // function taking the same arguments (the floor). Goal: Kit within 2x.
@@ -389,7 +389,7 @@ Deno.bench({
   },
 });
 
-// --- trace correlation (issue 18) --------------------------------------------
+// --- trace correlation -------------------------------------------------------
 // Group "enabled call, no SDK": the same call against the logging module as it
 // was before entries carried trace ids (commit c6c978a, extracted by
 //   git archive c6c978a logging core platform config | tar -x -C .bench-tmp/logging-before

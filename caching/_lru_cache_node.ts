@@ -1,7 +1,8 @@
 // Node.js and Bun flavour of the lru-cache loader (chosen by
 // scripts/build_npm.ts in place of _lru_cache_deno.ts): lru-cache is loaded
-// when the first cache is made, synchronously (about 4 ms of a cold start in
-// Node.js 20 otherwise, paid by every import of the package).
+// when the first cache is made, synchronously, so an import of the package
+// that never makes a cache does not pay for it (figure in
+// BENCHMARKS.md, "Cold import in Node").
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.

@@ -516,7 +516,8 @@ function lazyObject<T extends object>(build: () => T): T {
  * ```
  *
  * @example Adding the application's own settings
- * ```ts
+ * ```ts ignore
+ * // Not run here: it reads the project's appsettings.json and variables.
  * import * as v from "valibot";
  * import { appConfigSchema, createConfiguration } from "@vendor/kit/config";
  *

@@ -85,7 +85,8 @@ export interface CreateConfigurationOptions<Config = unknown> {
  * or a schema of your own).
  *
  * @example Usage
- * ```ts
+ * ```ts ignore
+ * // Not run here: it reads the project's appsettings.json and variables.
  * import { ServiceLocator } from "@vendor/kit/platform";
  * import {
  *   appConfigSchema,

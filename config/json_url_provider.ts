@@ -26,7 +26,8 @@ export interface JsonUrlOptions {
  * credentials or query string, so a token in the URL never appears.
  *
  * @example Usage
- * ```ts
+ * ```ts ignore
+ * // Not run here: the relative URL needs a browser page to resolve against.
  * import { ConfigurationManager, JsonUrlProvider } from "@vendor/kit/config";
  *
  * const config = new ConfigurationManager();

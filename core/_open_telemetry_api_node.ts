@@ -1,7 +1,7 @@
 // Node.js and Bun flavour of the OpenTelemetry API loader (chosen by
 // scripts/build_npm.ts in place of _open_telemetry_api_deno.ts): the API is
 // loaded on the first call, synchronously, so a process that never registers
-// an SDK never loads it (about 25 ms of a cold start in Node.js 20).
+// an SDK never pays for loading it (figure in BENCHMARKS.md, "Cold import in Node").
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.

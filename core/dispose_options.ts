@@ -36,7 +36,15 @@ export interface DisposeOptions {
  * import { deadlineSignal } from "@vendor/kit/core";
  *
  * const signal = deadlineSignal({ timeout: 50 });
- * await new Promise((resolve) => signal?.addEventListener("abort", resolve));
+ * // The deadline's timer never keeps the process alive, so the work it
+ * // bounds must: here a slow step that the signal cuts short.
+ * await new Promise<void>((resolve) => {
+ *   const slow = setTimeout(resolve, 10_000);
+ *   signal?.addEventListener("abort", () => {
+ *     clearTimeout(slow);
+ *     resolve();
+ *   });
+ * });
  * console.log(signal?.reason.message); // "Timed out after 50 ms"
  * ```
  */

@@ -28,7 +28,7 @@ type Registry =
 const GLOBAL = globalThis as unknown as Record<symbol, Registry>;
 
 // Reading a property the global object does not have walks its prototype
-// chain and costs about three times a read of one it has, even holding
+// chain and costs several times a read of one it has, even holding
 // undefined. The API treats an undefined slot as an absent one (it
 // registers with `slot ?? { version }` and reads with `slot?.[part]`), so
 // the slot is defined when this module loads, holding undefined, if nothing
@@ -64,8 +64,8 @@ try {
  * absent (the API treats that as no registry), because reading a missing
  * property of the global object is several times slower than reading one it
  * has: a call then costs one property read of `globalThis` (and one of the
- * registry once something is registered), a nanosecond or two, and is small
- * enough to be inlined. On a sealed or frozen `globalThis` (SES lockdown)
+ * registry once something is registered), and is small enough to be
+ * inlined. On a sealed or frozen `globalThis` (SES lockdown)
  * the slot cannot be defined: the answer is still right, each call is just
  * slower; the same holds after a test harness deletes the slot.
  *
@@ -108,8 +108,8 @@ export function isOpenTelemetryRegistered(
  * registers an SDK: test first, load only when something would record.
  *
  * In Node.js and Bun the npm packages load the API synchronously on that
- * first call (about 25 ms in Node.js 20, once, and never in a process without
- * an SDK), and from an ES module they get the same instance as the
+ * first call (once, and never in a process without an SDK, since loading it
+ * is a noticeable part of a cold start), and from an ES module they get the same instance as the
  * application's own `import "@opentelemetry/api"`. In Deno and in browser
  * bundles the API is imported with this module and the call only returns it.
  *

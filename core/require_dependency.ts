@@ -38,6 +38,8 @@ export interface DependencyImportMeta {
  *
  * @example A dependency loaded with the first client
  * ```ts ignore
+ * // Not run here: it is a module of an npm package (its `declare` and
+ * // `export` need a module's top level), and in Deno the call always throws.
  * import { requireDependency } from "@vendor/kit/core";
  *
  * declare const __filename: string | undefined;

@@ -8,7 +8,8 @@
  * the `api` section of a configuration.
  *
  * @example Usage
- * ```ts
+ * ```ts ignore
+ * // Not run here: it calls a remote API (api.example.com).
  * import {
  *   AuthInterceptor,
  *   ErrorInterceptor,

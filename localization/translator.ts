@@ -6,6 +6,8 @@
  * the augmentation from the default culture's resource:
  *
  * ```ts ignore
+ * // Not run here: it would narrow the keys of every other example checked
+ * // with it; it belongs in the application's own source.
  * declare module "@vendor/kit-platform-localization" {
  *   interface LocalizationTypeOptions {
  *     keys: {

@@ -5,8 +5,8 @@
 //
 // The global `process`, not `import process from "node:process"`: importing
 // that built-in as an ES module enumerates every property of `process`,
-// which runs its lazy getters and costs a cold start in Node.js 20 about
-// 7 ms.
+// which runs its lazy getters and lengthens every cold start (figure in
+// BENCHMARKS.md, "Cold import in Node").
 import type * as NodeProcess from "node:process";
 
 const process = (globalThis as unknown as { process: typeof NodeProcess })

@@ -24,9 +24,10 @@ let cachedSecond = Number.NaN;
 let cachedPrefix = "";
 
 /**
- * `Date.prototype.toISOString` costs about 2 µs in Deno; entries made within
- * the same second share the `YYYY-MM-DDTHH:MM:SS.` prefix, so only the
- * milliseconds are formatted per entry.
+ * `Date.prototype.toISOString` is slow next to the rest of writing an entry,
+ * and entries made within the same second share the `YYYY-MM-DDTHH:MM:SS.`
+ * prefix, so the prefix is built once per second and only the milliseconds
+ * are formatted per entry.
  */
 export function isoTimestamp(ms: number): string {
   if (!Number.isFinite(ms)) return "Invalid Date";

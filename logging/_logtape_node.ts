@@ -2,7 +2,8 @@
 // scripts/build_npm.ts in place of _logtape_deno.ts): LogTape is loaded on
 // the first call, synchronously, when the first console or file provider
 // builds its sink or formatter, so a process that logs elsewhere (or not at
-// all) never loads it (about 19 ms of a cold start in Node.js 20).
+// all) never pays for loading it at start-up (figure in
+// BENCHMARKS.md, "Cold import in Node").
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.

@@ -3,14 +3,14 @@
 // time a FileLogProvider writes, so a browser bundle of logging/mod.ts never
 // pulls `node:` modules. `node:fs` works alike in Deno, Node.js and Bun.
 //
-// Why not @logtape/file's getRotatingFileSink: measured against Kit's
+// Why not @logtape/file's getRotatingFileSink: checked against Kit's
 // requirements (LogTape 2.4 / @logtape/file 2.3) it keeps `maxFiles + 1` files
 // (`app.log` plus `app.log.1` … `app.log.<maxFiles>`); it checks the size per
 // flushed buffer, not per entry, so files end up several times `maxSize`
-// (8 KiB buffers against a 1000-byte limit gave 8.3 KB files); a single large
+// (a whole buffer of several KiB lands in a file limited to 1000 bytes); a single large
 // entry rotates an empty file away; it cannot flush without being disposed
 // (so LoggerManager.flush() could not reach the last byte); it fsyncs on every
-// buffer flush, which is far below pino's throughput; and it does not create
+// buffer flush, which throttles writing far more than a log file needs; and it does not create
 // the folder. FileLogProvider therefore does the rotation itself, per entry,
 // on top of these few file operations.
 import type * as NodeFs from "node:fs";
@@ -20,7 +20,7 @@ import type { Buffer as NodeBuffer } from "node:buffer";
 // The built-in modules are loaded with the first file opened, not with this
 // module: the npm build bundles this file into the package, which would hoist
 // static imports to the package's top level, and importing node:fs as an ES
-// module costs a Node.js cold start about 2 ms (its namespace reads
+// module lengthens every Node.js cold start (its namespace reads
 // `fs.promises`, which loads the promise API and streams).
 let fs: typeof NodeFs;
 let nodePath: typeof NodePath;

@@ -607,7 +607,9 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    *
    * const locator = new ServiceLocator();
    * const names: string[] = [];
-   * locator.serviceCreated.add((event) => names.push(event.name));
+   * locator.serviceCreated.add((event) => {
+   *   names.push(event.name);
+   * });
    * locator.register("a", () => 1).get("a");
    * names; // ["a"]
    * ```

@@ -1,10 +1,10 @@
 /**
- * The consumer check of issue 9: packs the eight built packages with
+ * The consumer check: packs the eight built packages with
  * `npm pack`, installs the tarballs into four scratch projects, type-checks
  * `scripts/consumer/app.ts` there with the pinned TypeScript and runs it with
  * Node:
  *
- * - `classic`: the compiler settings of spec §9.2 and §7 (target ES2020,
+ * - `classic`: the common Node.js `tsconfig` the README describes (target ES2020,
  *   module CommonJS, strict, skipLibCheck, moduleResolution node,
  *   esModuleInterop, allowSyntheticDefaultImports), so `require` and the
  *   top-level `main`/`types` are used;
@@ -13,7 +13,7 @@
  * - `node-libcheck-cjs` and `node-libcheck-esm`: the same two resolutions
  *   with `skipLibCheck: false` and `lib: ["ES2020"]` without the DOM library
  *   (types from `@types/node` only), so the shipped `.d.ts` files themselves
- *   must compile (issue 16);
+ *   must compile for a project that checks its libraries;
  * - the programs of the packages' `bin` fields (`kit-doctor`, `kit-i18n`), as
  *   npm links them into `node_modules/.bin`, print their usage for `--help`;
  * - a Deno project whose deno.json lists the checkout under `links` (the

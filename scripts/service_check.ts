@@ -1,5 +1,5 @@
 /**
- * The example service's end-to-end check (issue 15), run by `.ci/run` after
+ * The example service's end-to-end check, run by `.ci/run` after
  * the npm passes:
  *
  * 1. **Runtimes**: starts `examples/service` on Deno (`main.ts`), on Node.js

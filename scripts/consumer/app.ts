@@ -1,7 +1,7 @@
 // The consumer check's application (scripts/consumer_check.ts): compiled by
-// tsc against the packed npm tarballs, once with the compiler settings of spec
-// §7/§9 (CommonJS, moduleResolution node) and once with nodenext as ESM, then
-// run with Node. It uses every package.
+// tsc against the packed npm tarballs, once with the common Node.js tsconfig
+// the README describes (CommonJS, moduleResolution node) and once with
+// nodenext as ESM, then run with Node. It uses every package.
 import { format, toUpperSnakeCase } from "@vendor/kit-core";
 import {
   EventAggregator,

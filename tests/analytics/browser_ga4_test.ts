@@ -90,7 +90,7 @@ function checkHit(hit: Hit, path: string): void {
 }
 
 test(
-  "Browser: ExternalAnalyticsProvider with only trackingId, enableEnhancedEcommerce and anonymizeIp sends with the page protocol (issue 16)",
+  "Browser: ExternalAnalyticsProvider with only trackingId, enableEnhancedEcommerce and anonymizeIp sends with the page protocol",
   { skip },
   async () => {
     const dir = await tempDir();

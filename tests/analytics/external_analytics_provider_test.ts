@@ -306,7 +306,7 @@ test("ExternalAnalyticsProvider attaches the sampling rate as the sample_rate pa
   await analytics.dispose();
 });
 
-test("ExternalAnalyticsProvider outside a browser fails at construction without an apiSecret for Google's address (issue 16)", () => {
+test("ExternalAnalyticsProvider outside a browser fails at construction without an apiSecret for Google's address", () => {
   for (
     const options of [
       { trackingId: "G-TEST123" },
@@ -336,7 +336,7 @@ test("ExternalAnalyticsProvider outside a browser fails at construction without 
   );
 });
 
-test("ExternalAnalyticsProvider: delivery errors go to the AnalyticsManager's onError when the provider has none (issue 16)", async () => {
+test("ExternalAnalyticsProvider: delivery errors go to the AnalyticsManager's onError when the provider has none", async () => {
   await using server = await startTestServer((_request, response) => {
     response.writeHead(400, { "content-type": "application/json" });
     response.end("{}");

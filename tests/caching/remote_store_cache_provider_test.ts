@@ -536,8 +536,9 @@ test(
   },
   async () => {
     await using server = await startRedisServer({ password: "pw" });
-    // Until ConfigurationManager lands (issue 3), a plain IConfiguration stands
-    // in for one fed by REDIS_HOST / REDIS_PORT / REDIS_PASSWORD.
+    // A plain IConfiguration stands in for a ConfigurationManager fed by
+    // REDIS_HOST / REDIS_PORT / REDIS_PASSWORD, so this test needs only the
+    // read side.
     const config = configFrom({
       "cache:redis:host": server.host,
       "cache:redis:port": String(server.port),
@@ -576,7 +577,8 @@ test("RemoteStoreCacheProvider.fromConfiguration() defaults and rejects a bad po
   });
 });
 
-// The rule shared by every fromConfiguration (spec: code options win).
+// The rule shared by every fromConfiguration: an option written in code is
+// deliberate, so it wins over configuration.
 test("RemoteStoreCacheProvider.fromConfiguration(): an option given in code wins, configuration fills the rest", () => {
   const config = configFrom({
     "cache:redis:host": "cache.internal",

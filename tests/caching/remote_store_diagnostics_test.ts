@@ -1,5 +1,5 @@
 // KIT_LOG_LEVEL=debug turns on Kit's own diagnostic lines for the Redis
-// connections (issue 16): one `[kit] ` line on standard error per reconnect
+// connections, so a user can see why a connection fails: one `[kit] ` line on standard error per reconnect
 // attempt and per connect or handshake outcome, never the password; without
 // it, nothing. A child process (the same runtime: Deno on the sources,
 // Node.js or Bun on the built package) uses a real redis-server that the test

@@ -52,9 +52,9 @@ async function elapsed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-// Issue "A Redis that accepts the connection and never answers hangs
-// everything": before, connect() and getOrSet stayed pending for as long as
-// the server was frozen (30 s+), and nothing was reported.
+// A Redis that accepts the connection and never answers must not hang its
+// callers: without a connect deadline, connect() and getOrSet would stay
+// pending for as long as the server is frozen, and nothing would be reported.
 test(
   "a frozen Redis with a password: connect() and getOrSet give up within connectTimeout, once reported, then recover",
   { skip },
@@ -214,8 +214,8 @@ test(
   },
 );
 
-// Issue "A missing Redis password floods onError": 1,000 calls gave 1,999
-// reports (a CacheStoreError per GET and per SET).
+// A missing Redis password must not flood onError: without one outage
+// state, every GET and every SET would report its own CacheStoreError.
 test(
   "a missing password (NOAUTH) is one outage: 1,000 calls, one report that says what to do",
   { skip },

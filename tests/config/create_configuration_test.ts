@@ -33,7 +33,7 @@ const VALID_BASE = {
   logging: { level: "info", providers: [{ type: "console" }] },
 };
 
-test("addStandardVariables() maps every standard variable of §2.3 to its key", async () => {
+test("addStandardVariables() maps every standard variable to its key", async () => {
   const expected: Record<string, string> = {
     DB_CONNECTION_STRING: "database:connectionString",
     DB_TIMEOUT: "database:timeout",
@@ -228,7 +228,7 @@ test("createConfiguration() requires appsettings.json", async () => {
   });
 });
 
-test("createConfiguration() runs the §4.3 startup validator when no schema is given", async () => {
+test("createConfiguration() runs the default startup validator when no schema is given", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", {
       api: { timeout: 500 },
@@ -336,7 +336,7 @@ test("ConfigurationManager.diagnose() reports standard variables that are set wh
   });
 });
 
-test("createConfiguration(): the environment is RUNTIME_ENV, then NODE_ENV, then APP_ENV, else development, and explain()/diagnose() name what chose it (issue 16)", async () => {
+test("createConfiguration(): the environment is RUNTIME_ENV, then NODE_ENV, then APP_ENV, else development, and explain()/diagnose() name what chose it", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", { ...VALID_BASE, which: "base" });
     for (const name of ["production", "staging", "test", "development"]) {
@@ -398,7 +398,7 @@ test("createConfiguration(): the environment is RUNTIME_ENV, then NODE_ENV, then
   });
 });
 
-test("createConfiguration(): a failure of the default rules ends with how to opt out (issue 16)", async () => {
+test("createConfiguration(): a failure of the default rules ends with how to opt out", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", {
       api: { baseUrl: "https://api.example.com" },
@@ -430,7 +430,7 @@ test("createConfiguration(): a failure of the default rules ends with how to opt
   });
 });
 
-test("createConfiguration(): the default rules name the near-miss variable on the line of its key (issue 16)", async () => {
+test("createConfiguration(): the default rules name the near-miss variable on the line of its key", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", {
       api: { baseUrl: "https://api.example.com" },
@@ -454,7 +454,7 @@ test("createConfiguration(): the default rules name the near-miss variable on th
   });
 });
 
-test("createConfiguration(): relative JSON and .env paths resolve against basePath, else KIT_CONFIG_PATH, which config.basePath reports (issue 16)", async () => {
+test("createConfiguration(): relative JSON and .env paths resolve against basePath, else KIT_CONFIG_PATH, which config.basePath reports", async () => {
   await withTempDir(async (dir) => {
     await dir.write("appsettings.json", VALID_BASE);
     await dir.write(".env", "APP_FROM__DOTENV=yes\n");

@@ -30,7 +30,8 @@ test("EnvironmentVariableProvider maps <PREFIX>_<SECTION>__<SUB>__<PROPERTY> to 
     );
     assert.equal(config.getValue("api:baseUrl"), "https://env");
     assert.equal(config.getValue("logging:level"), "debug");
-    // §2.3: a lookup of database:url with the prefix reads <PREFIX>_DATABASE__URL.
+    // Nested keys join with a double underscore after the prefix: a lookup
+    // of database:url reads <PREFIX>_DATABASE__URL.
     assert.equal(config.getValue("database:url"), "db-url");
     assert.equal(config.getValue("cache:redis:keyPrefix"), "kit:");
     assert.equal(config.getValue("features:enableAnalytics"), "true");

@@ -1,4 +1,5 @@
-// Errors and findings that say what to do (issue 16): the near-miss variable
+// Errors and findings that say what to do, so a user can fix the setup
+// without reading Kit's source: the near-miss variable
 // and the replaced array on the failing line, the one log level rule, a
 // source added after loading, and the --allow-env warning.
 import { test } from "node:test";

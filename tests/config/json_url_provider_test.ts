@@ -128,7 +128,8 @@ test("JsonUrlProvider: a refused connection fails naming the URL", async () => {
           `Configuration URL ${url} could not be fetched: `,
         ),
       );
-      // The network cause, not only "fetch failed" (issue 16).
+      // The network cause, not only "fetch failed", which says nothing about
+      // what to fix.
       assert.match(error.message, /ECONNREFUSED|refused/i);
       return true;
     },

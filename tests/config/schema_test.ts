@@ -41,7 +41,7 @@ const MINIMAL = {
   "logging:providers:0:type": "console",
 };
 
-test("ConfigurationManager.bind(appConfigSchema) returns the typed configuration with the §2.1 defaults", async () => {
+test("ConfigurationManager.bind(appConfigSchema) returns the typed configuration with the documented defaults", async () => {
   const config = await fromMemory(MINIMAL);
   const app: AppConfig = config.bind(appConfigSchema);
   assert.deepEqual(app, {
@@ -282,7 +282,7 @@ test("validateConfiguration() passes a valid configuration and applies the defau
   assert.doesNotThrow(() => validateConfiguration(config));
 });
 
-test("validateConfiguration() reports every rule of §4.3 with its exact text, all in one error", async () => {
+test("validateConfiguration() reports every startup rule (required keys, log level, API timeout) with its exact text, all in one error", async () => {
   const config = await fromMemory({
     "logging:level": "loud",
     "api:timeout": "999",

@@ -158,7 +158,7 @@ test("No secret value appears in explain(), toString(), toJSON(), change events 
   });
 });
 
-test("defaultSecretKeys lists the words of the issue and matching ignores case, separators and plurals", async () => {
+test("defaultSecretKeys lists the common secret words and matching ignores case, separators and plurals", async () => {
   for (
     const word of ["password", "secret", "apiKey", "token", "connectionString"]
   ) {

@@ -1,4 +1,4 @@
-// The table of the "secrets printed in clear" issue: 30 keys and values,
+// Thirty keys and values whose secrets were once printed in clear,
 // with what configuration and logging must show for each. Shared by the
 // core, configuration and logging tests so all three prove the same rule.
 // Every secret contains "LEAK", so finding "LEAK" in an output is a leak.

@@ -28,7 +28,7 @@ test("toPascalCase(), toKebabCase() and toSnakeCase() split words the same way",
   assert.equal(toSnakeCase("base64Value"), "base64_value");
 });
 
-test("toUpperSnakeCase() gives the environment variable naming of spec §2.3", () => {
+test("toUpperSnakeCase() gives the UPPER_SNAKE_CASE parts of environment variable names", () => {
   assert.equal(toUpperSnakeCase("connectionString"), "CONNECTION_STRING");
   assert.equal(toUpperSnakeCase("baseUrl"), "BASE_URL");
   assert.equal(toUpperSnakeCase("level"), "LEVEL");

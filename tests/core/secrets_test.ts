@@ -24,7 +24,7 @@ test("The secret rule masks the 23 secrets of the 30-row table and keeps the 7 p
   assert.equal(masked, 23);
 });
 
-test("The word lists hold the names of the issue", () => {
+test("The word lists hold the common secret names", () => {
   for (
     const word of [
       "password",

@@ -304,7 +304,7 @@ test("HttpClient.addInterceptor() rejects an object without intercept()", () => 
   );
 });
 
-test("new HttpClient() given a host without a scheme suggests the http:// address (issue 16)", () => {
+test("new HttpClient() given a host without a scheme suggests the http:// address", () => {
   assert.throws(() => new HttpClient("localhost:4010"), {
     name: "TypeError",
     message:

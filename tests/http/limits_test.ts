@@ -119,8 +119,8 @@ test("HttpClient refuses a 60 MiB chunked body at maxResponseSize without holdin
     },
   );
   const grown = (process.memoryUsage().rss - before) / MiB;
-  // Reading it whole used to cost ~190 MB here (~3 bytes per byte); the
-  // refused body costs at most its 50 MiB plus the server's buffers.
+  // Reading it whole would cost several bytes of memory per byte of body;
+  // the refused body costs at most its 50 MiB plus the server's buffers.
   assert.ok(grown < 160, `RSS grew by ${grown.toFixed(0)} MB`);
 });
 

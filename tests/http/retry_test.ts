@@ -264,7 +264,7 @@ test("HttpClient retryAttempts per call overrides the client's", async () => {
   assert.equal(server.requests.length, 2);
 });
 
-test("HttpClient reports onRetry delays in whole milliseconds, jitter included (issue 16)", async () => {
+test("HttpClient reports onRetry delays in whole milliseconds, jitter included", async () => {
   await using server = await startTestServer(failFirst(3, 503));
   const delays: number[] = [];
   const client = new HttpClient(server.url, {

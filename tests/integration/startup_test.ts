@@ -1,4 +1,5 @@
-// The four-step start-up of spec §1 with every package wired from one real
+// The four-step start-up (configuration, logging, platform services,
+// application services) with every package wired from one real
 // ConfigurationManager: JSON files with a per-environment override and a
 // memory source, logging to a real file, an HTTP client, localization and
 // analytics against a real loopback server, and a cache on a real
@@ -40,7 +41,7 @@ interface Events {
 }
 
 test(
-  "the four-step start-up wires every package from one configuration (spec §1)",
+  "the four-step start-up wires every package from one configuration",
   {
     skip: redisSkip,
   },

@@ -73,7 +73,8 @@ test("HttpLocalizationLoader with Kit's HttpClient: a 404 is a not-found Localiz
       assert.ok(error instanceof LocalizationLoadError);
       assert.equal(error.status, 404);
       assert.equal(error.notFound, true);
-      // The full address, host included (issue 16), not the client's path.
+      // The full address, host included, not the client's path: the path
+      // alone does not say which server answered.
       assert.ok(
         error.message.startsWith(
           `Failed to load translations for culture "de-AT" from ${

@@ -362,7 +362,7 @@ test("slow responses: concurrent setCulture() calls for one culture make one req
   }, { fr: 200 });
 });
 
-test("HttpLocalizationLoader: a network failure names the full address and the network cause (issue 16)", async () => {
+test("HttpLocalizationLoader: a network failure names the full address and the network cause", async () => {
   const server = await startTestServer();
   const address = `${server.url}/api/localization/en.json`;
   await server.close(); // nothing listens on the port any more

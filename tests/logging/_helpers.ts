@@ -17,8 +17,9 @@ import type {
 
 /**
  * A small IConfiguration over a plain map of colon keys, matched
- * case-insensitively. The real ConfigurationManager (issue 3) implements the
- * same interface; these tests only need the read side.
+ * case-insensitively. The real ConfigurationManager implements the same
+ * interface; these tests only need the read side, and keeping logging's
+ * tests free of the configuration module shows that logging needs no more.
  */
 export function memoryConfig(values: Record<string, unknown>): IConfiguration {
   const map = new Map<string, unknown>();

@@ -1,6 +1,6 @@
 // LoggerManager.fromConfiguration against a small IConfiguration object (see
-// _helpers.ts): the real ConfigurationManager of issue 3 implements the same
-// read interface.
+// _helpers.ts): the real ConfigurationManager implements the same read
+// interface.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
@@ -242,7 +242,7 @@ test("LoggerManager.fromConfiguration() as a static configures the default manag
   }
 });
 
-test("LoggerManager.fromConfiguration(): a relative log file name resolves against the configuration's basePath, like its JSON files (issue 16)", async () => {
+test("LoggerManager.fromConfiguration(): a relative log file name resolves against the configuration's basePath, like its JSON files", async () => {
   const { dir, cleanup } = await tempDir();
   try {
     await writeFile(
@@ -276,7 +276,7 @@ test("LoggerManager.fromConfiguration(): a relative log file name resolves again
   }
 });
 
-test("LoggerManager.fromConfiguration(): an invalid level gives the one log level message, naming its source (issue 16)", async () => {
+test("LoggerManager.fromConfiguration(): an invalid level gives the one log level message, naming its source", async () => {
   const config = new ConfigurationManager();
   config.addProvider(new MemoryProvider({ "logging:level": "verbose" }));
   await config.loadConfiguration();

@@ -54,7 +54,7 @@ test("parseLogLevel() rejects an unknown string naming the allowed values", () =
   assert.throws(() => parseLogLevel(7 as LogLevel), InvalidLogLevelError);
 });
 
-test("parseLogLevel() follows the configuration's one rule: warn is warning, in any case (issue 16)", () => {
+test("parseLogLevel() follows the configuration's one rule: warn is warning, in any case", () => {
   assert.equal(parseLogLevel("warn"), LogLevel.Warning);
   assert.equal(parseLogLevel(" WARN "), LogLevel.Warning);
   assert.equal(parseLogLevel("Error"), LogLevel.Error);

@@ -1,6 +1,6 @@
 // Logging redaction follows core's secret rule, the one the configuration
-// uses: the 30-row table of the "secrets printed in clear" issue gives the
-// same result in a log entry as in config.explain().
+// uses: the 30-row table of secrets once printed in clear (tests/core/
+// _secret_table.ts) gives the same result in a log entry as in config.explain().
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {

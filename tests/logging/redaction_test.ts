@@ -190,7 +190,7 @@ test("redactProperties() turns errors and bigints into JSON-safe values", () => 
   assert.equal(output.big, "10");
 });
 
-test("DEFAULT_REDACTED_KEYS is the kit's secret rule: the spec's keys and the common names core adds", () => {
+test("DEFAULT_REDACTED_KEYS is the kit's secret rule: the configuration's secret keys and the common names core adds", () => {
   // The kit has one secret rule (core/secrets.ts, shared with configuration);
   // logging's defaults are its words.
   assert.deepEqual([...DEFAULT_REDACTED_KEYS], [

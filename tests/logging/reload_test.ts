@@ -1,5 +1,5 @@
-// Reloading the logging setup while entries are queued (issue: "Reloading
-// logging loses file entries"): the file keeps one writer, nothing is lost,
+// Reloading the logging setup while entries are queued once lost file
+// entries; now the file keeps one writer, nothing is lost,
 // no file grows past maxFileSize, no line is cut.
 import { test } from "node:test";
 import assert from "node:assert/strict";

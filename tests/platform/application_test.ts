@@ -1,4 +1,6 @@
-// The application host: the four ordered steps (spec §1 rule 1), failures
+// The application host: the four ordered steps (configuration, logging,
+// platform services, application services, so each step can use the ones
+// before it), failures
 // naming their step, eager and hosted services, and the bounded shutdown.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";

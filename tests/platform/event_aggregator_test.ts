@@ -218,7 +218,7 @@ test("EventAggregator.subscribe() rejects a handler that is not a function", () 
   );
 });
 
-test("EventAggregator breaks a circular dependency between two services (spec §6)", () => {
+test("EventAggregator breaks a circular dependency between two services", () => {
   // UserService publishes; MailService reacts without UserService knowing it.
   const events = new EventAggregator<Events>();
   const mails: string[] = [];

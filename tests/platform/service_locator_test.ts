@@ -325,7 +325,7 @@ test("ServiceLocator.getAsync() static form awaits the default locator's async f
   }
 });
 
-test("ServiceLocator: a ServiceNotFoundError thrown while creating another service names that service (issue 16)", async () => {
+test("ServiceLocator: a ServiceNotFoundError thrown while creating another service names that service", async () => {
   const locator = new ServiceLocator();
   locator.register("users", (l) => ({ db: l.get("db") }));
   locator.register("app", (l) => ({ users: l.get("users") }));

@@ -1,7 +1,7 @@
 // The typed service map of ServiceLocator: names and types are checked at
 // compile time (`deno check` fails on a wrong line; the @ts-expect-error
-// lines prove the errors exist), and the untyped locator keeps working as
-// the spec shows it.
+// lines prove the errors exist), and the untyped locator keeps working the
+// way existing code calls it (`get<T>(name)` with a string name).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Application, ServiceLocator } from "../../platform/mod.ts";

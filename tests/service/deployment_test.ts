@@ -1,5 +1,6 @@
-// The example service's deployment files, read for what the container shape
-// requires (spec §4.4): docker-compose.yml parsed with a YAML parser (npm
+// The example service's deployment files, read for the container shape it
+// documents (port 3000, production environment, a health
+// check on GET /health, the app with a database and a cache): docker-compose.yml parsed with a YAML parser (npm
 // `yaml`), the Dockerfile's instructions, the configuration files' override
 // rules, and .env.example covering every standard variable with placeholders
 // only. scripts/service_check.ts builds and runs the image for real.
