@@ -1,9 +1,4 @@
-import {
-  isPromiseLike,
-  maskSecretText,
-  type SecretMatcher,
-  unrefTimer,
-} from "../core/mod.ts";
+import { maskSecretText, type SecretMatcher, unrefTimer } from "../core/mod.ts";
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -13,7 +8,6 @@ import type { IConfiguration } from "./configuration.ts";
 import type {
   ConfigurationDiagnostic,
   ConfigurationDiagnosticContext,
-  ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
@@ -27,7 +21,6 @@ import type {
   IsUntyped,
 } from "./configuration_path.ts";
 import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
-import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import {
   type EnvironmentVariableOptions,
   EnvironmentVariableProvider,
@@ -45,16 +38,12 @@ import {
   buildLayer,
   cloneJson,
   emptyRoot,
-  fromPlain,
-  type IndexEntry,
   type LeafInfo,
   mergeNodes,
-  type Replacement,
   sameLeaf,
-  type Snapshot,
   snapshot,
 } from "./_tree.ts";
-import { schemaKnows, UnsafeJsonError, validateAgainst } from "./_schema.ts";
+import { schemaKnows } from "./_schema.ts";
 import {
   createSecretMatcher,
   MASK,
@@ -65,15 +54,16 @@ import {
   getEnvironmentVariable,
   readEnvironment,
 } from "./_environment_deno.ts";
-import {
-  annotateFailures,
-  registerHints,
-  registerWhereToSet,
-} from "./_hints.ts";
+import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
 import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
+import {
+  ConfigurationLayers,
+  type Registration,
+  type ReplacedArray,
+} from "./_configuration_layers.ts";
 import type { Span } from "@opentelemetry/api";
 
 /**
@@ -157,46 +147,15 @@ export interface ExplainedValue {
   readonly source: string;
 }
 
-interface Registration {
-  readonly provider: ConfigurationProvider;
-  readonly order: number;
-  sync: boolean;
-  entries: readonly ConfigurationEntry[] | undefined;
-  pending: Promise<void> | undefined;
-  watching: boolean;
-  stopWatching: (() => void | Promise<void>) | undefined;
-  /** Added after a load and not part of a load since. */
-  addedAfterLoad: boolean;
-}
-
-/** An array a higher source replaced whole at a merge. */
-interface ReplacedArray {
-  /** The key of the array, lower-cased. */
-  readonly key: string;
-  /** The key as the winning source spells it. */
-  readonly spelled: string;
-  /** The source that supplied the array in force. */
-  readonly by: string;
-  /** The source whose array it replaced. */
-  readonly over: string;
-}
-
 interface LoadFailure {
   readonly source: string;
   readonly message: string;
   readonly at: Date;
 }
 
-const SCHEMA_DEFAULT = "schema default";
-const MAX_ALIASES = 1024;
-const MAX_EARLY_READS = 50;
 // PREFIX_SECTION__PROPERTY: a prefix, one underscore, then a `__` level.
 const LOOKS_HIERARCHICAL =
   /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
-
-function emptySnapshot(): Snapshot {
-  return snapshot(emptyRoot());
-}
 
 /**
  * Layered configuration from JSON files, environment variables, `.env`
@@ -250,21 +209,13 @@ export class ConfigurationManager<Config = any>
 
   #options: ConfigurationManagerOptions<Config>;
   #secrets: SecretMatcher;
-  #registrations: Registration[] = [];
-  #nextOrder = 0;
-  #index: Map<string, IndexEntry> = new Map();
-  #aliases = 0;
-  #raw: Snapshot = emptySnapshot();
-  #effective: Snapshot = this.#raw;
-  #loaded = false;
-  #earlyReads = new Set<string>();
+  #layers: ConfigurationLayers;
   #queue: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   #lastFailure: LoadFailure | undefined;
-  #replacedArrays: readonly ReplacedArray[] = [];
-  // The provider whose load() threw an error that does not name its source.
-  #failedSources = new WeakMap<object, string>();
+  #watching = new WeakSet<Registration>();
+  #stopWatching: (() => void | Promise<void>)[] = [];
 
   /**
    * Creates an empty manager.
@@ -275,17 +226,24 @@ export class ConfigurationManager<Config = any>
   constructor(options: ConfigurationManagerOptions<Config> = {}) {
     this.#options = { ...options };
     this.#secrets = createSecretMatcher(options.secretKeys);
-    registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
+    this.#layers = new ConfigurationLayers({
+      schema: options.schema,
+      secrets: this.#secrets,
+      hints: (replacedArrays) => this.#hintSource(replacedArrays),
+    });
+    registerHints(
+      this,
+      (key) => this.#hintSource(this.#layers.replacedArrays)(key),
+    );
     registerWhereToSet(
       this,
-      (key) =>
-        whereToSet(key, this.#registrations.map((entry) => entry.provider)),
+      (key) => whereToSet(key, this.#layers.providers()),
     );
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */
   get loaded(): boolean {
-    return this.#loaded;
+    return this.#layers.loaded;
   }
 
   /** The environment name given in the options, if any. */
@@ -386,45 +344,10 @@ export class ConfigurationManager<Config = any>
       provider instanceof EnvironmentVariableProvider ||
       provider instanceof StandardVariableProvider
     ) {
-      this.#addEnvironmentSource(provider);
+      this.#layers.addSynchronously(provider);
       return;
     }
-    const registration: Registration = {
-      provider,
-      order: this.#nextOrder++,
-      sync: true,
-      entries: undefined,
-      pending: undefined,
-      watching: false,
-      stopWatching: undefined,
-      addedAfterLoad: this.#loaded,
-    };
-    this.#registrations.push(registration);
-    let result: ReturnType<ConfigurationProvider["load"]>;
-    try {
-      result = provider.load();
-      if (!isPromiseLike(result)) buildLayer(result, provider.name);
-    } catch (error) {
-      this.#unregister(registration);
-      throw error;
-    }
-    if (!isPromiseLike(result)) {
-      registration.entries = result;
-      return;
-    }
-    registration.sync = false;
-    const pending = Promise.resolve(result).then(
-      (entries) => {
-        buildLayer(entries, provider.name);
-        registration.entries = entries;
-        registration.pending = undefined;
-      },
-    ).catch((error: unknown) => {
-      this.#unregister(registration);
-      throw error;
-    });
-    registration.pending = pending;
-    return pending;
+    return this.#layers.add(provider);
   }
 
   /**
@@ -474,37 +397,6 @@ export class ConfigurationManager<Config = any>
   addStandardVariables(options?: EnvironmentVariableOptions): this {
     this.addProvider(new StandardVariableProvider(options));
     return this;
-  }
-
-  // An environment source is added synchronously, as before: its variables
-  // are checked at once (an unsafe name throws here). When `<NAME>_FILE`
-  // variables make its load asynchronous, that first read is dropped and
-  // the source stays one that loadConfiguration() reads again, which then
-  // reports a missing file (and waits for the files).
-  #addEnvironmentSource(provider: ConfigurationProvider): void {
-    const registration: Registration = {
-      provider,
-      order: this.#nextOrder++,
-      sync: true,
-      entries: undefined,
-      pending: undefined,
-      watching: false,
-      stopWatching: undefined,
-      addedAfterLoad: this.#loaded,
-    };
-    this.#registrations.push(registration);
-    try {
-      const result = provider.load();
-      if (isPromiseLike(result)) {
-        Promise.resolve(result).catch(() => {});
-        return;
-      }
-      buildLayer(result, provider.name);
-      registration.entries = result;
-    } catch (error) {
-      this.#unregister(registration);
-      throw error;
-    }
   }
 
   /**
@@ -597,7 +489,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   hasValue(key: string): boolean {
-    return (this.#index.get(key) ?? this.#find(key)) !== undefined;
+    return this.#layers.lookup(key) !== undefined;
   }
 
   /**
@@ -687,7 +579,7 @@ export class ConfigurationManager<Config = any>
     defaultValue?: T,
   ): IsUntyped<Config> extends true ? T : NoInfer<T>;
   getValue(key: string, defaultValue?: unknown): unknown {
-    const entry = this.#index.get(key) ?? this.#find(key);
+    const entry = this.#layers.lookup(key);
     if (entry !== undefined) {
       return entry.tree ? cloneJson(entry.value) : entry.value;
     }
@@ -717,8 +609,8 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   getSection<T = Record<string, unknown>>(key: string, defaultValue?: T): T {
-    if (key === "") return cloneJson(this.#effective.tree) as T;
-    const entry = this.#index.get(key) ?? this.#find(key);
+    if (key === "") return cloneJson(this.#layers.effective.tree) as T;
+    const entry = this.#layers.lookup(key);
     if (entry !== undefined) return cloneJson(entry.value) as T;
     if (arguments.length > 1) return defaultValue as T;
     throw this.#notFound(key);
@@ -760,14 +652,7 @@ export class ConfigurationManager<Config = any>
     schema: S,
     section?: string,
   ): InferConfiguration<S> {
-    const raw = this.#raw;
-    let input: unknown = raw.tree;
-    if (section !== undefined && section !== "") {
-      const entry = raw.index.get(section.toLowerCase());
-      input = entry === undefined ? undefined : cloneJson(entry.value);
-    }
-    return this.#validate(schema, input, raw, section ?? "")
-      .output as InferConfiguration<S>;
+    return this.#layers.bind(schema, section) as InferConfiguration<S>;
   }
 
   /**
@@ -790,10 +675,10 @@ export class ConfigurationManager<Config = any>
   explain(): ExplainedValue[] {
     const secrets = withFileSecrets(
       this.#secrets,
-      this.#effective.leaves,
+      this.#layers.effective.leaves,
       MASK,
     );
-    return this.#effective.leaves.map((leaf) => ({
+    return this.#layers.effective.leaves.map((leaf) => ({
       key: leaf.key,
       value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
       source: maskSecretText(leaf.source),
@@ -819,7 +704,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   getSource(key: string): string | undefined {
-    return (this.#index.get(key) ?? this.#find(key))?.source;
+    return this.#layers.lookup(key)?.source;
   }
 
   /**
@@ -861,14 +746,14 @@ export class ConfigurationManager<Config = any>
       isKnownKey: (key: string): boolean =>
         known.has(key.toLowerCase()) || schemaKnows(schema, key.split(":")),
     };
-    for (const registration of this.#registrations) {
+    for (const registration of this.#layers.registrations) {
       const provider = registration.provider;
       if (typeof provider.diagnose === "function") {
         findings.push(...provider.diagnose(context));
       }
     }
     findings.push(...this.#diagnoseMissingEnvironmentSources());
-    for (const key of this.#earlyReads) {
+    for (const key of this.#layers.earlyReads) {
       findings.push({
         code: "read-before-load",
         key,
@@ -876,7 +761,7 @@ export class ConfigurationManager<Config = any>
           `"${key}" was read before loadConfiguration() finished; await config.loadConfiguration() before reading values`,
       });
     }
-    for (const registration of this.#registrations) {
+    for (const registration of this.#layers.registrations) {
       if (!registration.addedAfterLoad) continue;
       findings.push({
         code: "added-after-load",
@@ -909,11 +794,8 @@ export class ConfigurationManager<Config = any>
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    const stopping: (void | Promise<void>)[] = [];
-    for (const registration of this.#registrations) {
-      stopping.push(registration.stopWatching?.());
-      registration.stopWatching = undefined;
-    }
+    const stopping = this.#stopWatching.map((stop) => stop());
+    this.#stopWatching = [];
     await Promise.all(stopping);
     await this.#queue;
     if (this.#timer !== undefined) {
@@ -957,7 +839,7 @@ export class ConfigurationManager<Config = any>
    */
   checkHealth(): HealthCheckResult {
     const failure = this.#lastFailure;
-    if (!this.#loaded) {
+    if (!this.#layers.loaded) {
       return {
         status: "unhealthy",
         detail: failure === undefined
@@ -1002,9 +884,9 @@ export class ConfigurationManager<Config = any>
    */
   toJSON(): Record<string, unknown> {
     return maskTree(
-      this.#effective.tree,
+      this.#layers.effective.tree,
       "",
-      withFileSecrets(this.#secrets, this.#effective.leaves, MASK),
+      withFileSecrets(this.#secrets, this.#layers.effective.leaves, MASK),
     ) as Record<
       string,
       unknown
@@ -1039,7 +921,7 @@ export class ConfigurationManager<Config = any>
   #notFound(key: string): ConfigurationValueNotFoundError {
     return new ConfigurationValueNotFoundError(
       key,
-      this.#loaded
+      this.#layers.loaded
         ? undefined
         : "It was read before loadConfiguration() finished; await config.loadConfiguration() before reading values.",
     );
@@ -1063,27 +945,6 @@ export class ConfigurationManager<Config = any>
     };
   }
 
-  #find(key: string): IndexEntry | undefined {
-    const lower = key.toLowerCase();
-    const entry = lower === key ? undefined : this.#index.get(lower);
-    if (entry !== undefined) {
-      if (this.#aliases < MAX_ALIASES) {
-        this.#index.set(key, entry);
-        this.#aliases++;
-      }
-      return entry;
-    }
-    if (!this.#loaded && this.#earlyReads.size < MAX_EARLY_READS) {
-      this.#earlyReads.add(key);
-    }
-    return undefined;
-  }
-
-  #unregister(registration: Registration): void {
-    const position = this.#registrations.indexOf(registration);
-    if (position >= 0) this.#registrations.splice(position, 1);
-  }
-
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task);
     this.#queue = run.then(() => {}, () => {});
@@ -1091,132 +952,10 @@ export class ConfigurationManager<Config = any>
   }
 
   async #load(full: boolean): Promise<ConfigurationChange[]> {
-    const registrations = [...this.#registrations];
-    const loaded = await Promise.all(
-      registrations.map(async (registration) => {
-        if (!full && registration.pending !== undefined) {
-          await registration.pending;
-          return registration.entries!;
-        }
-        if (!full && !registration.sync && registration.entries !== undefined) {
-          return registration.entries;
-        }
-        try {
-          return await registration.provider.load();
-        } catch (error) {
-          if (error !== null && typeof error === "object") {
-            this.#failedSources.set(error, registration.provider.name);
-          }
-          throw error;
-        }
-      }),
-    );
-    const ordered = registrations
-      .map((registration, i) => ({ registration, entries: loaded[i] }))
-      .sort((a, b) =>
-        (a.registration.provider.priority ?? 0) -
-          (b.registration.provider.priority ?? 0) ||
-        a.registration.order - b.registration.order
-      );
-    let root = emptyRoot();
-    const replaced: Replacement[] = [];
-    for (const { registration, entries } of ordered) {
-      root = mergeNodes(
-        root,
-        buildLayer(entries, registration.provider.name),
-        replaced,
-      );
-    }
-    const replacedArrays = replaced.map((item) => ({
-      key: item.key.toLowerCase(),
-      spelled: item.key,
-      by: item.by,
-      over: item.over,
-    }));
-    const raw = snapshot(root);
-    const schema = this.#options.schema;
-    const effective = schema === undefined
-      ? raw
-      : this.#applySchema(schema, raw, replacedArrays);
-
-    // Commit: everything above succeeded, swap in one step.
-    registrations.forEach((registration, i) => {
-      registration.entries = loaded[i];
-      registration.addedAfterLoad = false;
-    });
-    this.#replacedArrays = replacedArrays;
-    const previous = this.#loaded ? this.#effective.leaves : undefined;
-    this.#raw = raw;
-    this.#effective = effective;
-    this.#index = effective.index;
-    this.#aliases = 0;
-    this.#loaded = true;
+    const { previous, current } = await this.#layers.load(full);
     this.#lastFailure = undefined;
     await this.#startWatching();
-    return previous === undefined ? [] : this.#diff(previous, effective.leaves);
-  }
-
-  #applySchema(
-    schema: ConfigurationSchema,
-    raw: Snapshot,
-    replacedArrays: readonly ReplacedArray[],
-  ): Snapshot {
-    const { coerced, output } = this.#validate(
-      schema,
-      raw.tree,
-      raw,
-      "",
-      replacedArrays,
-    );
-    const combined = overlay(coerced, output) as Record<string, unknown>;
-    return snapshot(
-      fromPlain(
-        combined,
-        (key) => sourceIn(raw, key) ?? SCHEMA_DEFAULT,
-      ),
-    );
-  }
-
-  #validate(
-    schema: ConfigurationSchema,
-    input: unknown,
-    raw: Snapshot,
-    section: string,
-    replacedArrays: readonly ReplacedArray[] = this.#replacedArrays,
-  ): { coerced: unknown; output: unknown } {
-    try {
-      const secrets = withFileSecrets(this.#secrets, raw.leaves, MASK);
-      let literals: string[] | undefined;
-      return validateAgainst(schema, input, {
-        isSecret: (key) => secrets.isSecret(key),
-        sourceOf: (key) => sourceIn(raw, key),
-        whereToSet: (key) =>
-          whereToSet(key, this.#registrations.map((entry) => entry.provider)),
-        mask: (text) =>
-          maskSecretText(
-            text,
-            literals ??= secretLiterals(raw.leaves, secrets),
-          ),
-      }, section);
-    } catch (error) {
-      if (error instanceof UnsafeJsonError) {
-        throw new UnsafeConfigurationKeyError(
-          error.segment,
-          "JSON text inside a configuration value",
-        );
-      }
-      if (error instanceof ConfigurationValidationError) {
-        // Each line gets what Kit knows about its key.
-        throw new ConfigurationValidationError(
-          annotateFailures(
-            error.failures,
-            this.#hintSource(replacedArrays),
-          ),
-          error.hint,
-        );
-      }
-      throw error;
-    }
+    return previous === undefined ? [] : this.#diff(previous, current);
   }
 
   #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
@@ -1266,7 +1005,7 @@ export class ConfigurationManager<Config = any>
       source: maskSecretText(change.source),
       message: maskSecretText(
         change.error!.message,
-        secretLiterals(this.#effective.leaves, this.#secrets),
+        secretLiterals(this.#layers.effective.leaves, this.#secrets),
       ),
       at: new Date(),
     };
@@ -1290,8 +1029,8 @@ export class ConfigurationManager<Config = any>
       newValue: undefined,
       source: typeof source === "string"
         ? maskSecretText(source)
-        : this.#failedSources.has(failure)
-        ? maskSecretText(this.#failedSources.get(failure)!)
+        : this.#layers.failedSourceOf(failure) !== undefined
+        ? maskSecretText(this.#layers.failedSourceOf(failure)!)
         : failure instanceof ConfigurationValidationError
         ? "schema"
         : "configuration",
@@ -1300,16 +1039,18 @@ export class ConfigurationManager<Config = any>
   }
 
   async #startWatching(): Promise<void> {
-    for (const registration of this.#registrations) {
+    for (const registration of this.#layers.registrations) {
       const provider = registration.provider;
-      if (registration.watching || typeof provider.watch !== "function") {
+      if (
+        this.#watching.has(registration) || typeof provider.watch !== "function"
+      ) {
         continue;
       }
-      registration.watching = true;
+      this.#watching.add(registration);
       try {
         const stop = await provider.watch(() => this.#scheduleReload());
         if (this.#closed) await stop?.();
-        else registration.stopWatching = stop;
+        else if (stop !== undefined) this.#stopWatching.push(stop);
       } catch {
         // A source that cannot be watched is still read by reload().
       }
@@ -1349,7 +1090,7 @@ export class ConfigurationManager<Config = any>
       }
     }
     let root = emptyRoot();
-    for (const registration of this.#registrations) {
+    for (const registration of this.#layers.registrations) {
       const provider = registration.provider;
       if (
         provider instanceof EnvironmentVariableProvider ||
@@ -1369,7 +1110,7 @@ export class ConfigurationManager<Config = any>
   }
 
   #diagnoseMissingEnvironmentSources(): ConfigurationDiagnostic[] {
-    const providers = this.#registrations.map((r) => r.provider);
+    const providers = this.#layers.registrations.map((r) => r.provider);
     const findings: ConfigurationDiagnostic[] = [];
     const { variables } = readEnvironment();
     const names = Object.keys(variables);
@@ -1414,40 +1155,6 @@ export class ConfigurationManager<Config = any>
     }
     return findings;
   }
-}
-
-// The source of a key in the merged (pre-schema) configuration: its own, or
-// that of the string it was parsed from (JSON text in an environment value).
-function sourceIn(raw: Snapshot, key: string): string | undefined {
-  const lower = key.toLowerCase();
-  const own = raw.index.get(lower);
-  if (own !== undefined) return own.source;
-  let cut = lower.lastIndexOf(":");
-  while (cut > 0) {
-    const ancestor = raw.index.get(lower.slice(0, cut));
-    if (ancestor !== undefined) {
-      return ancestor.tree ? undefined : ancestor.source;
-    }
-    cut = lower.lastIndexOf(":", cut - 1);
-  }
-  return undefined;
-}
-
-// `top` over `base`: objects merge per key, anything else in `top` wins.
-function overlay(base: unknown, top: unknown): unknown {
-  if (
-    top === null || typeof top !== "object" || Array.isArray(top) ||
-    base === null || typeof base !== "object" || Array.isArray(base)
-  ) {
-    return top === undefined ? base : top;
-  }
-  const result: Record<string, unknown> = {
-    ...(base as Record<string, unknown>),
-  };
-  for (const [key, value] of Object.entries(top)) {
-    result[key] = overlay(result[key], value);
-  }
-  return result;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
