@@ -1,4 +1,4 @@
-import { maskSecretText, type SecretMatcher, unrefTimer } from "../core/mod.ts";
+import { maskSecretText, type SecretMatcher } from "../core/mod.ts";
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -10,7 +10,6 @@ import type {
   ConfigurationDiagnosticContext,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import type {
   ConfigurationSchema,
   InferConfiguration,
@@ -38,18 +37,11 @@ import {
   buildLayer,
   cloneJson,
   emptyRoot,
-  type LeafInfo,
   mergeNodes,
-  sameLeaf,
   snapshot,
 } from "./_tree.ts";
 import { schemaKnows } from "./_schema.ts";
-import {
-  createSecretMatcher,
-  MASK,
-  maskTree,
-  secretLiterals,
-} from "./_secrets.ts";
+import { createSecretMatcher, MASK, maskTree } from "./_secrets.ts";
 import {
   getEnvironmentVariable,
   readEnvironment,
@@ -58,13 +50,11 @@ import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
 import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
-import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 import {
   ConfigurationLayers,
-  type Registration,
   type ReplacedArray,
 } from "./_configuration_layers.ts";
-import type { Span } from "@opentelemetry/api";
+import { ConfigurationReloads } from "./_configuration_reloads.ts";
 
 /**
  * Options of {@linkcode ConfigurationManager}.
@@ -147,12 +137,6 @@ export interface ExplainedValue {
   readonly source: string;
 }
 
-interface LoadFailure {
-  readonly source: string;
-  readonly message: string;
-  readonly at: Date;
-}
-
 // PREFIX_SECTION__PROPERTY: a prefix, one underscore, then a `__` level.
 const LOOKS_HIERARCHICAL =
   /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
@@ -210,12 +194,7 @@ export class ConfigurationManager<Config = any>
   #options: ConfigurationManagerOptions<Config>;
   #secrets: SecretMatcher;
   #layers: ConfigurationLayers;
-  #queue: Promise<void> = Promise.resolve();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #closed = false;
-  #lastFailure: LoadFailure | undefined;
-  #watching = new WeakSet<Registration>();
-  #stopWatching: (() => void | Promise<void>)[] = [];
+  #reloads: ConfigurationReloads;
 
   /**
    * Creates an empty manager.
@@ -230,6 +209,12 @@ export class ConfigurationManager<Config = any>
       schema: options.schema,
       secrets: this.#secrets,
       hints: (replacedArrays) => this.#hintSource(replacedArrays),
+    });
+    this.#reloads = new ConfigurationReloads({
+      layers: this.#layers,
+      secrets: this.#secrets,
+      changed: this.changed,
+      reloadDelay: options.reloadDelay ?? 100,
     });
     registerHints(
       this,
@@ -423,16 +408,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   async loadConfiguration(): Promise<void> {
-    await this.#enqueue(async () => {
-      let changes: ConfigurationChange[];
-      try {
-        changes = await this.#load(false);
-      } catch (error) {
-        this.#recordFailure(error);
-        throw error;
-      }
-      if (changes.length > 0) this.changed.dispatch(changes);
-    });
+    await this.#reloads.load();
   }
 
   /**
@@ -456,19 +432,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   reload(): Promise<readonly ConfigurationChange[]> {
-    return this.#enqueue(() =>
-      inReloadSpan("call", async (span) => {
-        try {
-          const changes = await this.#load(true);
-          reloadSucceeded(span, changes.length);
-          if (changes.length > 0) this.changed.dispatch(changes);
-          return changes;
-        } catch (error) {
-          this.changed.dispatch([this.#recordFailure(error, span)]);
-          throw error;
-        }
-      })
-    );
+    return this.#reloads.reload();
   }
 
   /**
@@ -789,19 +753,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    const stopping = this.#stopWatching.map((stop) => stop());
-    this.#stopWatching = [];
-    await Promise.all(stopping);
-    await this.#queue;
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    await this.#reloads.close();
   }
 
   /**
@@ -838,7 +790,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   checkHealth(): HealthCheckResult {
-    const failure = this.#lastFailure;
+    const failure = this.#reloads.lastFailure;
     if (!this.#layers.loaded) {
       return {
         status: "unhealthy",
@@ -943,140 +895,6 @@ export class ConfigurationManager<Config = any>
       }
       return hintsFor(key, findings, replacedArrays);
     };
-  }
-
-  #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.then(() => {}, () => {});
-    return run;
-  }
-
-  async #load(full: boolean): Promise<ConfigurationChange[]> {
-    const { previous, current } = await this.#layers.load(full);
-    this.#lastFailure = undefined;
-    await this.#startWatching();
-    return previous === undefined ? [] : this.#diff(previous, current);
-  }
-
-  #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
-    const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
-    const changes: ConfigurationChange[] = [];
-    const secrets = withFileSecrets(
-      this.#secrets,
-      [...before, ...after],
-      MASK,
-    );
-    const mask = (key: string, value: unknown): unknown =>
-      value === undefined
-        ? undefined
-        : secrets.maskValue(key, cloneJson(value));
-    for (const leaf of after) {
-      const lower = leaf.key.toLowerCase();
-      const previous = old.get(lower);
-      old.delete(lower);
-      if (previous !== undefined && sameLeaf(previous.value, leaf.value)) {
-        continue;
-      }
-      changes.push({
-        key: leaf.key,
-        oldValue: mask(leaf.key, previous?.value),
-        newValue: mask(leaf.key, leaf.value),
-        source: maskSecretText(leaf.source),
-      });
-    }
-    for (const previous of old.values()) {
-      changes.push({
-        key: previous.key,
-        oldValue: mask(previous.key, previous.value),
-        newValue: undefined,
-        source: maskSecretText(previous.source),
-      });
-    }
-    return changes;
-  }
-
-  // Remembers a failed load or reload for checkHealth() and returns the
-  // failure entry of the `changed` signal.
-  // A reload's failure also goes on its span and into
-  // kit.config.reload.failures.
-  #recordFailure(error: unknown, span?: Span): ConfigurationChange {
-    const change = this.#failure(error);
-    this.#lastFailure = {
-      source: maskSecretText(change.source),
-      message: maskSecretText(
-        change.error!.message,
-        secretLiterals(this.#layers.effective.leaves, this.#secrets),
-      ),
-      at: new Date(),
-    };
-    if (span !== undefined) {
-      reloadFailed(
-        span,
-        this.#lastFailure.source,
-        change.error!.name,
-        this.#lastFailure.message,
-      );
-    }
-    return change;
-  }
-
-  #failure(error: unknown): ConfigurationChange {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    const source = (failure as { source?: unknown }).source;
-    return {
-      key: "",
-      oldValue: undefined,
-      newValue: undefined,
-      source: typeof source === "string"
-        ? maskSecretText(source)
-        : this.#layers.failedSourceOf(failure) !== undefined
-        ? maskSecretText(this.#layers.failedSourceOf(failure)!)
-        : failure instanceof ConfigurationValidationError
-        ? "schema"
-        : "configuration",
-      error: failure,
-    };
-  }
-
-  async #startWatching(): Promise<void> {
-    for (const registration of this.#layers.registrations) {
-      const provider = registration.provider;
-      if (
-        this.#watching.has(registration) || typeof provider.watch !== "function"
-      ) {
-        continue;
-      }
-      this.#watching.add(registration);
-      try {
-        const stop = await provider.watch(() => this.#scheduleReload());
-        if (this.#closed) await stop?.();
-        else if (stop !== undefined) this.#stopWatching.push(stop);
-      } catch {
-        // A source that cannot be watched is still read by reload().
-      }
-    }
-  }
-
-  #scheduleReload(): void {
-    if (this.#closed) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = unrefTimer(
-      setTimeout(() => {
-        this.#timer = undefined;
-        if (this.#closed) return;
-        this.#enqueue(() =>
-          inReloadSpan("watch", async (span) => {
-            try {
-              const changes = await this.#load(true);
-              reloadSucceeded(span, changes.length);
-              if (changes.length > 0) this.changed.dispatch(changes);
-            } catch (error) {
-              this.changed.dispatch([this.#recordFailure(error, span)]);
-            }
-          })
-        );
-      }, this.#options.reloadDelay ?? 100),
-    );
   }
 
   #knownKeys(): Set<string> {
