@@ -1,4 +1,11 @@
-import { maskSecretText, type SecretMatcher } from "../core/mod.ts";
+// The public face of layered configuration. The work is done by three
+// internal parts: _configuration_layers.ts (the sources, their merge, the
+// index values are read from, schema validation), _configuration_reloads.ts
+// (watchers, the reload queue, `changed` events, the last failure) and
+// _configuration_inspection.ts (explain, diagnose, health, masking of what
+// they print). This file stays longer than the others because it carries
+// the documentation and examples of every public method; the method bodies
+// here only hand over to those parts.
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -7,7 +14,6 @@ import {
 import type { IConfiguration } from "./configuration.ts";
 import type {
   ConfigurationDiagnostic,
-  ConfigurationDiagnosticContext,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
 import type {
@@ -24,37 +30,22 @@ import {
   type EnvironmentVariableOptions,
   EnvironmentVariableProvider,
 } from "./environment_variable_provider.ts";
-import {
-  StandardVariableProvider,
-  standardVariables,
-} from "./standard_variable_provider.ts";
+import { StandardVariableProvider } from "./standard_variable_provider.ts";
 import {
   type JsonFileOptions,
   JsonFileProvider,
 } from "./json_file_provider.ts";
-import { appConfigSchema } from "./app_config_schema.ts";
-import {
-  buildLayer,
-  cloneJson,
-  emptyRoot,
-  mergeNodes,
-  snapshot,
-} from "./_tree.ts";
-import { schemaKnows } from "./_schema.ts";
-import { createSecretMatcher, MASK, maskTree } from "./_secrets.ts";
-import {
-  getEnvironmentVariable,
-  readEnvironment,
-} from "./_environment_deno.ts";
+import { cloneJson } from "./_tree.ts";
+import { createSecretMatcher } from "./_secrets.ts";
+import { getEnvironmentVariable } from "./_environment_deno.ts";
 import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
-import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
-import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import {
   ConfigurationLayers,
   type ReplacedArray,
 } from "./_configuration_layers.ts";
 import { ConfigurationReloads } from "./_configuration_reloads.ts";
+import { ConfigurationInspection } from "./_configuration_inspection.ts";
 
 /**
  * Options of {@linkcode ConfigurationManager}.
@@ -137,10 +128,6 @@ export interface ExplainedValue {
   readonly source: string;
 }
 
-// PREFIX_SECTION__PROPERTY: a prefix, one underscore, then a `__` level.
-const LOOKS_HIERARCHICAL =
-  /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
-
 /**
  * Layered configuration from JSON files, environment variables, `.env`
  * files, memory and JSON over HTTP, like .NET's
@@ -192,9 +179,9 @@ export class ConfigurationManager<Config = any>
   readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
 
   #options: ConfigurationManagerOptions<Config>;
-  #secrets: SecretMatcher;
   #layers: ConfigurationLayers;
   #reloads: ConfigurationReloads;
+  #inspection: ConfigurationInspection;
 
   /**
    * Creates an empty manager.
@@ -204,17 +191,25 @@ export class ConfigurationManager<Config = any>
    */
   constructor(options: ConfigurationManagerOptions<Config> = {}) {
     this.#options = { ...options };
-    this.#secrets = createSecretMatcher(options.secretKeys);
+    const secrets = createSecretMatcher(options.secretKeys);
     this.#layers = new ConfigurationLayers({
       schema: options.schema,
-      secrets: this.#secrets,
+      secrets,
       hints: (replacedArrays) => this.#hintSource(replacedArrays),
     });
     this.#reloads = new ConfigurationReloads({
       layers: this.#layers,
-      secrets: this.#secrets,
+      secrets,
       changed: this.changed,
       reloadDelay: options.reloadDelay ?? 100,
+    });
+    this.#inspection = new ConfigurationInspection({
+      layers: this.#layers,
+      reloads: this.#reloads,
+      secrets,
+      schema: options.schema,
+      environment: options.environment,
+      environmentSource: options.environmentSource,
     });
     registerHints(
       this,
@@ -637,16 +632,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   explain(): ExplainedValue[] {
-    const secrets = withFileSecrets(
-      this.#secrets,
-      this.#layers.effective.leaves,
-      MASK,
-    );
-    return this.#layers.effective.leaves.map((leaf) => ({
-      key: leaf.key,
-      value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
-      source: maskSecretText(leaf.source),
-    }));
+    return this.#inspection.explain();
   }
 
   /**
@@ -701,40 +687,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   diagnose(): ConfigurationDiagnostic[] {
-    const findings: ConfigurationDiagnostic[] = [];
-    const known = this.#knownKeys();
-    const schema = this.#options.schema ?? appConfigSchema;
-    const context: ConfigurationDiagnosticContext = {
-      environment: this.#options.environment,
-      environmentSource: this.#options.environmentSource,
-      isKnownKey: (key: string): boolean =>
-        known.has(key.toLowerCase()) || schemaKnows(schema, key.split(":")),
-    };
-    for (const registration of this.#layers.registrations) {
-      const provider = registration.provider;
-      if (typeof provider.diagnose === "function") {
-        findings.push(...provider.diagnose(context));
-      }
-    }
-    findings.push(...this.#diagnoseMissingEnvironmentSources());
-    for (const key of this.#layers.earlyReads) {
-      findings.push({
-        code: "read-before-load",
-        key,
-        message:
-          `"${key}" was read before loadConfiguration() finished; await config.loadConfiguration() before reading values`,
-      });
-    }
-    for (const registration of this.#layers.registrations) {
-      if (!registration.addedAfterLoad) continue;
-      findings.push({
-        code: "added-after-load",
-        message: `Source ${
-          maskSecretText(registration.provider.name)
-        } was added after loadConfiguration() and is not in effect yet; call config.loadConfiguration() (or config.reload()) again`,
-      });
-    }
-    return findings;
+    return this.#inspection.diagnose();
   }
 
   /**
@@ -790,32 +743,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   checkHealth(): HealthCheckResult {
-    const failure = this.#reloads.lastFailure;
-    if (!this.#layers.loaded) {
-      return {
-        status: "unhealthy",
-        detail: failure === undefined
-          ? "the configuration is not loaded yet; await config.loadConfiguration()"
-          : {
-            source: failure.source,
-            error: failure.message,
-            failedAt: failure.at.toISOString(),
-            effect: "nothing is readable: the configuration never loaded",
-          },
-      };
-    }
-    if (failure !== undefined) {
-      return {
-        status: "degraded",
-        detail: {
-          source: failure.source,
-          error: failure.message,
-          failedAt: failure.at.toISOString(),
-          effect: "the last good configuration stays in force",
-        },
-      };
-    }
-    return { status: "healthy" };
+    return this.#inspection.checkHealth();
   }
 
   /**
@@ -835,14 +763,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   toJSON(): Record<string, unknown> {
-    return maskTree(
-      this.#layers.effective.tree,
-      "",
-      withFileSecrets(this.#secrets, this.#layers.effective.leaves, MASK),
-    ) as Record<
-      string,
-      unknown
-    >;
+    return this.#inspection.toJSON();
   }
 
   /**
@@ -862,10 +783,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   toString(): string {
-    const lines = this.explain().map(({ key, value, source }) =>
-      `${key} = ${value === MASK ? MASK : JSON.stringify(value)} (${source})`
-    );
-    return lines.length === 0 ? "(no configuration values)" : lines.join("\n");
+    return this.#inspection.debugView(this.explain());
   }
 
   // ---------------------------------------------------------------- internals
@@ -879,138 +797,14 @@ export class ConfigurationManager<Config = any>
     );
   }
 
-  // The hints of failing keys; diagnose() runs once, when first needed.
+  // The hints of failing keys, from this manager's diagnose().
   #hintSource(
     replacedArrays: readonly ReplacedArray[],
   ): (key: string) => string[] {
-    let findings: ConfigurationDiagnostic[] | undefined;
-    return (key) => {
-      if (findings === undefined) {
-        try {
-          findings = this.diagnose();
-        } catch {
-          // A hint is a courtesy; the failure line stands without it.
-          findings = [];
-        }
-      }
-      return hintsFor(key, findings, replacedArrays);
-    };
-  }
-
-  #knownKeys(): Set<string> {
-    const known = new Set<string>();
-    for (
-      const key of [...Object.values(standardVariables), ...KIT_OPTIONAL_KEYS]
-    ) {
-      const segments = key.split(":");
-      for (let i = 1; i <= segments.length; i++) {
-        known.add(segments.slice(0, i).join(":").toLowerCase());
-      }
-    }
-    let root = emptyRoot();
-    for (const registration of this.#layers.registrations) {
-      const provider = registration.provider;
-      if (
-        provider instanceof EnvironmentVariableProvider ||
-        registration.entries === undefined
-      ) continue;
-      try {
-        root = mergeNodes(
-          root,
-          buildLayer(registration.entries, provider.name),
-        );
-      } catch {
-        // Reported by loadConfiguration; nothing to add here.
-      }
-    }
-    for (const key of snapshot(root).index.keys()) known.add(key.toLowerCase());
-    return known;
-  }
-
-  #diagnoseMissingEnvironmentSources(): ConfigurationDiagnostic[] {
-    const providers = this.#layers.registrations.map((r) => r.provider);
-    const findings: ConfigurationDiagnostic[] = [];
-    const { variables } = readEnvironment();
-    const names = Object.keys(variables);
-    if (!providers.some((p) => p instanceof EnvironmentVariableProvider)) {
-      const byPrefix = new Map<string, string[]>();
-      for (const name of names) {
-        if (!LOOKS_HIERARCHICAL.test(name)) continue;
-        const prefix = name.slice(0, name.indexOf("_"));
-        const group = byPrefix.get(prefix) ?? [];
-        group.push(name);
-        byPrefix.set(prefix, group);
-      }
-      for (const [prefix, group] of byPrefix) {
-        const shown = group.slice(0, 3).join(", ");
-        findings.push({
-          code: "no-environment-source",
-          variable: group[0],
-          message: `${group.length} environment variable${
-            group.length === 1 ? "" : "s"
-          } with the prefix ${prefix} look like configuration (${shown}${
-            group.length > 3 ? ", …" : ""
-          }) but no environment source was added; call config.addEnvironmentVariables("${prefix}")`,
-        });
-      }
-    }
-    if (!providers.some((p) => p instanceof StandardVariableProvider)) {
-      const set = names.filter((name) =>
-        Object.hasOwn(standardVariables, name) ||
-        Object.hasOwn(standardVariables, withoutFileSuffix(name) ?? "")
-      );
-      if (set.length > 0) {
-        findings.push({
-          code: "no-environment-source",
-          variable: set[0],
-          message: `Standard variable${set.length === 1 ? "" : "s"} ${
-            set.slice(0, 3).join(", ")
-          }${set.length > 3 ? ", …" : ""} ${
-            set.length === 1 ? "is" : "are"
-          } set but ignored; call config.addStandardVariables()`,
-        });
-      }
-    }
-    return findings;
+    return this.#inspection.hints(replacedArrays, () => this.diagnose());
   }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-// What Kit knows about why a key failed validation: a variable written with
-// `_` where `__` would name it, or an array that a higher source replaced
-// whole.
-function hintsFor(
-  key: string,
-  findings: readonly ConfigurationDiagnostic[],
-  replacedArrays: readonly ReplacedArray[],
-): string[] {
-  const lower = key.toLowerCase();
-  const hints: string[] = [];
-  for (const finding of findings) {
-    if (
-      finding.code === "single-underscore" && finding.key !== undefined &&
-      (finding.key.toLowerCase() === lower ||
-        finding.key.toLowerCase().startsWith(lower + ":")) &&
-      finding.variable !== undefined && finding.suggestion !== undefined
-    ) {
-      hints.push(
-        `${finding.variable} is set; did you mean ${finding.suggestion}?`,
-      );
-    }
-  }
-  for (const array of replacedArrays) {
-    if (lower === array.key || lower.startsWith(array.key + ":")) {
-      hints.push(
-        `${
-          maskSecretText(array.by)
-        } replaced the whole array ${array.spelled} from ${
-          maskSecretText(array.over)
-        } (arrays are replaced, not merged: set every item's values in one source)`,
-      );
-    }
-  }
-  return hints;
 }
