@@ -75,6 +75,8 @@ export interface LayersOptions {
   readonly secrets: SecretMatcher;
   /** The hints for failing keys, given the arrays replaced at the merge. */
   readonly hints: (replacedArrays: readonly ReplacedArray[]) => HintSource;
+  /** Told the new index each time a load swaps one in. */
+  readonly swapped: (index: Map<string, IndexEntry>) => void;
 }
 
 const SCHEMA_DEFAULT = "schema default";
@@ -135,9 +137,35 @@ export class ConfigurationLayers {
     return this.#failedSources.get(error);
   }
 
-  /** The index entry of a key, in any letter case. */
-  lookup(key: string): IndexEntry | undefined {
-    return this.#index.get(key) ?? this.#find(key);
+  /**
+   * The index values are read from: keys as the sources spell them and
+   * lower-cased, plus the other spellings read so far. A load replaces it
+   * and says so through `swapped`; between loads only `find` adds to it.
+   * Read a key with `index.get(key) ?? find(key)`.
+   */
+  get index(): Map<string, IndexEntry> {
+    return this.#index;
+  }
+
+  /**
+   * The index entry of a key not found as spelled: looked up lower-cased,
+   * and that spelling remembered (up to a bound). Before the first load, a
+   * key not found is remembered for diagnose().
+   */
+  find(key: string): IndexEntry | undefined {
+    const lower = key.toLowerCase();
+    const entry = lower === key ? undefined : this.#index.get(lower);
+    if (entry !== undefined) {
+      if (this.#aliases < MAX_ALIASES) {
+        this.#index.set(key, entry);
+        this.#aliases++;
+      }
+      return entry;
+    }
+    if (!this.#loaded && this.#earlyReads.size < MAX_EARLY_READS) {
+      this.#earlyReads.add(key);
+    }
+    return undefined;
   }
 
   /**
@@ -261,6 +289,7 @@ export class ConfigurationLayers {
     this.#index = effective.index;
     this.#aliases = 0;
     this.#loaded = true;
+    this.#options.swapped(effective.index);
     return { previous, current: effective.leaves };
   }
 
@@ -300,22 +329,6 @@ export class ConfigurationLayers {
   #unregister(registration: Registration): void {
     const position = this.#registrations.indexOf(registration);
     if (position >= 0) this.#registrations.splice(position, 1);
-  }
-
-  #find(key: string): IndexEntry | undefined {
-    const lower = key.toLowerCase();
-    const entry = lower === key ? undefined : this.#index.get(lower);
-    if (entry !== undefined) {
-      if (this.#aliases < MAX_ALIASES) {
-        this.#index.set(key, entry);
-        this.#aliases++;
-      }
-      return entry;
-    }
-    if (!this.#loaded && this.#earlyReads.size < MAX_EARLY_READS) {
-      this.#earlyReads.add(key);
-    }
-    return undefined;
   }
 
   #applySchema(

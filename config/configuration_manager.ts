@@ -35,7 +35,7 @@ import {
   type JsonFileOptions,
   JsonFileProvider,
 } from "./json_file_provider.ts";
-import { cloneJson } from "./_tree.ts";
+import { cloneJson, type IndexEntry } from "./_tree.ts";
 import { createSecretMatcher } from "./_secrets.ts";
 import { getEnvironmentVariable } from "./_environment_deno.ts";
 import { registerHints, registerWhereToSet } from "./_hints.ts";
@@ -180,6 +180,9 @@ export class ConfigurationManager<Config = any>
 
   #options: ConfigurationManagerOptions<Config>;
   #layers: ConfigurationLayers;
+  // The layers' index, held here too so that getValue costs one Map.get and
+  // nothing more when the key is spelled as a source spells it.
+  #index: Map<string, IndexEntry>;
   #reloads: ConfigurationReloads;
   #inspection: ConfigurationInspection;
 
@@ -196,7 +199,11 @@ export class ConfigurationManager<Config = any>
       schema: options.schema,
       secrets,
       hints: (replacedArrays) => this.#hintSource(replacedArrays),
+      swapped: (index) => {
+        this.#index = index;
+      },
     });
+    this.#index = this.#layers.index;
     this.#reloads = new ConfigurationReloads({
       layers: this.#layers,
       secrets,
@@ -448,7 +455,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   hasValue(key: string): boolean {
-    return this.#layers.lookup(key) !== undefined;
+    return (this.#index.get(key) ?? this.#layers.find(key)) !== undefined;
   }
 
   /**
@@ -538,7 +545,7 @@ export class ConfigurationManager<Config = any>
     defaultValue?: T,
   ): IsUntyped<Config> extends true ? T : NoInfer<T>;
   getValue(key: string, defaultValue?: unknown): unknown {
-    const entry = this.#layers.lookup(key);
+    const entry = this.#index.get(key) ?? this.#layers.find(key);
     if (entry !== undefined) {
       return entry.tree ? cloneJson(entry.value) : entry.value;
     }
@@ -569,7 +576,7 @@ export class ConfigurationManager<Config = any>
    */
   getSection<T = Record<string, unknown>>(key: string, defaultValue?: T): T {
     if (key === "") return cloneJson(this.#layers.effective.tree) as T;
-    const entry = this.#layers.lookup(key);
+    const entry = this.#index.get(key) ?? this.#layers.find(key);
     if (entry !== undefined) return cloneJson(entry.value) as T;
     if (arguments.length > 1) return defaultValue as T;
     throw this.#notFound(key);
@@ -654,7 +661,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   getSource(key: string): string | undefined {
-    return this.#layers.lookup(key)?.source;
+    return (this.#index.get(key) ?? this.#layers.find(key))?.source;
   }
 
   /**
