@@ -1,9 +1,11 @@
-import {
-  isPromiseLike,
-  maskSecretText,
-  type SecretMatcher,
-  unrefTimer,
-} from "../core/mod.ts";
+// The public face of layered configuration. The work is done by three
+// internal parts: _configuration_layers.ts (the sources, their merge, the
+// index values are read from, schema validation), _configuration_reloads.ts
+// (watchers, the reload queue, `changed` events, the last failure) and
+// _configuration_inspection.ts (explain, diagnose, health, masking of what
+// they print). This file stays longer than the others because it carries
+// the documentation and examples of every public method; the method bodies
+// here only hand over to those parts.
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -12,11 +14,8 @@ import {
 import type { IConfiguration } from "./configuration.ts";
 import type {
   ConfigurationDiagnostic,
-  ConfigurationDiagnosticContext,
-  ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import type {
   ConfigurationSchema,
   InferConfiguration,
@@ -27,54 +26,26 @@ import type {
   IsUntyped,
 } from "./configuration_path.ts";
 import { ConfigurationValueNotFoundError } from "./configuration_value_not_found_error.ts";
-import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import {
   type EnvironmentVariableOptions,
   EnvironmentVariableProvider,
 } from "./environment_variable_provider.ts";
-import {
-  StandardVariableProvider,
-  standardVariables,
-} from "./standard_variable_provider.ts";
+import { StandardVariableProvider } from "./standard_variable_provider.ts";
 import {
   type JsonFileOptions,
   JsonFileProvider,
 } from "./json_file_provider.ts";
-import { appConfigSchema } from "./app_config_schema.ts";
-import {
-  buildLayer,
-  cloneJson,
-  emptyRoot,
-  fromPlain,
-  type IndexEntry,
-  type LeafInfo,
-  mergeNodes,
-  type Replacement,
-  sameLeaf,
-  type Snapshot,
-  snapshot,
-} from "./_tree.ts";
-import { schemaKnows, UnsafeJsonError, validateAgainst } from "./_schema.ts";
-import {
-  createSecretMatcher,
-  MASK,
-  maskTree,
-  secretLiterals,
-} from "./_secrets.ts";
-import {
-  getEnvironmentVariable,
-  readEnvironment,
-} from "./_environment_deno.ts";
-import {
-  annotateFailures,
-  registerHints,
-  registerWhereToSet,
-} from "./_hints.ts";
+import { cloneJson, type IndexEntry } from "./_tree.ts";
+import { createSecretMatcher } from "./_secrets.ts";
+import { getEnvironmentVariable } from "./_environment_deno.ts";
+import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
-import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
-import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
-import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
-import type { Span } from "@opentelemetry/api";
+import {
+  ConfigurationLayers,
+  type ReplacedArray,
+} from "./_configuration_layers.ts";
+import { ConfigurationReloads } from "./_configuration_reloads.ts";
+import { ConfigurationInspection } from "./_configuration_inspection.ts";
 
 /**
  * Options of {@linkcode ConfigurationManager}.
@@ -157,47 +128,6 @@ export interface ExplainedValue {
   readonly source: string;
 }
 
-interface Registration {
-  readonly provider: ConfigurationProvider;
-  readonly order: number;
-  sync: boolean;
-  entries: readonly ConfigurationEntry[] | undefined;
-  pending: Promise<void> | undefined;
-  watching: boolean;
-  stopWatching: (() => void | Promise<void>) | undefined;
-  /** Added after a load and not part of a load since. */
-  addedAfterLoad: boolean;
-}
-
-/** An array a higher source replaced whole at a merge. */
-interface ReplacedArray {
-  /** The key of the array, lower-cased. */
-  readonly key: string;
-  /** The key as the winning source spells it. */
-  readonly spelled: string;
-  /** The source that supplied the array in force. */
-  readonly by: string;
-  /** The source whose array it replaced. */
-  readonly over: string;
-}
-
-interface LoadFailure {
-  readonly source: string;
-  readonly message: string;
-  readonly at: Date;
-}
-
-const SCHEMA_DEFAULT = "schema default";
-const MAX_ALIASES = 1024;
-const MAX_EARLY_READS = 50;
-// PREFIX_SECTION__PROPERTY: a prefix, one underscore, then a `__` level.
-const LOOKS_HIERARCHICAL =
-  /^[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]__[A-Za-z0-9]/;
-
-function emptySnapshot(): Snapshot {
-  return snapshot(emptyRoot());
-}
-
 /**
  * Layered configuration from JSON files, environment variables, `.env`
  * files, memory and JSON over HTTP, like .NET's
@@ -249,22 +179,12 @@ export class ConfigurationManager<Config = any>
   readonly changed: Signal<readonly ConfigurationChange[]> = new Signal();
 
   #options: ConfigurationManagerOptions<Config>;
-  #secrets: SecretMatcher;
-  #registrations: Registration[] = [];
-  #nextOrder = 0;
-  #index: Map<string, IndexEntry> = new Map();
-  #aliases = 0;
-  #raw: Snapshot = emptySnapshot();
-  #effective: Snapshot = this.#raw;
-  #loaded = false;
-  #earlyReads = new Set<string>();
-  #queue: Promise<void> = Promise.resolve();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #closed = false;
-  #lastFailure: LoadFailure | undefined;
-  #replacedArrays: readonly ReplacedArray[] = [];
-  // The provider whose load() threw an error that does not name its source.
-  #failedSources = new WeakMap<object, string>();
+  #layers: ConfigurationLayers;
+  // The layers' index, held here too so that getValue costs one Map.get and
+  // nothing more when the key is spelled as a source spells it.
+  #index: Map<string, IndexEntry>;
+  #reloads: ConfigurationReloads;
+  #inspection: ConfigurationInspection;
 
   /**
    * Creates an empty manager.
@@ -274,18 +194,43 @@ export class ConfigurationManager<Config = any>
    */
   constructor(options: ConfigurationManagerOptions<Config> = {}) {
     this.#options = { ...options };
-    this.#secrets = createSecretMatcher(options.secretKeys);
-    registerHints(this, (key) => this.#hintSource(this.#replacedArrays)(key));
+    const secrets = createSecretMatcher(options.secretKeys);
+    this.#layers = new ConfigurationLayers({
+      schema: options.schema,
+      secrets,
+      hints: (replacedArrays) => this.#hintSource(replacedArrays),
+      swapped: (index) => {
+        this.#index = index;
+      },
+    });
+    this.#index = this.#layers.index;
+    this.#reloads = new ConfigurationReloads({
+      layers: this.#layers,
+      secrets,
+      changed: this.changed,
+      reloadDelay: options.reloadDelay ?? 100,
+    });
+    this.#inspection = new ConfigurationInspection({
+      layers: this.#layers,
+      reloads: this.#reloads,
+      secrets,
+      schema: options.schema,
+      environment: options.environment,
+      environmentSource: options.environmentSource,
+    });
+    registerHints(
+      this,
+      (key) => this.#hintSource(this.#layers.replacedArrays)(key),
+    );
     registerWhereToSet(
       this,
-      (key) =>
-        whereToSet(key, this.#registrations.map((entry) => entry.provider)),
+      (key) => whereToSet(key, this.#layers.providers()),
     );
   }
 
   /** `true` once a `loadConfiguration()` has finished successfully. */
   get loaded(): boolean {
-    return this.#loaded;
+    return this.#layers.loaded;
   }
 
   /** The environment name given in the options, if any. */
@@ -386,45 +331,10 @@ export class ConfigurationManager<Config = any>
       provider instanceof EnvironmentVariableProvider ||
       provider instanceof StandardVariableProvider
     ) {
-      this.#addEnvironmentSource(provider);
+      this.#layers.addSynchronously(provider);
       return;
     }
-    const registration: Registration = {
-      provider,
-      order: this.#nextOrder++,
-      sync: true,
-      entries: undefined,
-      pending: undefined,
-      watching: false,
-      stopWatching: undefined,
-      addedAfterLoad: this.#loaded,
-    };
-    this.#registrations.push(registration);
-    let result: ReturnType<ConfigurationProvider["load"]>;
-    try {
-      result = provider.load();
-      if (!isPromiseLike(result)) buildLayer(result, provider.name);
-    } catch (error) {
-      this.#unregister(registration);
-      throw error;
-    }
-    if (!isPromiseLike(result)) {
-      registration.entries = result;
-      return;
-    }
-    registration.sync = false;
-    const pending = Promise.resolve(result).then(
-      (entries) => {
-        buildLayer(entries, provider.name);
-        registration.entries = entries;
-        registration.pending = undefined;
-      },
-    ).catch((error: unknown) => {
-      this.#unregister(registration);
-      throw error;
-    });
-    registration.pending = pending;
-    return pending;
+    return this.#layers.add(provider);
   }
 
   /**
@@ -476,37 +386,6 @@ export class ConfigurationManager<Config = any>
     return this;
   }
 
-  // An environment source is added synchronously, as before: its variables
-  // are checked at once (an unsafe name throws here). When `<NAME>_FILE`
-  // variables make its load asynchronous, that first read is dropped and
-  // the source stays one that loadConfiguration() reads again, which then
-  // reports a missing file (and waits for the files).
-  #addEnvironmentSource(provider: ConfigurationProvider): void {
-    const registration: Registration = {
-      provider,
-      order: this.#nextOrder++,
-      sync: true,
-      entries: undefined,
-      pending: undefined,
-      watching: false,
-      stopWatching: undefined,
-      addedAfterLoad: this.#loaded,
-    };
-    this.#registrations.push(registration);
-    try {
-      const result = provider.load();
-      if (isPromiseLike(result)) {
-        Promise.resolve(result).catch(() => {});
-        return;
-      }
-      buildLayer(result, provider.name);
-      registration.entries = result;
-    } catch (error) {
-      this.#unregister(registration);
-      throw error;
-    }
-  }
-
   /**
    * Loads the sources and builds the effective configuration: synchronous
    * sources are read again, files already read when added are used as they
@@ -531,16 +410,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   async loadConfiguration(): Promise<void> {
-    await this.#enqueue(async () => {
-      let changes: ConfigurationChange[];
-      try {
-        changes = await this.#load(false);
-      } catch (error) {
-        this.#recordFailure(error);
-        throw error;
-      }
-      if (changes.length > 0) this.changed.dispatch(changes);
-    });
+    await this.#reloads.load();
   }
 
   /**
@@ -564,19 +434,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   reload(): Promise<readonly ConfigurationChange[]> {
-    return this.#enqueue(() =>
-      inReloadSpan("call", async (span) => {
-        try {
-          const changes = await this.#load(true);
-          reloadSucceeded(span, changes.length);
-          if (changes.length > 0) this.changed.dispatch(changes);
-          return changes;
-        } catch (error) {
-          this.changed.dispatch([this.#recordFailure(error, span)]);
-          throw error;
-        }
-      })
-    );
+    return this.#reloads.reload();
   }
 
   /**
@@ -597,7 +455,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   hasValue(key: string): boolean {
-    return (this.#index.get(key) ?? this.#find(key)) !== undefined;
+    return (this.#index.get(key) ?? this.#layers.find(key)) !== undefined;
   }
 
   /**
@@ -687,7 +545,7 @@ export class ConfigurationManager<Config = any>
     defaultValue?: T,
   ): IsUntyped<Config> extends true ? T : NoInfer<T>;
   getValue(key: string, defaultValue?: unknown): unknown {
-    const entry = this.#index.get(key) ?? this.#find(key);
+    const entry = this.#index.get(key) ?? this.#layers.find(key);
     if (entry !== undefined) {
       return entry.tree ? cloneJson(entry.value) : entry.value;
     }
@@ -717,8 +575,8 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   getSection<T = Record<string, unknown>>(key: string, defaultValue?: T): T {
-    if (key === "") return cloneJson(this.#effective.tree) as T;
-    const entry = this.#index.get(key) ?? this.#find(key);
+    if (key === "") return cloneJson(this.#layers.effective.tree) as T;
+    const entry = this.#index.get(key) ?? this.#layers.find(key);
     if (entry !== undefined) return cloneJson(entry.value) as T;
     if (arguments.length > 1) return defaultValue as T;
     throw this.#notFound(key);
@@ -760,14 +618,7 @@ export class ConfigurationManager<Config = any>
     schema: S,
     section?: string,
   ): InferConfiguration<S> {
-    const raw = this.#raw;
-    let input: unknown = raw.tree;
-    if (section !== undefined && section !== "") {
-      const entry = raw.index.get(section.toLowerCase());
-      input = entry === undefined ? undefined : cloneJson(entry.value);
-    }
-    return this.#validate(schema, input, raw, section ?? "")
-      .output as InferConfiguration<S>;
+    return this.#layers.bind(schema, section) as InferConfiguration<S>;
   }
 
   /**
@@ -788,16 +639,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   explain(): ExplainedValue[] {
-    const secrets = withFileSecrets(
-      this.#secrets,
-      this.#effective.leaves,
-      MASK,
-    );
-    return this.#effective.leaves.map((leaf) => ({
-      key: leaf.key,
-      value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
-      source: maskSecretText(leaf.source),
-    }));
+    return this.#inspection.explain();
   }
 
   /**
@@ -819,7 +661,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   getSource(key: string): string | undefined {
-    return (this.#index.get(key) ?? this.#find(key))?.source;
+    return (this.#index.get(key) ?? this.#layers.find(key))?.source;
   }
 
   /**
@@ -852,40 +694,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   diagnose(): ConfigurationDiagnostic[] {
-    const findings: ConfigurationDiagnostic[] = [];
-    const known = this.#knownKeys();
-    const schema = this.#options.schema ?? appConfigSchema;
-    const context: ConfigurationDiagnosticContext = {
-      environment: this.#options.environment,
-      environmentSource: this.#options.environmentSource,
-      isKnownKey: (key: string): boolean =>
-        known.has(key.toLowerCase()) || schemaKnows(schema, key.split(":")),
-    };
-    for (const registration of this.#registrations) {
-      const provider = registration.provider;
-      if (typeof provider.diagnose === "function") {
-        findings.push(...provider.diagnose(context));
-      }
-    }
-    findings.push(...this.#diagnoseMissingEnvironmentSources());
-    for (const key of this.#earlyReads) {
-      findings.push({
-        code: "read-before-load",
-        key,
-        message:
-          `"${key}" was read before loadConfiguration() finished; await config.loadConfiguration() before reading values`,
-      });
-    }
-    for (const registration of this.#registrations) {
-      if (!registration.addedAfterLoad) continue;
-      findings.push({
-        code: "added-after-load",
-        message: `Source ${
-          maskSecretText(registration.provider.name)
-        } was added after loadConfiguration() and is not in effect yet; call config.loadConfiguration() (or config.reload()) again`,
-      });
-    }
-    return findings;
+    return this.#inspection.diagnose();
   }
 
   /**
@@ -904,22 +713,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    const stopping: (void | Promise<void>)[] = [];
-    for (const registration of this.#registrations) {
-      stopping.push(registration.stopWatching?.());
-      registration.stopWatching = undefined;
-    }
-    await Promise.all(stopping);
-    await this.#queue;
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    await this.#reloads.close();
   }
 
   /**
@@ -956,32 +750,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   checkHealth(): HealthCheckResult {
-    const failure = this.#lastFailure;
-    if (!this.#loaded) {
-      return {
-        status: "unhealthy",
-        detail: failure === undefined
-          ? "the configuration is not loaded yet; await config.loadConfiguration()"
-          : {
-            source: failure.source,
-            error: failure.message,
-            failedAt: failure.at.toISOString(),
-            effect: "nothing is readable: the configuration never loaded",
-          },
-      };
-    }
-    if (failure !== undefined) {
-      return {
-        status: "degraded",
-        detail: {
-          source: failure.source,
-          error: failure.message,
-          failedAt: failure.at.toISOString(),
-          effect: "the last good configuration stays in force",
-        },
-      };
-    }
-    return { status: "healthy" };
+    return this.#inspection.checkHealth();
   }
 
   /**
@@ -1001,14 +770,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   toJSON(): Record<string, unknown> {
-    return maskTree(
-      this.#effective.tree,
-      "",
-      withFileSecrets(this.#secrets, this.#effective.leaves, MASK),
-    ) as Record<
-      string,
-      unknown
-    >;
+    return this.#inspection.toJSON();
   }
 
   /**
@@ -1028,10 +790,7 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   toString(): string {
-    const lines = this.explain().map(({ key, value, source }) =>
-      `${key} = ${value === MASK ? MASK : JSON.stringify(value)} (${source})`
-    );
-    return lines.length === 0 ? "(no configuration values)" : lines.join("\n");
+    return this.#inspection.debugView(this.explain());
   }
 
   // ---------------------------------------------------------------- internals
@@ -1039,453 +798,20 @@ export class ConfigurationManager<Config = any>
   #notFound(key: string): ConfigurationValueNotFoundError {
     return new ConfigurationValueNotFoundError(
       key,
-      this.#loaded
+      this.#layers.loaded
         ? undefined
         : "It was read before loadConfiguration() finished; await config.loadConfiguration() before reading values.",
     );
   }
 
-  // The hints of failing keys; diagnose() runs once, when first needed.
+  // The hints of failing keys, from this manager's diagnose().
   #hintSource(
     replacedArrays: readonly ReplacedArray[],
   ): (key: string) => string[] {
-    let findings: ConfigurationDiagnostic[] | undefined;
-    return (key) => {
-      if (findings === undefined) {
-        try {
-          findings = this.diagnose();
-        } catch {
-          // A hint is a courtesy; the failure line stands without it.
-          findings = [];
-        }
-      }
-      return hintsFor(key, findings, replacedArrays);
-    };
+    return this.#inspection.hints(replacedArrays, () => this.diagnose());
   }
-
-  #find(key: string): IndexEntry | undefined {
-    const lower = key.toLowerCase();
-    const entry = lower === key ? undefined : this.#index.get(lower);
-    if (entry !== undefined) {
-      if (this.#aliases < MAX_ALIASES) {
-        this.#index.set(key, entry);
-        this.#aliases++;
-      }
-      return entry;
-    }
-    if (!this.#loaded && this.#earlyReads.size < MAX_EARLY_READS) {
-      this.#earlyReads.add(key);
-    }
-    return undefined;
-  }
-
-  #unregister(registration: Registration): void {
-    const position = this.#registrations.indexOf(registration);
-    if (position >= 0) this.#registrations.splice(position, 1);
-  }
-
-  #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.then(() => {}, () => {});
-    return run;
-  }
-
-  async #load(full: boolean): Promise<ConfigurationChange[]> {
-    const registrations = [...this.#registrations];
-    const loaded = await Promise.all(
-      registrations.map(async (registration) => {
-        if (!full && registration.pending !== undefined) {
-          await registration.pending;
-          return registration.entries!;
-        }
-        if (!full && !registration.sync && registration.entries !== undefined) {
-          return registration.entries;
-        }
-        try {
-          return await registration.provider.load();
-        } catch (error) {
-          if (error !== null && typeof error === "object") {
-            this.#failedSources.set(error, registration.provider.name);
-          }
-          throw error;
-        }
-      }),
-    );
-    const ordered = registrations
-      .map((registration, i) => ({ registration, entries: loaded[i] }))
-      .sort((a, b) =>
-        (a.registration.provider.priority ?? 0) -
-          (b.registration.provider.priority ?? 0) ||
-        a.registration.order - b.registration.order
-      );
-    let root = emptyRoot();
-    const replaced: Replacement[] = [];
-    for (const { registration, entries } of ordered) {
-      root = mergeNodes(
-        root,
-        buildLayer(entries, registration.provider.name),
-        replaced,
-      );
-    }
-    const replacedArrays = replaced.map((item) => ({
-      key: item.key.toLowerCase(),
-      spelled: item.key,
-      by: item.by,
-      over: item.over,
-    }));
-    const raw = snapshot(root);
-    const schema = this.#options.schema;
-    const effective = schema === undefined
-      ? raw
-      : this.#applySchema(schema, raw, replacedArrays);
-
-    // Commit: everything above succeeded, swap in one step.
-    registrations.forEach((registration, i) => {
-      registration.entries = loaded[i];
-      registration.addedAfterLoad = false;
-    });
-    this.#replacedArrays = replacedArrays;
-    const previous = this.#loaded ? this.#effective.leaves : undefined;
-    this.#raw = raw;
-    this.#effective = effective;
-    this.#index = effective.index;
-    this.#aliases = 0;
-    this.#loaded = true;
-    this.#lastFailure = undefined;
-    await this.#startWatching();
-    return previous === undefined ? [] : this.#diff(previous, effective.leaves);
-  }
-
-  #applySchema(
-    schema: ConfigurationSchema,
-    raw: Snapshot,
-    replacedArrays: readonly ReplacedArray[],
-  ): Snapshot {
-    const { coerced, output } = this.#validate(
-      schema,
-      raw.tree,
-      raw,
-      "",
-      replacedArrays,
-    );
-    const combined = overlay(coerced, output) as Record<string, unknown>;
-    return snapshot(
-      fromPlain(
-        combined,
-        (key) => sourceIn(raw, key) ?? SCHEMA_DEFAULT,
-      ),
-    );
-  }
-
-  #validate(
-    schema: ConfigurationSchema,
-    input: unknown,
-    raw: Snapshot,
-    section: string,
-    replacedArrays: readonly ReplacedArray[] = this.#replacedArrays,
-  ): { coerced: unknown; output: unknown } {
-    try {
-      const secrets = withFileSecrets(this.#secrets, raw.leaves, MASK);
-      let literals: string[] | undefined;
-      return validateAgainst(schema, input, {
-        isSecret: (key) => secrets.isSecret(key),
-        sourceOf: (key) => sourceIn(raw, key),
-        whereToSet: (key) =>
-          whereToSet(key, this.#registrations.map((entry) => entry.provider)),
-        mask: (text) =>
-          maskSecretText(
-            text,
-            literals ??= secretLiterals(raw.leaves, secrets),
-          ),
-      }, section);
-    } catch (error) {
-      if (error instanceof UnsafeJsonError) {
-        throw new UnsafeConfigurationKeyError(
-          error.segment,
-          "JSON text inside a configuration value",
-        );
-      }
-      if (error instanceof ConfigurationValidationError) {
-        // Each line gets what Kit knows about its key.
-        throw new ConfigurationValidationError(
-          annotateFailures(
-            error.failures,
-            this.#hintSource(replacedArrays),
-          ),
-          error.hint,
-        );
-      }
-      throw error;
-    }
-  }
-
-  #diff(before: LeafInfo[], after: LeafInfo[]): ConfigurationChange[] {
-    const old = new Map(before.map((leaf) => [leaf.key.toLowerCase(), leaf]));
-    const changes: ConfigurationChange[] = [];
-    const secrets = withFileSecrets(
-      this.#secrets,
-      [...before, ...after],
-      MASK,
-    );
-    const mask = (key: string, value: unknown): unknown =>
-      value === undefined
-        ? undefined
-        : secrets.maskValue(key, cloneJson(value));
-    for (const leaf of after) {
-      const lower = leaf.key.toLowerCase();
-      const previous = old.get(lower);
-      old.delete(lower);
-      if (previous !== undefined && sameLeaf(previous.value, leaf.value)) {
-        continue;
-      }
-      changes.push({
-        key: leaf.key,
-        oldValue: mask(leaf.key, previous?.value),
-        newValue: mask(leaf.key, leaf.value),
-        source: maskSecretText(leaf.source),
-      });
-    }
-    for (const previous of old.values()) {
-      changes.push({
-        key: previous.key,
-        oldValue: mask(previous.key, previous.value),
-        newValue: undefined,
-        source: maskSecretText(previous.source),
-      });
-    }
-    return changes;
-  }
-
-  // Remembers a failed load or reload for checkHealth() and returns the
-  // failure entry of the `changed` signal.
-  // A reload's failure also goes on its span and into
-  // kit.config.reload.failures.
-  #recordFailure(error: unknown, span?: Span): ConfigurationChange {
-    const change = this.#failure(error);
-    this.#lastFailure = {
-      source: maskSecretText(change.source),
-      message: maskSecretText(
-        change.error!.message,
-        secretLiterals(this.#effective.leaves, this.#secrets),
-      ),
-      at: new Date(),
-    };
-    if (span !== undefined) {
-      reloadFailed(
-        span,
-        this.#lastFailure.source,
-        change.error!.name,
-        this.#lastFailure.message,
-      );
-    }
-    return change;
-  }
-
-  #failure(error: unknown): ConfigurationChange {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    const source = (failure as { source?: unknown }).source;
-    return {
-      key: "",
-      oldValue: undefined,
-      newValue: undefined,
-      source: typeof source === "string"
-        ? maskSecretText(source)
-        : this.#failedSources.has(failure)
-        ? maskSecretText(this.#failedSources.get(failure)!)
-        : failure instanceof ConfigurationValidationError
-        ? "schema"
-        : "configuration",
-      error: failure,
-    };
-  }
-
-  async #startWatching(): Promise<void> {
-    for (const registration of this.#registrations) {
-      const provider = registration.provider;
-      if (registration.watching || typeof provider.watch !== "function") {
-        continue;
-      }
-      registration.watching = true;
-      try {
-        const stop = await provider.watch(() => this.#scheduleReload());
-        if (this.#closed) await stop?.();
-        else registration.stopWatching = stop;
-      } catch {
-        // A source that cannot be watched is still read by reload().
-      }
-    }
-  }
-
-  #scheduleReload(): void {
-    if (this.#closed) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = unrefTimer(
-      setTimeout(() => {
-        this.#timer = undefined;
-        if (this.#closed) return;
-        this.#enqueue(() =>
-          inReloadSpan("watch", async (span) => {
-            try {
-              const changes = await this.#load(true);
-              reloadSucceeded(span, changes.length);
-              if (changes.length > 0) this.changed.dispatch(changes);
-            } catch (error) {
-              this.changed.dispatch([this.#recordFailure(error, span)]);
-            }
-          })
-        );
-      }, this.#options.reloadDelay ?? 100),
-    );
-  }
-
-  #knownKeys(): Set<string> {
-    const known = new Set<string>();
-    for (
-      const key of [...Object.values(standardVariables), ...KIT_OPTIONAL_KEYS]
-    ) {
-      const segments = key.split(":");
-      for (let i = 1; i <= segments.length; i++) {
-        known.add(segments.slice(0, i).join(":").toLowerCase());
-      }
-    }
-    let root = emptyRoot();
-    for (const registration of this.#registrations) {
-      const provider = registration.provider;
-      if (
-        provider instanceof EnvironmentVariableProvider ||
-        registration.entries === undefined
-      ) continue;
-      try {
-        root = mergeNodes(
-          root,
-          buildLayer(registration.entries, provider.name),
-        );
-      } catch {
-        // Reported by loadConfiguration; nothing to add here.
-      }
-    }
-    for (const key of snapshot(root).index.keys()) known.add(key.toLowerCase());
-    return known;
-  }
-
-  #diagnoseMissingEnvironmentSources(): ConfigurationDiagnostic[] {
-    const providers = this.#registrations.map((r) => r.provider);
-    const findings: ConfigurationDiagnostic[] = [];
-    const { variables } = readEnvironment();
-    const names = Object.keys(variables);
-    if (!providers.some((p) => p instanceof EnvironmentVariableProvider)) {
-      const byPrefix = new Map<string, string[]>();
-      for (const name of names) {
-        if (!LOOKS_HIERARCHICAL.test(name)) continue;
-        const prefix = name.slice(0, name.indexOf("_"));
-        const group = byPrefix.get(prefix) ?? [];
-        group.push(name);
-        byPrefix.set(prefix, group);
-      }
-      for (const [prefix, group] of byPrefix) {
-        const shown = group.slice(0, 3).join(", ");
-        findings.push({
-          code: "no-environment-source",
-          variable: group[0],
-          message: `${group.length} environment variable${
-            group.length === 1 ? "" : "s"
-          } with the prefix ${prefix} look like configuration (${shown}${
-            group.length > 3 ? ", …" : ""
-          }) but no environment source was added; call config.addEnvironmentVariables("${prefix}")`,
-        });
-      }
-    }
-    if (!providers.some((p) => p instanceof StandardVariableProvider)) {
-      const set = names.filter((name) =>
-        Object.hasOwn(standardVariables, name) ||
-        Object.hasOwn(standardVariables, withoutFileSuffix(name) ?? "")
-      );
-      if (set.length > 0) {
-        findings.push({
-          code: "no-environment-source",
-          variable: set[0],
-          message: `Standard variable${set.length === 1 ? "" : "s"} ${
-            set.slice(0, 3).join(", ")
-          }${set.length > 3 ? ", …" : ""} ${
-            set.length === 1 ? "is" : "are"
-          } set but ignored; call config.addStandardVariables()`,
-        });
-      }
-    }
-    return findings;
-  }
-}
-
-// The source of a key in the merged (pre-schema) configuration: its own, or
-// that of the string it was parsed from (JSON text in an environment value).
-function sourceIn(raw: Snapshot, key: string): string | undefined {
-  const lower = key.toLowerCase();
-  const own = raw.index.get(lower);
-  if (own !== undefined) return own.source;
-  let cut = lower.lastIndexOf(":");
-  while (cut > 0) {
-    const ancestor = raw.index.get(lower.slice(0, cut));
-    if (ancestor !== undefined) {
-      return ancestor.tree ? undefined : ancestor.source;
-    }
-    cut = lower.lastIndexOf(":", cut - 1);
-  }
-  return undefined;
-}
-
-// `top` over `base`: objects merge per key, anything else in `top` wins.
-function overlay(base: unknown, top: unknown): unknown {
-  if (
-    top === null || typeof top !== "object" || Array.isArray(top) ||
-    base === null || typeof base !== "object" || Array.isArray(base)
-  ) {
-    return top === undefined ? base : top;
-  }
-  const result: Record<string, unknown> = {
-    ...(base as Record<string, unknown>),
-  };
-  for (const [key, value] of Object.entries(top)) {
-    result[key] = overlay(result[key], value);
-  }
-  return result;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-// What Kit knows about why a key failed validation: a variable written with
-// `_` where `__` would name it, or an array that a higher source replaced
-// whole.
-function hintsFor(
-  key: string,
-  findings: readonly ConfigurationDiagnostic[],
-  replacedArrays: readonly ReplacedArray[],
-): string[] {
-  const lower = key.toLowerCase();
-  const hints: string[] = [];
-  for (const finding of findings) {
-    if (
-      finding.code === "single-underscore" && finding.key !== undefined &&
-      (finding.key.toLowerCase() === lower ||
-        finding.key.toLowerCase().startsWith(lower + ":")) &&
-      finding.variable !== undefined && finding.suggestion !== undefined
-    ) {
-      hints.push(
-        `${finding.variable} is set; did you mean ${finding.suggestion}?`,
-      );
-    }
-  }
-  for (const array of replacedArrays) {
-    if (lower === array.key || lower.startsWith(array.key + ":")) {
-      hints.push(
-        `${
-          maskSecretText(array.by)
-        } replaced the whole array ${array.spelled} from ${
-          maskSecretText(array.over)
-        } (arrays are replaced, not merged: set every item's values in one source)`,
-      );
-    }
-  }
-  return hints;
 }
