@@ -629,7 +629,9 @@ export class RemoteStoreCacheProvider
    * message names the address and, when known, what to do.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: with required: true it rejects unless a Redis answers on
+   * // 127.0.0.1:6379.
    * import { CacheManager, RemoteStoreCacheProvider } from "@vendor/kit/caching";
    *
    * const provider = new RemoteStoreCacheProvider({ host: "127.0.0.1", required: true });
