@@ -16,8 +16,8 @@ import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import { hostLogger } from "./host_logger.ts";
 import {
   type HostArgument,
+  REQUEST_ID,
   RESPONSE_HEADER,
-  takeAnswered,
 } from "./_request_handler.ts";
 import {
   type Listener,
@@ -41,7 +41,10 @@ interface BunLike {
     port: number;
     hostname: string;
     idleTimeout: number;
-    fetch: (request: Request, server: unknown) => Promise<Response>;
+    fetch: (
+      request: Request,
+      server: unknown,
+    ) => Response | Promise<Response>;
   }): BunServer;
 }
 
@@ -124,11 +127,13 @@ function listenNode(
     // timeouts and the drain.
     requestListener = loadGetRequestListener()(
       (request, env) => {
-        (env as HostArgument)[RESPONSE_HEADER] = writeRequestId;
-        const answer = handler(request, env);
-        // Answered at once: @hono/node-server writes a Response it is
-        // handed in the same turn, and waits a turn for a promise.
-        return takeAnswered(answer) ?? answer;
+        const host = env as HostArgument & { incoming: IncomingMessage };
+        host[RESPONSE_HEADER] = writeRequestId;
+        host[REQUEST_ID] = requestIdHeader(host.incoming.rawHeaders);
+        // A Response answered at once is handed over as it is:
+        // @hono/node-server writes it in the same turn, and waits a turn
+        // for a promise.
+        return handler(request, env);
       },
       { overrideGlobalObjects: OVERRIDE_GLOBALS },
     );
@@ -195,6 +200,20 @@ function closeIdle(server: Server, connections: Map<Socket, number>): void {
       socket.destroy();
     }
   }
+}
+
+// X-Request-ID as the client sent it (several joined as Headers would join
+// them), read from the raw header lines: building the request's Headers
+// for it would cost more than the rest of app.handle.
+function requestIdHeader(raw: string[]): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 12 && name.toLowerCase() === "x-request-id") {
+      found = found === null ? raw[i + 1] : `${found}, ${raw[i + 1]}`;
+    }
+  }
+  return found;
 }
 
 // The key under which @hono/node-server's light Response keeps the status,
