@@ -8,8 +8,12 @@
 // Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
 //      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
 //      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
+//      KIT_BENCH_NODE=/path/to/node … another Node.js than the one on PATH
+//      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer)
+//      KIT_BENCH_BEFORE=npm-before … adds "kit-before": Kit built in that
+//        folder (an earlier checkout's scripts/test_npm.ts), for before/after
 import autocannon from "autocannon";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
@@ -158,10 +162,16 @@ if (mode === "kit") {
   // with lighter ones of its own, as Kit's server does; "hono-std" keeps the
   // standard ones. "handle" (the control) is app.handle() around the
   // handler on a bare @hono/node-server: what the request id, context and
-  // access line cost, apart from the server.
+  // access line cost, apart from the server. "hono-als": the bare app with
+  // each request run in an AsyncLocalStorage, as any handler that carries
+  // a context must: the floor for Kit, whose request context is one.
   let fetch = handler;
   let app;
-  if (mode === "handle") {
+  if (mode === "hono-als") {
+    const { AsyncLocalStorage } = await import("node:async_hooks");
+    const storage = new AsyncLocalStorage();
+    fetch = (request, env) => storage.run({ request }, handler, request, env);
+  } else if (mode === "handle") {
     const { Application, LoggerManager } = await kit();
     app = await Application.start({
       configuration: () => ({}),
@@ -211,14 +221,29 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
     stderr: "inherit",
   }).output();
   if (!install.success) throw new Error(`npm install ${spec} failed`);
-  return (mode) => ["node", join(dir, "server.mjs"), mode, out];
+  temporary = dir;
+  const before = Deno.env.get("KIT_BENCH_BEFORE");
+  return (mode) =>
+    mode === "kit-before"
+      ? [node, join(dir, "server.mjs"), "kit", join(root, before!)]
+      : [node, join(dir, "server.mjs"), mode, out];
 }
+
+// The Node.js that runs the servers, and its folder of @hono/node-server.
+const node = Deno.env.get("KIT_BENCH_NODE") ?? "node";
+let temporary: string | undefined;
 
 async function main(seconds: number, runtime: string): Promise<void> {
   const deno = runtime !== "node";
-  const modes = deno
-    ? ["bare", "handle", "kit"]
-    : ["hono", "kit", "handle", "hono-std"];
+  const modes = Deno.env.get("KIT_BENCH_MODES")?.split(",") ??
+    (deno ? ["bare", "handle", "kit"] : [
+      "hono",
+      "hono-als",
+      "kit",
+      ...(Deno.env.has("KIT_BENCH_BEFORE") ? ["kit-before"] : []),
+      "handle",
+      "hono-std",
+    ]);
   const command = deno
     ? (mode: string): [string, ...string[]] => [
       Deno.execPath(),
@@ -230,17 +255,24 @@ async function main(seconds: number, runtime: string): Promise<void> {
     ]
     : await nodeCommand();
   const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of modes) {
-      results.get(mode)!.push(await measure(mode, seconds, command(mode)));
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of modes) {
+        results.get(mode)!.push(await measure(mode, seconds, command(mode)));
+      }
     }
+  } finally {
+    if (temporary !== undefined) rmSync(temporary, { recursive: true });
   }
   const median = (values: number[]): number =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const peer = median(results.get(modes[0])!.map((r) => r.requests));
   const peerName = deno ? "bare Deno.serve" : "bare @hono/node-server";
+  const version = deno ? Deno.version.deno : new TextDecoder().decode(
+    (await new Deno.Command(node, { args: ["--version"] }).output()).stdout,
+  ).trim();
   console.log(
-    `${runtime}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
+    `${runtime} ${version}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
   );
   const peerRounds = results.get(modes[0])!;
   for (const mode of modes) {
@@ -248,9 +280,8 @@ async function main(seconds: number, runtime: string): Promise<void> {
     const rps = median(rows.map((r) => r.requests));
     // Each round's ratio to the peer's run just before it, whose load was
     // nearly the same: steadier than the ratio of medians on a busy machine.
-    const paired = median(
-      rows.map((r, i) => r.requests / peerRounds[i].requests),
-    );
+    const ratios = rows.map((r, i) => r.requests / peerRounds[i].requests);
+    const paired = median(ratios);
     const cpu = rows[0].cpu === undefined
       ? ""
       : `  CPU ${
@@ -264,9 +295,9 @@ async function main(seconds: number, runtime: string): Promise<void> {
         median(rows.map((r) => r.p50))
       } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
         (rps / peer * 100).toFixed(1)
-      } % of ${peerName} (median of round ratios ${
+      } % of ${peerName} (round ratios median ${
         (paired * 100).toFixed(1)
-      } %)${cpu}`,
+      } %, min ${(Math.min(...ratios) * 100).toFixed(1)} %)${cpu}`,
     );
   }
 }
