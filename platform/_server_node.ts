@@ -220,11 +220,13 @@ function requestIdHeader(raw: string[]): string | null {
 // body and headers it was made with (null: this version has none).
 let cacheKey: symbol | null | undefined;
 
-// app.handle's X-Request-ID, set on the ServerResponse instead of the
-// Response when the Response is @hono/node-server's light one and does not
-// set the header itself: its headers need not become a Headers object, and
-// @hono/node-server's writeHead() keeps what setHeader() set. Otherwise
-// (`false`) app.handle sets it on the Response.
+// app.handle's X-Request-ID, when the Response is @hono/node-server's light
+// one and does not set the header itself, without making its headers a
+// Headers object: added to a copy of its plain headers object (which may be
+// the handler's own, shared by other responses), which @hono/node-server
+// hands to writeHead() as it is; else set on the ServerResponse, whose
+// writeHead() then merges the two (more work). Otherwise (`false`)
+// app.handle sets it on the Response.
 function writeRequestId(
   response: Response,
   requestId: string,
@@ -246,7 +248,13 @@ function writeRequestId(
   }
   const outgoing = (argument as { outgoing?: ServerResponse }).outgoing;
   if (outgoing === undefined || outgoing.headersSent) return false;
-  outgoing.setHeader("X-Request-ID", requestId);
+  if (
+    headers !== undefined && headers !== null && !(headers instanceof Headers)
+  ) {
+    cache[2] = { ...headers, "X-Request-ID": requestId };
+  } else {
+    outgoing.setHeader("X-Request-ID", requestId);
+  }
   return true;
 }
 

@@ -8,6 +8,8 @@ import { openSocket, send } from "./_serve_support.ts";
 
 describe("serve: X-Request-ID", () => {
   it("writes the request's id over any the handler set, once", async () => {
+    // One headers object for every response, as a handler may keep.
+    const shared = { "content-type": "text/y" };
     const app = await Application.start({
       configuration: () => ({}),
       serve: () => (request: Request) => {
@@ -25,6 +27,7 @@ describe("serve: X-Request-ID", () => {
           response.headers.set("X-Request-ID", "mine");
           return response;
         }
+        if (path === "/shared") return new Response("e", { headers: shared });
         if (path === "/async") {
           return Promise.resolve(new Response(null, { status: 204 }));
         }
@@ -39,6 +42,16 @@ describe("serve: X-Request-ID", () => {
         });
         assert.equal(answer.headers["x-request-id"], "given-1", path);
       }
+      const first = await send(app.url!, "/shared");
+      const second = await send(app.url!, "/shared");
+      assert.match(String(first.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+      assert.match(String(second.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+      assert.notEqual(
+        first.headers["x-request-id"],
+        second.headers["x-request-id"],
+      );
+      assert.equal(second.headers["content-type"], "text/y");
+      assert.deepEqual(shared, { "content-type": "text/y" });
       const fresh = await send(app.url!, "/");
       assert.match(String(fresh.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
       assert.equal(fresh.headers["content-type"], "text/x");
