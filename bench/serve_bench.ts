@@ -12,6 +12,12 @@
 //      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer)
 //      KIT_BENCH_BEFORE=npm-before … adds "kit-before": Kit built in that
 //        folder (an earlier checkout's scripts/test_npm.ts), for before/after
+//      KIT_BENCH_VALGRIND=20000 … instead of requests per second, the
+//        instructions the server executes per request (valgrind's
+//        cachegrind; the difference between serving 20000 and 60000
+//        requests, so start-up and most of the warm-up cancel out): slow,
+//        but much the same on a busy machine as on an idle one, where the
+//        rate is not (runs still differ by a few per cent: the JIT)
 import autocannon from "autocannon";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -125,6 +131,48 @@ async function measure(
     }
     await child.status;
     reader.releaseLock();
+  }
+}
+
+// The instructions a server process executes while serving `amount`
+// requests, start-up and exit included.
+async function instructions(
+  mode: string,
+  amount: number,
+  command: [string, ...string[]],
+): Promise<number> {
+  const log = await Deno.makeTempFile({ prefix: "kit-serve-bench-" });
+  try {
+    const { child, reader, port } = await startServerProcess(mode, [
+      "valgrind",
+      "--tool=cachegrind",
+      "--cache-sim=no",
+      "--cachegrind-out-file=/dev/null",
+      `--log-file=${log}`,
+      ...command,
+    ]);
+    try {
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}/`,
+        connections: CONNECTIONS,
+        amount,
+        timeout: 60,
+      });
+      if (result.errors > 0 || result.non2xx > 0) {
+        throw new Error(
+          `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
+        );
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.status;
+    }
+    const refs = /I\s+refs:\s+([\d,]+)/.exec(await Deno.readTextFile(log));
+    if (refs === null) throw new Error(`${mode}: no count from valgrind`);
+    return Number(refs[1].replaceAll(",", ""));
+  } finally {
+    await Deno.remove(log);
   }
 }
 
@@ -254,6 +302,15 @@ async function main(seconds: number, runtime: string): Promise<void> {
       mode,
     ]
     : await nodeCommand();
+  const amount = Number(Deno.env.get("KIT_BENCH_VALGRIND") ?? 0);
+  if (amount > 0) {
+    try {
+      await countInstructions(modes, amount, command, runtime);
+    } finally {
+      if (temporary !== undefined) rmSync(temporary, { recursive: true });
+    }
+    return;
+  }
   const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -298,6 +355,48 @@ async function main(seconds: number, runtime: string): Promise<void> {
       } % of ${peerName} (round ratios median ${
         (paired * 100).toFixed(1)
       } %, min ${(Math.min(...ratios) * 100).toFixed(1)} %)${cpu}`,
+    );
+  }
+}
+
+// KIT_BENCH_VALGRIND: instructions per request, each mode against the first.
+async function countInstructions(
+  modes: string[],
+  amount: number,
+  command: (mode: string) => [string, ...string[]],
+  runtime: string,
+): Promise<void> {
+  const perRequest = new Map<string, number[]>(
+    modes.map((mode) => [mode, []]),
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of modes) {
+      const once = await instructions(mode, amount, command(mode));
+      const thrice = await instructions(mode, 3 * amount, command(mode));
+      perRequest.get(mode)!.push((thrice - once) / (2 * amount));
+    }
+  }
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const peer = perRequest.get(modes[0])!;
+  console.log(
+    `${runtime}: instructions per request (${amount} and ${
+      3 * amount
+    } requests, ${CONNECTIONS} connections, ${ROUNDS} rounds)`,
+  );
+  for (const mode of modes) {
+    const rows = perRequest.get(mode)!;
+    // The share of the peer's work: what this server's rate would be, as a
+    // part of the peer's, were instructions all that counted.
+    const shares = rows.map((value, i) => peer[i] / value);
+    console.log(
+      `${mode.padEnd(10)} ${
+        Math.round(median(rows)).toLocaleString("en-US").padStart(7)
+      } per request  ${modes[0]}'s / this: median ${
+        (median(shares) * 100).toFixed(1)
+      } %, min ${(Math.min(...shares) * 100).toFixed(1)} % (rounds: ${
+        rows.map((value) => Math.round(value)).join(", ")
+      })`,
     );
   }
 }
