@@ -8,8 +8,18 @@
 // Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
 //      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
 //      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
+//      KIT_BENCH_NODE=/path/to/node … another Node.js than the one on PATH
+//      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer)
+//      KIT_BENCH_BEFORE=npm-before … adds "kit-before": Kit built in that
+//        folder (an earlier checkout's scripts/test_npm.ts), for before/after
+//      KIT_BENCH_VALGRIND=20000 … instead of requests per second, the
+//        instructions the server executes per request (valgrind's
+//        cachegrind; the difference between serving 20000 and 60000
+//        requests, so start-up and most of the warm-up cancel out): slow,
+//        but much the same on a busy machine as on an idle one, where the
+//        rate is not (runs still differ by a few per cent: the JIT)
 import autocannon from "autocannon";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
@@ -124,6 +134,48 @@ async function measure(
   }
 }
 
+// The instructions a server process executes while serving `amount`
+// requests, start-up and exit included.
+async function instructions(
+  mode: string,
+  amount: number,
+  command: [string, ...string[]],
+): Promise<number> {
+  const log = await Deno.makeTempFile({ prefix: "kit-serve-bench-" });
+  try {
+    const { child, reader, port } = await startServerProcess(mode, [
+      "valgrind",
+      "--tool=cachegrind",
+      "--cache-sim=no",
+      "--cachegrind-out-file=/dev/null",
+      `--log-file=${log}`,
+      ...command,
+    ]);
+    try {
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}/`,
+        connections: CONNECTIONS,
+        amount,
+        timeout: 60,
+      });
+      if (result.errors > 0 || result.non2xx > 0) {
+        throw new Error(
+          `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
+        );
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.status;
+    }
+    const refs = /I\s+refs:\s+([\d,]+)/.exec(await Deno.readTextFile(log));
+    if (refs === null) throw new Error(`${mode}: no count from valgrind`);
+    return Number(refs[1].replaceAll(",", ""));
+  } finally {
+    await Deno.remove(log);
+  }
+}
+
 // Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
 // installs its workspace in npm/, or KIT_NPM_OUT; it serves through
 // @hono/node-server's request listener, which replaces the global Request
@@ -158,10 +210,16 @@ if (mode === "kit") {
   // with lighter ones of its own, as Kit's server does; "hono-std" keeps the
   // standard ones. "handle" (the control) is app.handle() around the
   // handler on a bare @hono/node-server: what the request id, context and
-  // access line cost, apart from the server.
+  // access line cost, apart from the server. "hono-als": the bare app with
+  // each request run in an AsyncLocalStorage, as any handler that carries
+  // a context must: the floor for Kit, whose request context is one.
   let fetch = handler;
   let app;
-  if (mode === "handle") {
+  if (mode === "hono-als") {
+    const { AsyncLocalStorage } = await import("node:async_hooks");
+    const storage = new AsyncLocalStorage();
+    fetch = (request, env) => storage.run({ request }, handler, request, env);
+  } else if (mode === "handle") {
     const { Application, LoggerManager } = await kit();
     app = await Application.start({
       configuration: () => ({}),
@@ -211,14 +269,29 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
     stderr: "inherit",
   }).output();
   if (!install.success) throw new Error(`npm install ${spec} failed`);
-  return (mode) => ["node", join(dir, "server.mjs"), mode, out];
+  temporary = dir;
+  const before = Deno.env.get("KIT_BENCH_BEFORE");
+  return (mode) =>
+    mode === "kit-before"
+      ? [node, join(dir, "server.mjs"), "kit", join(root, before!)]
+      : [node, join(dir, "server.mjs"), mode, out];
 }
+
+// The Node.js that runs the servers, and its folder of @hono/node-server.
+const node = Deno.env.get("KIT_BENCH_NODE") ?? "node";
+let temporary: string | undefined;
 
 async function main(seconds: number, runtime: string): Promise<void> {
   const deno = runtime !== "node";
-  const modes = deno
-    ? ["bare", "handle", "kit"]
-    : ["hono", "kit", "handle", "hono-std"];
+  const modes = Deno.env.get("KIT_BENCH_MODES")?.split(",") ??
+    (deno ? ["bare", "handle", "kit"] : [
+      "hono",
+      "hono-als",
+      "kit",
+      ...(Deno.env.has("KIT_BENCH_BEFORE") ? ["kit-before"] : []),
+      "handle",
+      "hono-std",
+    ]);
   const command = deno
     ? (mode: string): [string, ...string[]] => [
       Deno.execPath(),
@@ -229,18 +302,34 @@ async function main(seconds: number, runtime: string): Promise<void> {
       mode,
     ]
     : await nodeCommand();
-  const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of modes) {
-      results.get(mode)!.push(await measure(mode, seconds, command(mode)));
+  const amount = Number(Deno.env.get("KIT_BENCH_VALGRIND") ?? 0);
+  if (amount > 0) {
+    try {
+      await countInstructions(modes, amount, command, runtime);
+    } finally {
+      if (temporary !== undefined) rmSync(temporary, { recursive: true });
     }
+    return;
+  }
+  const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of modes) {
+        results.get(mode)!.push(await measure(mode, seconds, command(mode)));
+      }
+    }
+  } finally {
+    if (temporary !== undefined) rmSync(temporary, { recursive: true });
   }
   const median = (values: number[]): number =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const peer = median(results.get(modes[0])!.map((r) => r.requests));
   const peerName = deno ? "bare Deno.serve" : "bare @hono/node-server";
+  const version = deno ? Deno.version.deno : new TextDecoder().decode(
+    (await new Deno.Command(node, { args: ["--version"] }).output()).stdout,
+  ).trim();
   console.log(
-    `${runtime}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
+    `${runtime} ${version}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s`,
   );
   const peerRounds = results.get(modes[0])!;
   for (const mode of modes) {
@@ -248,9 +337,8 @@ async function main(seconds: number, runtime: string): Promise<void> {
     const rps = median(rows.map((r) => r.requests));
     // Each round's ratio to the peer's run just before it, whose load was
     // nearly the same: steadier than the ratio of medians on a busy machine.
-    const paired = median(
-      rows.map((r, i) => r.requests / peerRounds[i].requests),
-    );
+    const ratios = rows.map((r, i) => r.requests / peerRounds[i].requests);
+    const paired = median(ratios);
     const cpu = rows[0].cpu === undefined
       ? ""
       : `  CPU ${
@@ -264,9 +352,51 @@ async function main(seconds: number, runtime: string): Promise<void> {
         median(rows.map((r) => r.p50))
       } ms  p99 ${median(rows.map((r) => r.p99))} ms  ${
         (rps / peer * 100).toFixed(1)
-      } % of ${peerName} (median of round ratios ${
+      } % of ${peerName} (round ratios median ${
         (paired * 100).toFixed(1)
-      } %)${cpu}`,
+      } %, min ${(Math.min(...ratios) * 100).toFixed(1)} %)${cpu}`,
+    );
+  }
+}
+
+// KIT_BENCH_VALGRIND: instructions per request, each mode against the first.
+async function countInstructions(
+  modes: string[],
+  amount: number,
+  command: (mode: string) => [string, ...string[]],
+  runtime: string,
+): Promise<void> {
+  const perRequest = new Map<string, number[]>(
+    modes.map((mode) => [mode, []]),
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of modes) {
+      const once = await instructions(mode, amount, command(mode));
+      const thrice = await instructions(mode, 3 * amount, command(mode));
+      perRequest.get(mode)!.push((thrice - once) / (2 * amount));
+    }
+  }
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const peer = perRequest.get(modes[0])!;
+  console.log(
+    `${runtime}: instructions per request (${amount} and ${
+      3 * amount
+    } requests, ${CONNECTIONS} connections, ${ROUNDS} rounds)`,
+  );
+  for (const mode of modes) {
+    const rows = perRequest.get(mode)!;
+    // The share of the peer's work: what this server's rate would be, as a
+    // part of the peer's, were instructions all that counted.
+    const shares = rows.map((value, i) => peer[i] / value);
+    console.log(
+      `${mode.padEnd(10)} ${
+        Math.round(median(rows)).toLocaleString("en-US").padStart(7)
+      } per request  ${modes[0]}'s / this: median ${
+        (median(shares) * 100).toFixed(1)
+      } %, min ${(Math.min(...shares) * 100).toFixed(1)} % (rounds: ${
+        rows.map((value) => Math.round(value)).join(", ")
+      })`,
     );
   }
 }

@@ -14,8 +14,10 @@ export interface FrameScope {
 
 /** One context. */
 export class ContextFrame {
-  /** The values RequestContext.current() returns, if any. */
-  readonly values: RequestContextValues | undefined;
+  #values: RequestContextValues | undefined;
+  // A request's frame holds only its id until its values are first read:
+  // most requests never read them.
+  readonly #requestId: string | undefined;
   /** The frame whose scopes this context uses, if any. */
   readonly owner: ContextFrame | undefined;
   /** For an owner: its scope, created on the first scoped service. */
@@ -41,13 +43,29 @@ export class ContextFrame {
   /** For a request's frame: run once the handler's response is known. */
   after: (() => void) | undefined = undefined;
 
+  /**
+   * @param values The context's values (frozen), if any.
+   * @param owner The frame whose scopes it uses; `null`: its own.
+   * @param requestId For a request's frame: its id, the values made of it
+   * when first read.
+   */
   constructor(
     values: RequestContextValues | undefined,
     owner: ContextFrame | undefined | null,
+    requestId?: string,
   ) {
-    this.values = values;
+    this.#values = values;
+    this.#requestId = requestId;
     // null: this frame owns its scopes.
     this.owner = owner === null ? this : owner;
+  }
+
+  /** The values RequestContext.current() returns, if any (the same object each time). */
+  get values(): RequestContextValues | undefined {
+    if (this.#values === undefined && this.#requestId !== undefined) {
+      this.#values = Object.freeze({ requestId: this.#requestId });
+    }
+    return this.#values;
   }
 }
 

@@ -20,9 +20,16 @@ import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 // cannot forge log lines through it.
 const SANE_ID = /^[\w.:+=/-]{1,128}$/;
 
-/** The request id to use: the client's when sane, else a new UUID. */
-export function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
+/**
+ * The request id to use: the client's when sane, else a new UUID. `given`
+ * is the header as a server of Kit's own read it from the connection
+ * (`null`: absent), which spares building the request's `Headers`.
+ */
+export function requestIdOf(
+  request: Request,
+  given: string | null | undefined,
+): string {
+  if (given === undefined) given = request.headers.get("x-request-id");
   return given !== null && SANE_ID.test(given) ? given : randomId();
 }
 
@@ -111,6 +118,12 @@ async function endScopes(
  */
 export const RESPONSE_HEADER: unique symbol = Symbol("kit.responseHeader");
 
+/**
+ * A property a server of Kit's own sets on the runtime's extra argument: the
+ * request's X-Request-ID as read from the connection (`null` when absent).
+ */
+export const REQUEST_ID: unique symbol = Symbol("kit.requestId");
+
 /** The runtime's extra argument, as a server of Kit's own passes it. */
 export interface HostArgument {
   [RESPONSE_HEADER]?: (
@@ -118,23 +131,7 @@ export interface HostArgument {
     requestId: string,
     argument: unknown,
   ) => boolean;
-}
-
-// The promise of the last request that was answered at once on a server of
-// Kit's own, and its response: that server hands the Response itself to
-// @hono/node-server, which then writes it without waiting for a turn.
-let answeredPromise: Promise<Response> | undefined;
-let answeredResponse: Response | undefined;
-
-/**
- * The response of `promise` when app.handle answered it at once on a server
- * of Kit's own (the call just made), else `undefined`.
- */
-export function takeAnswered(promise: Promise<Response>): Response | undefined {
-  if (promise !== answeredPromise) return undefined;
-  const response = answeredResponse;
-  answeredPromise = answeredResponse = undefined;
-  return response;
+  [REQUEST_ID]?: string | null;
 }
 
 /** What the request's span needs to know about its answer. */
@@ -148,6 +145,23 @@ export function wrapHandler<A extends unknown[]>(
   handler: FetchHandler<A>,
   logger: () => ApplicationLogger,
 ): (request: Request, ...args: A) => Promise<Response> {
+  const wrapped = wrapHandlerAtOnce(handler, logger);
+  return (request: Request, ...args: A): Promise<Response> => {
+    const answer = wrapped(request, ...args);
+    return answer instanceof Promise ? answer : Promise.resolve(answer);
+  };
+}
+
+/**
+ * {@linkcode wrapHandler} for the host's own server: a handler that answers
+ * at once (a Response, not a promise) is answered in the same turn with the
+ * Response itself, no promise made for it (on Node.js before 24, each
+ * promise made inside a request context costs its hooks).
+ */
+export function wrapHandlerAtOnce<A extends unknown[]>(
+  handler: FetchHandler<A>,
+  logger: () => ApplicationLogger,
+): (request: Request, ...args: A) => Response | Promise<Response> {
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
@@ -258,7 +272,7 @@ export function wrapHandler<A extends unknown[]>(
     started: number,
     result: unknown,
     thrown: boolean,
-  ): Promise<Response> => {
+  ): Response | Promise<Response> => {
     let response: Response;
     try {
       response = checked(request, requestId, frame, outcome, result, thrown);
@@ -266,7 +280,7 @@ export function wrapHandler<A extends unknown[]>(
       if (frame.scope === undefined) {
         // No scoped service was resolved: none may be after the response.
         frame.closed = "ended";
-        response = finish(
+        return finish(
           request,
           requestId,
           args,
@@ -275,12 +289,6 @@ export function wrapHandler<A extends unknown[]>(
           started,
           response,
         );
-        const promise = Promise.resolve(response);
-        if ((args[0] as HostArgument | null | undefined)?.[RESPONSE_HEADER]) {
-          answeredPromise = promise;
-          answeredResponse = response;
-        }
-        return promise;
       }
     } catch (error) {
       return Promise.reject(error);
@@ -302,15 +310,15 @@ export function wrapHandler<A extends unknown[]>(
   // the path without one is exactly the one before telemetry).
   //
   // A handler that answers at once (a Response, not a promise) is finished
-  // in the same turn, with one promise for the request instead of a chain
-  // of awaits (on Node.js, AsyncLocalStorage pays for each promise).
+  // in the same turn and answered with no promise at all (on Node.js before
+  // 24, AsyncLocalStorage pays for each promise).
   const handle = (
     request: Request,
     requestId: string,
     args: A,
     frame: ContextFrame,
     outcome?: Outcome,
-  ): Promise<Response> => {
+  ): Response | Promise<Response> => {
     const started = performance.now();
     let result: Response | Promise<Response>;
     try {
@@ -376,12 +384,15 @@ export function wrapHandler<A extends unknown[]>(
       endServerSpan(server, request, outcome.status, outcome.failure, started);
     }
   };
-  return (request: Request, ...args: A): Promise<Response> => {
-    const requestId = requestIdOf(request);
+  return (request: Request, ...args: A): Response | Promise<Response> => {
+    const requestId = requestIdOf(
+      request,
+      (args[0] as HostArgument | null | undefined)?.[REQUEST_ID],
+    );
     // The same store as RequestContext (one per process), without the
     // checks and the copy that RequestContext.run makes of foreign values.
     // The frame owns the request's scope, made on the first scoped service.
-    const frame = new ContextFrame(Object.freeze({ requestId }), null);
+    const frame = new ContextFrame(undefined, null, requestId);
     return frames.run(frame, () => {
       const server = startServerSpan(request, requestId, pathOf);
       if (server === undefined) return handle(request, requestId, args, frame);

@@ -17,7 +17,7 @@ export interface ListenOptions {
 export type RuntimeHandler = (
   request: Request,
   ...args: unknown[]
-) => Promise<Response>;
+) => Response | Promise<Response>;
 
 /** A server that listens. */
 export interface Listener {

@@ -38,17 +38,18 @@ export function listen(
   const gated = (
     request: Request,
     info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-  ): Promise<Response> => {
-    if (closing) return Promise.resolve(stopping());
+  ): Response | Promise<Response> => {
+    if (closing) return stopping();
     inFlight++;
-    let answer: Promise<Response>;
+    let answer: Response | Promise<Response>;
     try {
       answer = handler(request, info);
     } catch (error) {
       done();
       throw error;
     }
-    answer.then(done, done);
+    if (answer instanceof Promise) answer.then(done, done);
+    else done();
     return answer;
   };
   let server: Deno.HttpServer<Deno.NetAddr>;

@@ -11,7 +11,10 @@ import { until } from "./_server_common.ts";
 import { unrefTimer } from "../core/mod.ts";
 
 /** A handler as the runtime calls it. */
-type Handler = (request: Request, ...args: unknown[]) => Promise<Response>;
+type Handler = (
+  request: Request,
+  ...args: unknown[]
+) => Response | Promise<Response>;
 
 /** What the server needs from the application. */
 export interface ServerHost {
@@ -206,12 +209,15 @@ export class HostServer {
         return json(report, ok ? 200 : 503);
       };
       // Probes come every few seconds: they skip app.handle's access line.
-      serve = (request: Request, ...args: unknown[]): Promise<Response> => {
+      serve = (
+        request: Request,
+        ...args: unknown[]
+      ): Response | Promise<Response> => {
         switch (probeOf(request)) {
           case undefined:
             return app(request, ...args);
           case "live":
-            return Promise.resolve(live());
+            return live();
           case "ready":
             return ready();
           case "health":
@@ -243,7 +249,11 @@ export class HostServer {
         ),
       );
     }
-    return this.#serve(request);
+    try {
+      return Promise.resolve(this.#serve(request));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** `http://host:port` as bound; `undefined` in memory. */

@@ -16,8 +16,8 @@ import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import { hostLogger } from "./host_logger.ts";
 import {
   type HostArgument,
+  REQUEST_ID,
   RESPONSE_HEADER,
-  takeAnswered,
 } from "./_request_handler.ts";
 import {
   type Listener,
@@ -41,7 +41,10 @@ interface BunLike {
     port: number;
     hostname: string;
     idleTimeout: number;
-    fetch: (request: Request, server: unknown) => Promise<Response>;
+    fetch: (
+      request: Request,
+      server: unknown,
+    ) => Response | Promise<Response>;
   }): BunServer;
 }
 
@@ -124,11 +127,13 @@ function listenNode(
     // timeouts and the drain.
     requestListener = loadGetRequestListener()(
       (request, env) => {
-        (env as HostArgument)[RESPONSE_HEADER] = writeRequestId;
-        const answer = handler(request, env);
-        // Answered at once: @hono/node-server writes a Response it is
-        // handed in the same turn, and waits a turn for a promise.
-        return takeAnswered(answer) ?? answer;
+        const host = env as HostArgument & { incoming: IncomingMessage };
+        host[RESPONSE_HEADER] = writeRequestId;
+        host[REQUEST_ID] = requestIdHeader(host.incoming.rawHeaders);
+        // A Response answered at once is handed over as it is:
+        // @hono/node-server writes it in the same turn, and waits a turn
+        // for a promise.
+        return handler(request, env);
       },
       { overrideGlobalObjects: OVERRIDE_GLOBALS },
     );
@@ -197,15 +202,31 @@ function closeIdle(server: Server, connections: Map<Socket, number>): void {
   }
 }
 
+// X-Request-ID as the client sent it (several joined as Headers would join
+// them), read from the raw header lines: building the request's Headers
+// for it would cost more than the rest of app.handle.
+function requestIdHeader(raw: string[]): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 12 && name.toLowerCase() === "x-request-id") {
+      found = found === null ? raw[i + 1] : `${found}, ${raw[i + 1]}`;
+    }
+  }
+  return found;
+}
+
 // The key under which @hono/node-server's light Response keeps the status,
 // body and headers it was made with (null: this version has none).
 let cacheKey: symbol | null | undefined;
 
-// app.handle's X-Request-ID, set on the ServerResponse instead of the
-// Response when the Response is @hono/node-server's light one and does not
-// set the header itself: its headers need not become a Headers object, and
-// @hono/node-server's writeHead() keeps what setHeader() set. Otherwise
-// (`false`) app.handle sets it on the Response.
+// app.handle's X-Request-ID, when the Response is @hono/node-server's light
+// one and does not set the header itself, without making its headers a
+// Headers object: added to a copy of its plain headers object (which may be
+// the handler's own, shared by other responses), which @hono/node-server
+// hands to writeHead() as it is; else set on the ServerResponse, whose
+// writeHead() then merges the two (more work). Otherwise (`false`)
+// app.handle sets it on the Response.
 function writeRequestId(
   response: Response,
   requestId: string,
@@ -215,19 +236,29 @@ function writeRequestId(
   const cache = (response as unknown as Record<symbol, unknown>)[cacheKey];
   if (!Array.isArray(cache)) return false;
   const headers: unknown = cache[2];
+  let copy: Record<string, unknown> | undefined;
   if (headers instanceof Headers) {
     if (headers.has("x-request-id")) return false;
   } else if (headers !== undefined && headers !== null) {
     if (Array.isArray(headers) || typeof headers !== "object") return false;
+    // Copied key by key: Node.js 20 makes `{ ...headers, name: value }`
+    // many times slower.
+    copy = {};
     for (const name in headers) {
       if (name.length === 12 && name.toLowerCase() === "x-request-id") {
         return false;
       }
+      copy[name] = (headers as Record<string, unknown>)[name];
     }
   }
   const outgoing = (argument as { outgoing?: ServerResponse }).outgoing;
   if (outgoing === undefined || outgoing.headersSent) return false;
-  outgoing.setHeader("X-Request-ID", requestId);
+  if (copy !== undefined) {
+    copy["X-Request-ID"] = requestId;
+    cache[2] = copy;
+  } else {
+    outgoing.setHeader("X-Request-ID", requestId);
+  }
   return true;
 }
 

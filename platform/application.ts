@@ -23,7 +23,7 @@ import {
 import { locatorHooks } from "./_locator_hooks.ts";
 import { registerHostLogging } from "./_host_logging.ts";
 import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
-import { wrapHandler } from "./_request_handler.ts";
+import { wrapHandler, wrapHandlerAtOnce } from "./_request_handler.ts";
 import { type HealthGauge, healthGauge } from "./_telemetry.ts";
 import { STEP_NAMES } from "./_steps.ts";
 import {
@@ -730,7 +730,7 @@ export class Application<TServices extends object = ServiceMap> {
         );
       }
       server = await HostServer.start(handler, settings, {
-        handle: (inner) => this.handle(inner),
+        handle: (inner) => wrapHandlerAtOnce(inner, () => this.#logger),
         health: this.healthHandler(),
         readiness: () => this.#health(true),
       }, test === undefined || test.listen);

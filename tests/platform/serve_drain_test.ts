@@ -70,16 +70,23 @@ describe("serve: drain on shutdown", () => {
   });
 
   it("gives up on a request that outlives shutdownTimeout", async () => {
+    let entered!: () => void;
+    const handling = new Promise<void>((resolve) => entered = resolve);
     const app = await Application.start({
       configuration: () => ({}),
-      serve: () => () => new Promise<Response>(() => {}),
+      serve: () => () => {
+        entered();
+        return new Promise<Response>(() => {});
+      },
       server: { port: 0, hostname: "127.0.0.1" },
       shutdownTimeout: 300,
     });
     const hung = send(app.url!, "/", { timeout: 1_000 }).catch((
       error: Error,
     ) => error);
-    await sleep(50);
+    // In flight once the handler runs (a fixed sleep is too short on a
+    // busy machine).
+    await handling;
     const began = Date.now();
     const report = await app.stop();
     assert.ok(Date.now() - began < 2_000);
