@@ -3,7 +3,6 @@ import { type Clock, parseRetryAfter } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
-import { loadKy } from "./_ky_deno.ts";
 import { errorOf, readText } from "./_body.ts";
 import { readApiConfiguration } from "./_configuration.ts";
 import { CallContext } from "./_call_context.ts";
@@ -16,13 +15,8 @@ import {
   sleep,
 } from "./_retry.ts";
 import { HttpError } from "./http_error.ts";
-import {
-  followRedirects,
-  isRedirect,
-  type RedirectPolicy,
-  trustedOrigins,
-} from "./_redirect.ts";
-import { REDIRECT_MODE } from "./_redirect_mode.ts";
+import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
+import { createTransport, type KyInit, untilAborted } from "./_transport.ts";
 import type { HttpInterceptor } from "./http_interceptor.ts";
 import { startCall } from "./_telemetry.ts";
 import { TimeoutError } from "./timeout_error.ts";
@@ -52,16 +46,6 @@ const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 const JSON_TYPE = "application/json";
 
 type Ky = KyInstance;
-interface KyInit {
-  method: string;
-  /** Only with interceptors, which must see them on the request. */
-  headers?: Record<string, string>;
-  body?: RequestInit["body"];
-  /** Passed through by ky to `fetch` (see the constructor). */
-  kit: Attempt | undefined;
-  context?: Record<string, unknown>;
-}
-type Fetch = NonNullable<HttpClientOptions["fetch"]>;
 
 /**
  * HTTP client for JSON APIs, built on `ky`: a base address,
@@ -208,96 +192,9 @@ export class HttpClient {
     const { "content-type": _contentType, ...plain } = headers;
     this.#plainHeaders = plain;
 
-    // ky sends each attempt; HttpClient drives the attempts itself because
-    // ky's retry and timeout cannot express this contract: ky runs
-    // beforeRequest hooks on the already-modified request of the previous
-    // attempt, its TimeoutError text differs and its timer stops when the
-    // headers arrive (not covering the body), it has no total timeout, its
-    // Retry-After handling caps the wait instead of giving up past the cap and
-    // applies only to some statuses, its jitter is all-or-nothing, and a 401
-    // refresh-and-replay would have to count as a retry.
-    //
-    // The attempt reaches `send` as the unknown option `kit`, which ky keeps
-    // in the options it hands its hooks (and would pass to `fetch`, its
-    // documented route for options such as `dispatcher`). It carries the
-    // attempt's signal: giving that to ky as
-    // `signal` would make ky combine it with its own controller through
-    // AbortSignal.any on every call, a measurable cost on the hot path; this
-    // way the request follows exactly one signal, the attempt's, which the
-    // per-attempt timer, the caller's signal and the total timeout all abort.
-    // Without interceptors it also carries the headers, set on ky's request
-    // here: handed to ky as `headers`, they would be merged into new Headers
-    // objects twice per call (ky's option merging and its constructor).
-    const custom = options.fetch;
-    const send = (
-      request: Request,
-      init?: { kit?: Attempt },
-    ): Promise<Response> => {
-      const run: Fetch = custom ?? globalThis.fetch;
-      const attempt = init?.kit;
-      if (attempt === undefined) return sendOnce(run, request, undefined);
-      const headers = attempt.headers;
-      if (headers !== undefined) {
-        const target = request.headers;
-        for (const name in headers) target.set(name, headers[name]);
-      }
-      const traceHeaders = attempt.traceHeaders;
-      if (traceHeaders !== undefined) {
-        const target = request.headers;
-        for (const name in traceHeaders) target.set(name, traceHeaders[name]);
-      }
-      return sendOnce(run, request, attempt);
-    };
-    // One request and the redirects it meets (see _redirect.ts). The request
-    // ky built is "manual" already; one an interceptor built anew may not be.
-    const sendOnce = async (
-      run: Fetch,
-      request: Request,
-      attempt: Attempt | undefined,
-    ): Promise<Response> => {
-      const signal = attempt?.signal;
-      const response =
-        await (request.redirect === REDIRECT_MODE
-          ? signal === undefined ? run(request) : run(request, { signal })
-          : run(request, { signal, redirect: REDIRECT_MODE }));
-      return isRedirect(response.status)
-        ? followRedirects(
-          response,
-          run,
-          request,
-          signal,
-          redirects,
-          attempt?.body,
-        )
-        : response;
-    };
-    const base = {
-      retry: 0,
-      timeout: false as const,
-      throwHttpErrors: false,
-      redirect: REDIRECT_MODE,
-      fetch: send as typeof globalThis.fetch,
-    };
-    // The request is sent from ky's beforeRequest hook (after the
-    // interceptors, when there are some), which hands ky the response: ky
-    // then skips cloning the request for its own retries (Kit never uses
-    // them) and its unknown-option scan.
-    const sendHook = (request: Request, init: object): Promise<Response> =>
-      send(request, init as { kit?: Attempt });
-    // ky loads here, with the first client, not when the module loads: in
-    // Node.js loading it costs a cold start about 38 ms (see _ky_node.ts).
-    // Loading it synchronously keeps every call free of the look-up.
-    const ky = loadKy();
-    this.#ky = ky.create({ ...base, hooks: { beforeRequest: [sendHook] } });
-    this.#kyIntercepted = ky.create({
-      ...base,
-      hooks: {
-        beforeRequest: [
-          (request: Request, init: object) =>
-            runIntercepts(request, init as InterceptInit, send),
-        ],
-      },
-    });
+    const transport = createTransport(options.fetch, redirects);
+    this.#ky = transport.plain;
+    this.#kyIntercepted = transport.intercepted;
   }
 
   /**
@@ -947,41 +844,6 @@ export class HttpClient {
   }
 }
 
-/** What the beforeRequest hook with interceptors reads of ky's options. */
-interface InterceptInit {
-  context: Record<string, unknown>;
-  kit?: Attempt;
-}
-
-/**
- * ky beforeRequest hook: runs Kit's interceptors for one attempt, then sends
- * the request they leave.
- */
-async function runIntercepts(
-  request: Request,
-  options: InterceptInit,
-  send: (request: Request, init: { kit?: Attempt }) => Promise<Response>,
-): Promise<Response> {
-  const context = options.context.kit as CallContext;
-  let current = request;
-  try {
-    for (const interceptor of context.interceptors) {
-      const next = await untilAborted(
-        interceptor.intercept(current, context),
-        context.signal,
-        context.total,
-      );
-      if (next instanceof Request) current = next;
-    }
-  } catch (error) {
-    context.interceptError = { error };
-    throw error;
-  }
-  context.sent = current;
-  context.current?.arm();
-  return await send(current, options);
-}
-
 /** Runs every `onResponse`, last added first, until one asks for a replay. */
 async function onResponse(
   response: Response,
@@ -1000,50 +862,6 @@ async function onResponse(
     if (context.replayRequested) break;
   }
   return response;
-}
-
-/**
- * Settles like `value`, or rejects with the reason of the first signal that
- * aborts: cancellation and the total timeout must not wait for a slow
- * interceptor (a hanging token refresh, say). Without signals, or for a value
- * that is not a promise, it returns `value` as it is.
- */
-function untilAborted<T>(
-  value: T | PromiseLike<T>,
-  first: AbortSignal | undefined,
-  second: AbortSignal | undefined,
-): T | PromiseLike<T> {
-  if (
-    (first === undefined && second === undefined) ||
-    typeof (value as PromiseLike<T> | null)?.then !== "function"
-  ) {
-    return value;
-  }
-  const pending = value as PromiseLike<T>;
-  return new Promise<T>((resolve, reject) => {
-    const stop = (): void => {
-      first?.removeEventListener("abort", onAbort);
-      second?.removeEventListener("abort", onAbort);
-    };
-    const onAbort = (): void => {
-      stop();
-      reject(first?.aborted ? first.reason : second!.reason);
-    };
-    // Settling after an abort is a no-op, and a late rejection is handled.
-    pending.then(
-      (result) => {
-        stop();
-        resolve(result);
-      },
-      (error: unknown) => {
-        stop();
-        reject(error);
-      },
-    );
-    if (first?.aborted || second?.aborted) return onAbort();
-    first?.addEventListener("abort", onAbort);
-    second?.addEventListener("abort", onAbort);
-  });
 }
 
 /** The total timeout when none was given: 30 s, or one whole attempt. */
