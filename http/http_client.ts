@@ -1,5 +1,4 @@
-import type { KyInstance } from "ky";
-import { type Clock, parseRetryAfter } from "../core/mod.ts";
+import { parseRetryAfter } from "../core/mod.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
@@ -8,15 +7,19 @@ import { readApiConfiguration } from "./_configuration.ts";
 import { CallContext } from "./_call_context.ts";
 import {
   backoffDelay,
-  CALLER_CLOCK,
   discard,
   IDEMPOTENT_METHODS,
   RETRY_STATUSES,
   sleep,
 } from "./_retry.ts";
 import { HttpError } from "./http_error.ts";
-import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
-import { createTransport, type KyInit, untilAborted } from "./_transport.ts";
+import { type KyInit, untilAborted } from "./_transport.ts";
+import {
+  type ClientSettings,
+  defaultTotal,
+  publicOptions,
+  resolveClientOptions,
+} from "./_client_options.ts";
 import type { HttpInterceptor } from "./http_interceptor.ts";
 import { startCall } from "./_telemetry.ts";
 import { TimeoutError } from "./timeout_error.ts";
@@ -30,22 +33,10 @@ import type {
   ResolvedHttpClientOptions,
 } from "./http_client_options.ts";
 
-const DEFAULT_TIMEOUT = 10_000;
-const DEFAULT_TOTAL_TIMEOUT = 30_000;
-const DEFAULT_MAX_RESPONSE_SIZE = 50 * 1024 * 1024;
-const DEFAULT_RETRY_ATTEMPTS = 3;
-const DEFAULT_RETRY_DELAY = 1_000;
-const DEFAULT_MAX_RETRY_DELAY = 30_000;
-const DEFAULT_MAX_RETRY_AFTER = 60_000;
-const DEFAULT_JITTER = 0.2;
-const DEFAULT_MAX_REDIRECTS = 20;
 const ABSOLUTE_URL = /^[a-z][a-z\d+\-.]*:/i;
 const NO_OPTIONS: HttpRequestOptions = {};
 /** Characters a header value cannot hold. */
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
-const JSON_TYPE = "application/json";
-
-type Ky = KyInstance;
 
 /**
  * HTTP client for JSON APIs, built on `ky`: a base address,
@@ -91,27 +82,10 @@ export class HttpClient {
   readonly baseUrl: string;
   /** Base address with a trailing slash; undefined when it cannot resolve. */
   readonly #prefix: string | undefined;
-  readonly #timeout: number;
-  readonly #retryAttempts: number;
-  readonly #retryDelay: number;
-  /** The total timeout; undefined when not given (it then follows timeout). */
-  readonly #totalTimeout: number | undefined;
-  readonly #maxResponseSize: number;
-  readonly #maxRetryDelay: number;
-  readonly #maxRetryAfter: number;
-  readonly #jitter: number;
-  readonly #onRetry: ((event: HttpRetryEvent) => void) | undefined;
-  readonly #clock: Clock;
-  readonly #redirects: RedirectPolicy;
-  readonly #trustedOrigins: readonly string[];
-  /** Headers for requests without a body (lower-case names). */
-  readonly #plainHeaders: Record<string, string>;
-  /** Headers for requests with a JSON or text body. */
-  readonly #bodyHeaders: Record<string, string>;
+  /** The options every call applies. */
+  readonly #settings: ClientSettings;
   /** Replaced, never mutated, so a running call keeps its snapshot. */
   #interceptors: readonly HttpInterceptor[] = [];
-  readonly #ky: Ky;
-  readonly #kyIntercepted: Ky;
 
   /**
    * Creates a client.
@@ -129,72 +103,7 @@ export class HttpClient {
   constructor(baseUrl: string, options: HttpClientOptions = {}) {
     this.baseUrl = baseUrl;
     this.#prefix = resolveBase(baseUrl);
-    this.#timeout = milliseconds(
-      "timeout",
-      options.timeout,
-      DEFAULT_TIMEOUT,
-      true,
-    );
-    this.#retryAttempts = count(
-      "retryAttempts",
-      options.retryAttempts,
-      DEFAULT_RETRY_ATTEMPTS,
-    );
-    this.#retryDelay = milliseconds(
-      "retryDelay",
-      options.retryDelay,
-      DEFAULT_RETRY_DELAY,
-    );
-    this.#totalTimeout = options.totalTimeout === undefined
-      ? undefined
-      : milliseconds("totalTimeout", options.totalTimeout, 0, true);
-    this.#maxResponseSize = byteCount(
-      "maxResponseSize",
-      options.maxResponseSize,
-      DEFAULT_MAX_RESPONSE_SIZE,
-    );
-    this.#maxRetryDelay = milliseconds(
-      "maxRetryDelay",
-      options.maxRetryDelay,
-      DEFAULT_MAX_RETRY_DELAY,
-    );
-    this.#maxRetryAfter = milliseconds(
-      "maxRetryAfter",
-      options.maxRetryAfter,
-      DEFAULT_MAX_RETRY_AFTER,
-    );
-    const jitter = options.retryJitter ?? DEFAULT_JITTER;
-    if (typeof jitter !== "number" || !(jitter >= 0 && jitter <= 1)) {
-      throw new RangeError(
-        `Invalid retryJitter: ${jitter}; expected a fraction from 0 to 1`,
-      );
-    }
-    this.#jitter = jitter;
-    this.#onRetry = options.onRetry;
-    this.#clock = clockOption(options.clock);
-    this.#trustedOrigins = Object.freeze(
-      trustedOrigins(options.trustedRedirectOrigins),
-    );
-    const redirects: RedirectPolicy = {
-      max: count("maxRedirects", options.maxRedirects, DEFAULT_MAX_REDIRECTS),
-      trusted: new Set(this.#trustedOrigins),
-    };
-    this.#redirects = redirects;
-
-    const headers: Record<string, string> = {
-      accept: JSON_TYPE,
-      "content-type": JSON_TYPE,
-    };
-    new Headers(options.headers).forEach((value, name) => {
-      headers[name] = value;
-    });
-    this.#bodyHeaders = headers;
-    const { "content-type": _contentType, ...plain } = headers;
-    this.#plainHeaders = plain;
-
-    const transport = createTransport(options.fetch, redirects);
-    this.#ky = transport.plain;
-    this.#kyIntercepted = transport.intercepted;
+    this.#settings = resolveClientOptions(options);
   }
 
   /**
@@ -275,18 +184,7 @@ export class HttpClient {
    * ```
    */
   get options(): ResolvedHttpClientOptions {
-    return Object.freeze({
-      timeout: this.#timeout,
-      retryAttempts: this.#retryAttempts,
-      retryDelay: this.#retryDelay,
-      totalTimeout: this.#totalTimeout ?? defaultTotal(this.#timeout),
-      maxResponseSize: this.#maxResponseSize,
-      maxRetryDelay: this.#maxRetryDelay,
-      maxRetryAfter: this.#maxRetryAfter,
-      retryJitter: this.#jitter,
-      maxRedirects: this.#redirects.max,
-      trustedRedirectOrigins: this.#trustedOrigins,
-    });
+    return publicOptions(this.#settings);
   }
 
   /**
@@ -525,15 +423,15 @@ export class HttpClient {
     caller?.throwIfAborted();
 
     let body = options.body;
-    let headers = this.#plainHeaders;
+    let headers = this.#settings.plainHeaders;
     if (options.json !== undefined) {
       if (body !== undefined && body !== null) {
         throw new TypeError("Give a call either `json` or `body`, not both");
       }
       body = JSON.stringify(options.json);
-      headers = this.#bodyHeaders;
+      headers = this.#settings.bodyHeaders;
     } else if (typeof body === "string") {
-      headers = this.#bodyHeaders;
+      headers = this.#settings.bodyHeaders;
     }
     if (options.headers !== undefined) {
       headers = mergeHeaders(headers, options.headers);
@@ -549,23 +447,23 @@ export class HttpClient {
       headers["x-request-id"] = requestId;
     }
     const timeout = options.timeout === undefined
-      ? this.#timeout
+      ? this.#settings.timeout
       : milliseconds("timeout", options.timeout, 0, true);
     const maxRetries = options.retryAttempts === undefined
-      ? this.#retryAttempts
+      ? this.#settings.retryAttempts
       : count("retryAttempts", options.retryAttempts, 0);
     const totalTimeout = options.totalTimeout !== undefined
       ? milliseconds("totalTimeout", options.totalTimeout, 0, true)
-      : this.#totalTimeout ?? defaultTotal(timeout);
+      : this.#settings.totalTimeout ?? defaultTotal(timeout);
     const maxSize = options.maxResponseSize === undefined
-      ? this.#maxResponseSize
+      ? this.#settings.maxResponseSize
       : byteCount("maxResponseSize", options.maxResponseSize, 0);
     // A stream can be sent only once: no retry, no replay.
     const repeatable = !(body instanceof ReadableStream);
     const retryable = repeatable &&
       (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
 
-    const clock = this.#clock;
+    const clock = this.#settings.clock;
     const deadline = totalTimeout > 0 ? clock.now() + totalTimeout : Infinity;
     let totalSignal: AbortSignal | undefined;
     let totalTimer: unknown;
@@ -598,7 +496,9 @@ export class HttpClient {
       totalSignal,
       maxSize,
     );
-    const instance = context === undefined ? this.#ky : this.#kyIntercepted;
+    const instance = context === undefined
+      ? this.#settings.transport.plain
+      : this.#settings.transport.intercepted;
 
     // Reused by every attempt; only the attempt changes. ky copies it.
     const init: KyInit = context === undefined
@@ -687,7 +587,7 @@ export class HttpClient {
             response.headers.get("retry-after"),
             clock.now(),
           );
-          if (after === undefined || after <= this.#maxRetryAfter) {
+          if (after === undefined || after <= this.#settings.maxRetryAfter) {
             attempt.dispose();
             telemetry?.endAttempt(response.status);
             await discard(response);
@@ -798,9 +698,9 @@ export class HttpClient {
   #backoff(retry: number): number {
     return backoffDelay(
       retry,
-      this.#retryDelay,
-      this.#maxRetryDelay,
-      this.#jitter,
+      this.#settings.retryDelay,
+      this.#settings.maxRetryDelay,
+      this.#settings.jitter,
     );
   }
 
@@ -813,7 +713,7 @@ export class HttpClient {
     caller: AbortSignal | undefined,
     total: AbortSignal | undefined,
   ): Promise<void> {
-    if (this.#clock.now() + delay >= deadline) {
+    if (this.#settings.clock.now() + delay >= deadline) {
       throw new TimeoutError(
         totalTimeout,
         "total",
@@ -824,8 +724,13 @@ export class HttpClient {
     // Whole milliseconds (jitter and Retry-After dates give fractions),
     // never shorter than asked.
     event.delay = Math.ceil(delay);
-    this.#onRetry?.(event);
-    await sleep(this.#clock, Math.min(event.delay, MAX_TIMER), caller, total);
+    this.#settings.onRetry?.(event);
+    await sleep(
+      this.#settings.clock,
+      Math.min(event.delay, MAX_TIMER),
+      caller,
+      total,
+    );
   }
 
   #resolve(path: string): string {
@@ -862,28 +767,6 @@ async function onResponse(
     if (context.replayRequested) break;
   }
   return response;
-}
-
-/** The total timeout when none was given: 30 s, or one whole attempt. */
-function defaultTotal(timeout: number): number {
-  return timeout > DEFAULT_TOTAL_TIMEOUT ? timeout : DEFAULT_TOTAL_TIMEOUT;
-}
-
-function clockOption(value: unknown): Clock {
-  if (value === undefined) return CALLER_CLOCK;
-  if (
-    typeof value !== "object" || value === null ||
-    typeof (value as Clock).now !== "function" ||
-    typeof (value as Clock).setTimeout !== "function" ||
-    typeof (value as Clock).clearTimeout !== "function"
-  ) {
-    throw new TypeError(
-      `Invalid clock: ${
-        String(value)
-      }; expected a Clock (now, setTimeout, clearTimeout)`,
-    );
-  }
-  return value as Clock;
 }
 
 function abortTotal(
