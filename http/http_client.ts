@@ -1,42 +1,26 @@
-import { parseRetryAfter } from "../core/mod.ts";
+// The public façade of the HTTP client: construction, configuration, the
+// interceptor list and the call methods. A call itself runs in the request
+// engine (_request_engine.ts); options are checked in _client_options.ts and
+// requests are sent through ky in _transport.ts.
 import type { IConfiguration } from "../config/mod.ts";
-import { RequestContext } from "../platform/mod.ts";
-import { Attempt } from "./_attempt.ts";
-import { errorOf, readText } from "./_body.ts";
-import { readApiConfiguration } from "./_configuration.ts";
-import { CallContext } from "./_call_context.ts";
-import {
-  backoffDelay,
-  discard,
-  IDEMPOTENT_METHODS,
-  RETRY_STATUSES,
-  sleep,
-} from "./_retry.ts";
-import { HttpError } from "./http_error.ts";
-import { type KyInit, untilAborted } from "./_transport.ts";
 import {
   type ClientSettings,
-  defaultTotal,
   publicOptions,
   resolveClientOptions,
 } from "./_client_options.ts";
-import type { HttpInterceptor } from "./http_interceptor.ts";
-import { startCall } from "./_telemetry.ts";
-import { TimeoutError } from "./timeout_error.ts";
+import { readApiConfiguration } from "./_configuration.ts";
+import { RequestEngine } from "./_request_engine.ts";
 import { resolveBase, withQuery } from "./_url.ts";
-import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
 import type {
   HttpClientConfigurationOptions,
   HttpClientOptions,
   HttpRequestOptions,
-  HttpRetryEvent,
   ResolvedHttpClientOptions,
 } from "./http_client_options.ts";
+import type { HttpInterceptor } from "./http_interceptor.ts";
 
 const ABSOLUTE_URL = /^[a-z][a-z\d+\-.]*:/i;
 const NO_OPTIONS: HttpRequestOptions = {};
-/** Characters a header value cannot hold. */
-const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
 /**
  * HTTP client for JSON APIs, built on `ky`: a base address,
@@ -419,318 +403,14 @@ export class HttpClient {
     const url = options.query === undefined
       ? this.#resolve(path)
       : withQuery(this.#resolve(path), options.query);
-    const caller = options.signal;
-    caller?.throwIfAborted();
-
-    let body = options.body;
-    let headers = this.#settings.plainHeaders;
-    if (options.json !== undefined) {
-      if (body !== undefined && body !== null) {
-        throw new TypeError("Give a call either `json` or `body`, not both");
-      }
-      body = JSON.stringify(options.json);
-      headers = this.#settings.bodyHeaders;
-    } else if (typeof body === "string") {
-      headers = this.#settings.bodyHeaders;
-    }
-    if (options.headers !== undefined) {
-      headers = mergeHeaders(headers, options.headers);
-    }
-    // The request id of the context the call runs in, unless the caller set
-    // one (ErrorInterceptor keeps it instead of generating its own).
-    const requestId = RequestContext.current()?.requestId;
-    if (
-      requestId !== undefined && headers["x-request-id"] === undefined &&
-      !UNSAFE_HEADER_VALUE.test(requestId)
-    ) {
-      headers = options.headers === undefined ? { ...headers } : headers;
-      headers["x-request-id"] = requestId;
-    }
-    const timeout = options.timeout === undefined
-      ? this.#settings.timeout
-      : milliseconds("timeout", options.timeout, 0, true);
-    const maxRetries = options.retryAttempts === undefined
-      ? this.#settings.retryAttempts
-      : count("retryAttempts", options.retryAttempts, 0);
-    const totalTimeout = options.totalTimeout !== undefined
-      ? milliseconds("totalTimeout", options.totalTimeout, 0, true)
-      : this.#settings.totalTimeout ?? defaultTotal(timeout);
-    const maxSize = options.maxResponseSize === undefined
-      ? this.#settings.maxResponseSize
-      : byteCount("maxResponseSize", options.maxResponseSize, 0);
-    // A stream can be sent only once: no retry, no replay.
-    const repeatable = !(body instanceof ReadableStream);
-    const retryable = repeatable &&
-      (options.idempotent === true || IDEMPOTENT_METHODS.has(method));
-
-    const clock = this.#settings.clock;
-    const deadline = totalTimeout > 0 ? clock.now() + totalTimeout : Infinity;
-    let totalSignal: AbortSignal | undefined;
-    let totalTimer: unknown;
-    // Starts the total timeout's timer, which aborts totalSignal at the
-    // deadline (once; nothing when there is no total timeout).
-    const armTotal = (): void => {
-      if (totalTimeout <= 0 || totalTimer !== undefined) return;
-      const total = new AbortController();
-      totalSignal = total.signal;
-      totalTimer = clock.setTimeout(
-        () => abortTotal(total, totalTimeout, method, url),
-        Math.max(0, deadline - clock.now()),
-      );
-    };
-    const interceptors = this.#interceptors;
-    // Without interceptors, an attempt timer shorter than the total ends the
-    // first attempt before the total could, so the total's controller and
-    // timer are needed only from the first retry on: the call that succeeds
-    // at once (nearly every call) spares them.
-    if (interceptors.length !== 0 || timeout <= 0 || timeout >= totalTimeout) {
-      armTotal();
-    }
-
-    const context = interceptors.length === 0 ? undefined : new CallContext(
+    return await new RequestEngine(
+      this.#settings,
+      this.#interceptors,
       method,
       url,
-      caller,
-      interceptors,
-      repeatable,
-      totalSignal,
-      maxSize,
-    );
-    const instance = context === undefined
-      ? this.#settings.transport.plain
-      : this.#settings.transport.intercepted;
-
-    // Reused by every attempt; only the attempt changes. ky copies it.
-    const init: KyInit = context === undefined
-      ? body === undefined
-        ? { method, kit: undefined }
-        : { method, body, kit: undefined }
-      : { method, headers, body, kit: undefined, context: { kit: context } };
-
-    // Spans and the duration histogram; undefined when no OpenTelemetry SDK
-    // is registered.
-    const telemetry = startCall(method, url);
-    let lastStatus: number | undefined;
-    let retries = 0;
-    // Counts a retry, tells onRetry and waits its delay (the backoff unless
-    // the server's Retry-After gave one); throws when the wait would pass the
-    // total timeout or the call is cancelled meanwhile.
-    const nextRetry = (
-      delay: number | undefined,
-      error: unknown,
-      status: number | undefined,
-    ): Promise<void> => {
-      retries++;
-      const event: HttpRetryEvent = { method, url, retry: retries, delay: 0 };
-      if (status !== undefined) event.status = status;
-      else event.error = error;
-      armTotal();
-      return this.#wait(
-        delay ?? this.#backoff(retries),
-        event,
-        deadline,
-        totalTimeout,
-        caller,
-        totalSignal,
-      );
-    };
-    try {
-      for (;;) {
-        lastStatus = undefined;
-        const attempt = new Attempt(
-          timeout,
-          method,
-          url,
-          caller,
-          totalSignal,
-          context === undefined ? headers : undefined,
-          telemetry?.startAttempt(),
-          body,
-        );
-        init.kit = attempt;
-        let response: Response;
-        let pending: Promise<Response>;
-        if (context === undefined) {
-          attempt.arm();
-        } else {
-          context.attempt++;
-          context.current = attempt;
-        }
-        try {
-          // A synchronous throw (a malformed header, say) is not a network
-          // failure, so it is never retried.
-          pending = telemetry === undefined
-            ? instance(url, init)
-            : telemetry.run(instance, url, init);
-        } catch (error) {
-          attempt.dispose();
-          throw error;
-        }
-        let failure: unknown;
-        try {
-          response = await pending;
-        } catch (error) {
-          attempt.dispose();
-          failure = this.#failure(error, attempt, context, caller, totalSignal);
-          if (!retryable || retries >= maxRetries) throw failure;
-          telemetry?.endAttempt(undefined, failure);
-          await nextRetry(undefined, failure, undefined);
-          continue;
-        }
-        lastStatus = response.status;
-
-        if (
-          retryable && retries < maxRetries &&
-          RETRY_STATUSES.has(response.status)
-        ) {
-          const after = parseRetryAfter(
-            response.headers.get("retry-after"),
-            clock.now(),
-          );
-          if (after === undefined || after <= this.#settings.maxRetryAfter) {
-            attempt.dispose();
-            telemetry?.endAttempt(response.status);
-            await discard(response);
-            await nextRetry(after, undefined, response.status);
-            continue;
-          }
-        }
-
-        if (context !== undefined) {
-          const received = response;
-          try {
-            response = await onResponse(received, context);
-            lastStatus = response.status;
-          } catch (error) {
-            attempt.dispose();
-            await discard(received);
-            throw error;
-          }
-          if (context.replayRequested) {
-            context.replayRequested = false;
-            context.replayed = true;
-            attempt.dispose();
-            telemetry?.endAttempt(response.status);
-            await discard(response);
-            continue;
-          }
-        }
-
-        if (!parse) {
-          attempt.dispose();
-          telemetry?.end(response.status);
-          return response;
-        }
-        try {
-          if (!response.ok) {
-            throw await errorOf(response, maxSize, {
-              requestId: requestIdOf(context, headers),
-              method,
-              url,
-            });
-          }
-          const text = await readText(response, maxSize, {
-            requestId: requestIdOf(context, headers),
-            method,
-            url,
-          });
-          let value: unknown;
-          try {
-            value = text === "" ? undefined : JSON.parse(text);
-          } catch (error) {
-            throw new SyntaxError(
-              `The response to ${method} ${url} is not JSON: ${
-                (error as Error).message
-              }`,
-              { cause: error },
-            );
-          }
-          telemetry?.end(response.status);
-          return value;
-        } catch (error) {
-          if (error instanceof HttpError || error instanceof SyntaxError) {
-            throw error;
-          }
-          // Reading the body failed: timeout, cancellation or a dropped
-          // connection, judged like a failed send.
-          failure = this.#failure(error, attempt, context, caller, totalSignal);
-          if (!retryable || retries >= maxRetries) throw failure;
-          telemetry?.endAttempt(response.status, failure);
-          await nextRetry(undefined, failure, undefined);
-          continue;
-        } finally {
-          attempt.dispose();
-        }
-      }
-    } catch (error) {
-      telemetry?.end(lastStatus, error);
-      throw error;
-    } finally {
-      if (totalTimer !== undefined) clock.clearTimeout(totalTimer);
-    }
-  }
-
-  /**
-   * Turns what a failed attempt threw into the error the call reports, and
-   * rethrows at once what must not be retried (cancellation, total timeout,
-   * an interceptor's own error, anything that is not a network failure).
-   */
-  #failure(
-    error: unknown,
-    attempt: Attempt,
-    context: CallContext | undefined,
-    caller: AbortSignal | undefined,
-    total: AbortSignal | undefined,
-  ): unknown {
-    if (caller?.aborted) throw caller.reason;
-    if (total?.aborted) throw total.reason;
-    if (context?.interceptError !== undefined) {
-      const { error: thrown } = context.interceptError;
-      context.interceptError = undefined;
-      throw thrown;
-    }
-    if (attempt.timedOut) return attempt.timeoutError();
-    // fetch reports network failures (refused, reset, DNS) as TypeError.
-    if (error instanceof TypeError) return error;
-    throw error;
-  }
-
-  #backoff(retry: number): number {
-    return backoffDelay(
-      retry,
-      this.#settings.retryDelay,
-      this.#settings.maxRetryDelay,
-      this.#settings.jitter,
-    );
-  }
-
-  /** Waits before a retry; fails fast when the wait would pass the deadline. */
-  async #wait(
-    delay: number,
-    event: HttpRetryEvent,
-    deadline: number,
-    totalTimeout: number,
-    caller: AbortSignal | undefined,
-    total: AbortSignal | undefined,
-  ): Promise<void> {
-    if (this.#settings.clock.now() + delay >= deadline) {
-      throw new TimeoutError(
-        totalTimeout,
-        "total",
-        event.method,
-        event.url,
-      );
-    }
-    // Whole milliseconds (jitter and Retry-After dates give fractions),
-    // never shorter than asked.
-    event.delay = Math.ceil(delay);
-    this.#settings.onRetry?.(event);
-    await sleep(
-      this.#settings.clock,
-      Math.min(event.delay, MAX_TIMER),
-      caller,
-      total,
-    );
+      options,
+      parse,
+    ).run();
   }
 
   #resolve(path: string): string {
@@ -747,52 +427,4 @@ export class HttpClient {
       ? prefix + path.slice(1)
       : prefix + path;
   }
-}
-
-/** Runs every `onResponse`, last added first, until one asks for a replay. */
-async function onResponse(
-  response: Response,
-  context: CallContext,
-): Promise<Response> {
-  const interceptors = context.interceptors;
-  for (let i = interceptors.length - 1; i >= 0; i--) {
-    const interceptor = interceptors[i];
-    if (interceptor.onResponse === undefined) continue;
-    const next = await untilAborted(
-      interceptor.onResponse(response, context),
-      context.signal,
-      context.total,
-    );
-    if (next instanceof Response) response = next;
-    if (context.replayRequested) break;
-  }
-  return response;
-}
-
-function abortTotal(
-  controller: AbortController,
-  timeout: number,
-  method: string,
-  url: string,
-): void {
-  controller.abort(new TimeoutError(timeout, "total", method, url));
-}
-
-function requestIdOf(
-  context: CallContext | undefined,
-  headers: Record<string, string>,
-): string | undefined {
-  return context?.sent?.headers.get("x-request-id") ??
-    headers["x-request-id"];
-}
-
-function mergeHeaders(
-  base: Record<string, string>,
-  extra: NonNullable<RequestInit["headers"]>,
-): Record<string, string> {
-  const merged = { ...base };
-  new Headers(extra).forEach((value, name) => {
-    merged[name] = value;
-  });
-  return merged;
 }
