@@ -4,7 +4,7 @@ import type { Clock } from "../core/mod.ts";
 import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
 import { CALLER_CLOCK } from "./_retry.ts";
 import { createTransport, type Transport } from "./_transport.ts";
-import { byteCount, count, milliseconds } from "./_validate.ts";
+import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
 import type {
   HttpClientOptions,
   HttpRetryEvent,
@@ -138,7 +138,8 @@ export function publicOptions(
     timeout: settings.timeout,
     retryAttempts: settings.retryAttempts,
     retryDelay: settings.retryDelay,
-    totalTimeout: settings.totalTimeout ?? defaultTotal(settings.timeout),
+    totalTimeout: settings.totalTimeout ??
+      defaultTotal(settings.timeout, settings.retryAttempts),
     maxResponseSize: settings.maxResponseSize,
     maxRetryDelay: settings.maxRetryDelay,
     maxRetryAfter: settings.maxRetryAfter,
@@ -148,9 +149,19 @@ export function publicOptions(
   });
 }
 
-/** The total timeout when none was given: 30 s, or one whole attempt. */
-export function defaultTotal(timeout: number): number {
-  return timeout > DEFAULT_TOTAL_TIMEOUT ? timeout : DEFAULT_TOTAL_TIMEOUT;
+/**
+ * The total timeout of a call when none was given: 30 s, or, when longer,
+ * `timeout` times the call's attempts counted up to three. The 30 s bound a
+ * call to a silent server with the default options (three 10 s attempts);
+ * a longer `timeout` stretches the bound in the same proportion, so that a
+ * timed-out attempt still gets its retries rather than the call ending with
+ * the first one. Capped at the longest timer.
+ */
+export function defaultTotal(timeout: number, retryAttempts: number): number {
+  const attempts = retryAttempts < 2 ? retryAttempts + 1 : 3;
+  const stretched = timeout * attempts;
+  if (stretched <= DEFAULT_TOTAL_TIMEOUT) return DEFAULT_TOTAL_TIMEOUT;
+  return stretched < MAX_TIMER ? stretched : MAX_TIMER;
 }
 
 function clockOption(value: unknown): Clock {

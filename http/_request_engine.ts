@@ -127,12 +127,13 @@ export class RequestEngine {
       ? settings.timeout
       : milliseconds("timeout", options.timeout, 0, true);
     this.#timeout = timeout;
-    this.#maxRetries = options.retryAttempts === undefined
+    const maxRetries = options.retryAttempts === undefined
       ? settings.retryAttempts
       : count("retryAttempts", options.retryAttempts, 0);
+    this.#maxRetries = maxRetries;
     const totalTimeout = options.totalTimeout !== undefined
       ? milliseconds("totalTimeout", options.totalTimeout, 0, true)
-      : settings.totalTimeout ?? defaultTotal(timeout);
+      : settings.totalTimeout ?? defaultTotal(timeout, maxRetries);
     this.#totalTimeout = totalTimeout;
     const maxSize = options.maxResponseSize === undefined
       ? settings.maxResponseSize

@@ -28,7 +28,12 @@ export interface HttpClientOptions {
   /**
    * Limit for a whole call in milliseconds: every attempt, the waits between
    * them and reading the body. `0` or `Infinity` turns it off. Default 30000,
-   * or `timeout` when that is longer (so one whole attempt always fits).
+   * or, when that is longer, `timeout` times the attempts counted up to three
+   * (`timeout: 30000` with retries gives 90000). The default options fit
+   * three 10-second attempts in 30 seconds; a longer `timeout` keeps that
+   * proportion, so that raising it still leaves room to retry a timed-out
+   * attempt. To give every retry its whole `timeout`, set it to
+   * `(retryAttempts + 1) * timeout` plus the waits, or `0`.
    */
   totalTimeout?: number;
   /**
@@ -129,7 +134,8 @@ export interface HttpRequestOptions {
   retryAttempts?: number;
   /**
    * Limit of the whole call in milliseconds, overriding the client's
-   * `totalTimeout` (`0` = none).
+   * `totalTimeout` (`0` = none). When neither gives one, the default is
+   * worked out from this call's `timeout` and `retryAttempts`.
    */
   totalTimeout?: number;
   /**
