@@ -5,8 +5,8 @@
 // - the call's limits and what is sent (constructor);
 // - the total timeout (#armTotal, #stopTotal);
 // - one attempt: start and send (#startAttempt, #send);
-// - the retry decision: by status (#retryStatus) or after a failure
-//   (#retryFailure), and the wait before the next attempt (#retry);
+// - the retry decision: by status (#statusRetry, #retryStatus) or after a
+//   failure (#retryFailure), and the wait before the next attempt (#retry);
 // - the interceptors' onResponse and replay (#afterResponse);
 // - reading and parsing the body (#read);
 // - what a failure means: final, or worth another attempt (#classify).
@@ -43,6 +43,9 @@ const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 /** What an attempt returns when another attempt follows it. */
 const AGAIN: unique symbol = Symbol("again");
 type Again = typeof AGAIN;
+/** What #statusRetry gives for a status that is not retried. */
+const NO_RETRY: unique symbol = Symbol("no retry");
+type NoRetry = typeof NO_RETRY;
 
 /** One call of an HttpClient; `run()` once. */
 export class RequestEngine {
@@ -199,21 +202,24 @@ export class RequestEngine {
     try {
       response = await pending;
     } catch (error) {
-      return this.#retryFailure(error, attempt, undefined);
+      return await this.#retryFailure(error, attempt, undefined);
     }
     this.#lastStatus = response.status;
-    if (await this.#retryStatus(response, attempt)) return AGAIN;
+    const after = this.#statusRetry(response);
+    if (after !== NO_RETRY) {
+      return await this.#retryStatus(response, attempt, after);
+    }
     if (this.#context !== undefined) {
-      const after = await this.#afterResponse(response, attempt);
-      if (after === AGAIN) return AGAIN;
-      response = after;
+      const intercepted = await this.#afterResponse(response, attempt);
+      if (intercepted === AGAIN) return AGAIN;
+      response = intercepted;
     }
     if (!this.#parse) {
       attempt.dispose();
       this.#telemetry?.end(response.status);
       return response;
     }
-    return this.#read(response, attempt);
+    return await this.#read(response, attempt);
   }
 
   // --- the total timeout ---------------------------------------------------
@@ -289,28 +295,39 @@ export class RequestEngine {
   // --- the retry decision --------------------------------------------------
 
   /**
-   * Retries a retryable status (when retries remain and a `Retry-After` does
-   * not ask for more than the client waits): true when it did.
+   * Whether a response's status is retried: when the call may be repeated,
+   * retries remain and the status is one to retry, unless its `Retry-After`
+   * asks for more than the client waits. Gives the wait the server asked for
+   * (undefined for the backoff), or NO_RETRY. Synchronous, so that the
+   * response that ends the call (nearly every one) costs no extra turn.
    */
-  async #retryStatus(response: Response, attempt: Attempt): Promise<boolean> {
+  #statusRetry(response: Response): number | undefined | NoRetry {
     if (
       !this.#retryable || this.#retries >= this.#maxRetries ||
       !RETRY_STATUSES.has(response.status)
     ) {
-      return false;
+      return NO_RETRY;
     }
     const after = parseRetryAfter(
       response.headers.get("retry-after"),
       this.#settings.clock.now(),
     );
-    if (after !== undefined && after > this.#settings.maxRetryAfter) {
-      return false;
-    }
+    return after !== undefined && after > this.#settings.maxRetryAfter
+      ? NO_RETRY
+      : after;
+  }
+
+  /** Ends an attempt whose status is retried and waits for the next. */
+  async #retryStatus(
+    response: Response,
+    attempt: Attempt,
+    after: number | undefined,
+  ): Promise<Again> {
     attempt.dispose();
     this.#telemetry?.endAttempt(response.status);
     await discard(response);
     await this.#retry(after, undefined, response.status);
-    return true;
+    return AGAIN;
   }
 
   /**
