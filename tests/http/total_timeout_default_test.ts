@@ -10,35 +10,42 @@ import {
 } from "../../http/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 
-test("HttpClient retries a timed-out attempt with timeout 30000, retryAttempts 3, retryDelay 1000 and no totalTimeout", async () => {
-  // The first attempt hangs until its 30 s timeout; the second is answered.
-  // This takes half a minute of real time: the attempt's timeout runs on real
-  // time, and the overall limit must run on the same time for the test to
-  // show anything (a FakeClock would stand still while the attempt waits).
-  await using server = await startTestServer((_request, response) => {
-    if (server.requests.length > 1) {
-      sendJson(response, 200, { attempt: server.requests.length });
-    }
-  });
-  const retries: HttpRetryEvent[] = [];
-  const client = new HttpClient(server.url, {
-    timeout: 30_000,
-    retryAttempts: 3,
-    retryDelay: 1_000,
-    onRetry: (event) => retries.push(event),
-  });
-  const started = performance.now();
-  assert.deepEqual(await client.get("/report"), { attempt: 2 });
-  assert.ok(performance.now() - started >= 29_000);
-  assert.equal(server.requests.length, 2);
-  assert.equal(retries.length, 1);
-  const [retry] = retries;
-  assert.equal(retry.retry, 1);
-  assert.ok(retry.delay <= 1_000);
-  assert.ok(retry.error instanceof TimeoutError);
-  assert.equal(retry.error.scope, "attempt");
-  assert.equal(retry.error.message, "Request timeout of 30000ms exceeded");
-});
+// Longer than a test runner's default limit (Bun's is 5 s).
+const HALF_A_MINUTE_AND_MORE = { timeout: 90_000 };
+
+test(
+  "HttpClient retries a timed-out attempt with timeout 30000, retryAttempts 3, retryDelay 1000 and no totalTimeout",
+  HALF_A_MINUTE_AND_MORE,
+  async () => {
+    // The first attempt hangs until its 30 s timeout; the second is answered.
+    // This takes half a minute of real time: the attempt's timeout runs on real
+    // time, and the overall limit must run on the same time for the test to
+    // show anything (a FakeClock would stand still while the attempt waits).
+    await using server = await startTestServer((_request, response) => {
+      if (server.requests.length > 1) {
+        sendJson(response, 200, { attempt: server.requests.length });
+      }
+    });
+    const retries: HttpRetryEvent[] = [];
+    const client = new HttpClient(server.url, {
+      timeout: 30_000,
+      retryAttempts: 3,
+      retryDelay: 1_000,
+      onRetry: (event) => retries.push(event),
+    });
+    const started = performance.now();
+    assert.deepEqual(await client.get("/report"), { attempt: 2 });
+    assert.ok(performance.now() - started >= 29_000);
+    assert.equal(server.requests.length, 2);
+    assert.equal(retries.length, 1);
+    const [retry] = retries;
+    assert.equal(retry.retry, 1);
+    assert.ok(retry.delay <= 1_000);
+    assert.ok(retry.error instanceof TimeoutError);
+    assert.equal(retry.error.scope, "attempt");
+    assert.equal(retry.error.message, "Request timeout of 30000ms exceeded");
+  },
+);
 
 test("HttpClient's default totalTimeout: 30000, or timeout times the attempts (up to three) when longer", () => {
   const of = (options: ConstructorParameters<typeof HttpClient>[1]) =>
