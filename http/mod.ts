@@ -32,6 +32,7 @@
  * @module
  */
 export * from "./http_client.ts";
+export type * from "./http_client_options.ts";
 export type * from "./http_interceptor.ts";
 export * from "./http_error.ts";
 export * from "./response_too_large_error.ts";
