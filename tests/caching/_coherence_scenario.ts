@@ -94,6 +94,22 @@ export interface OutageFault {
   keepsData: boolean;
   /** How long the fault lasts, counted from `fault()`. Default 3000. */
   outageMs?: number;
+  /**
+   * Settles once the store's copies hold the writes made so far (a replica
+   * in sync with its primary), before `fault()`: what a replica never
+   * received, Redis itself loses at a failover, whatever the client does.
+   */
+  replicated?(): Promise<void> | void;
+  /**
+   * Also invalidates a tag during the fault: an entry carrying it, held by
+   * both instances before, must be a miss everywhere afterwards.
+   */
+  tagged?: boolean;
+  /**
+   * How long the instances may take to agree after `heal()` settles, in
+   * milliseconds. Default 10000.
+   */
+  convergeMs?: number;
 }
 
 const delay = (ms: number) =>
@@ -101,16 +117,18 @@ const delay = (ms: number) =>
 
 /**
  * Runs the scenario; throws (an assertion) at the first incoherence. Every
- * wait is bounded.
+ * wait is bounded. Answers how long the instances took to agree after
+ * `heal()`, and how many of the writer's changes were journaled.
  */
 export async function checkCoherenceThroughOutage(
   setup: OutageFault,
-): Promise<void> {
+): Promise<{ convergedMs: number; journaled: number }> {
   const a = await coherenceInstance(setup.address);
   const b = await coherenceInstance(setup.address);
   try {
     await a.cache.set("k", "v1");
     await a.cache.set("k2", "v1");
+    if (setup.tagged) await a.cache.set("t", "v1", { tags: ["group"] });
     // B serves both from its memory layer from now on.
     assert.equal(await b.cache.get("k"), "v1", "B reads k before the fault");
     assert.equal(await b.cache.get("k2"), "v1", "B reads k2 before the fault");
@@ -122,15 +140,28 @@ export async function checkCoherenceThroughOutage(
       await b.cache.get("k2");
       return (await b.l1.has("k")) && (await b.l1.has("k2"));
     }, "B to keep k and k2 in memory");
+    if (setup.tagged) {
+      await waitFor(
+        async () =>
+          (await b.cache.get("t")) === "v1" && (await b.l1.has("t")) &&
+          (await a.cache.get("t")) === "v1",
+        "both instances to hold the tagged t",
+      );
+    }
+    await setup.replicated?.();
 
     const faultAt = Date.now();
     await setup.fault();
     await a.cache.delete("k");
     await a.cache.set("k2", "v2");
+    if (setup.tagged) await a.cache.invalidateTags(["group"]);
     assert.equal(await a.cache.get("k2"), "v2", "the writer reads its write");
+    // The changes the store did not answer, kept for the recovery.
+    const journaled = a.l2.recoveryStats.pending;
     await delay(Math.max(0, faultAt + (setup.outageMs ?? 3_000) - Date.now()));
     await setup.heal();
 
+    const healedAt = Date.now();
     const expected = setup.keepsData ? "v2" : undefined;
     const seen: string[] = [];
     await waitFor(
@@ -141,19 +172,26 @@ export async function checkCoherenceThroughOutage(
           await a.cache.get("k2"),
           await b.cache.get("k"),
           await b.cache.get("k2"),
+          ...(setup.tagged
+            ? [await a.cache.get("t"), await b.cache.get("t")]
+            : []),
         ];
         seen.push(JSON.stringify(values));
         return values[0] === undefined && values[1] === expected &&
           values[2] === undefined && values[3] === expected &&
+          values[4] === undefined && values[5] === undefined &&
           a.l2.isConnected && b.l2.isConnected;
       },
-      `both instances to read k absent and k2=${expected}`,
-      10_000,
+      `both instances to read k absent and k2=${expected}${
+        setup.tagged ? " and t absent" : ""
+      }`,
+      setup.convergeMs ?? 10_000,
     ).catch(
       (error: Error) => {
         throw new Error(`${error.message}; last reads: ${seen.join(" ")}`);
       },
     );
+    const convergedMs = Date.now() - healedAt;
     assert.equal(await setup.rawGet(`${FAST_REDIS.keyPrefix}k`), null);
     const raw = await setup.rawGet(`${FAST_REDIS.keyPrefix}k2`);
     if (setup.keepsData) {
@@ -170,7 +208,12 @@ export async function checkCoherenceThroughOutage(
       assert.equal(await b.cache.get("k2"), expected);
       assert.equal(await a.cache.get("k"), undefined);
       assert.equal(await a.cache.get("k2"), expected);
+      if (setup.tagged) {
+        assert.equal(await a.cache.get("t"), undefined);
+        assert.equal(await b.cache.get("t"), undefined);
+      }
     }
+    return { convergedMs, journaled };
   } finally {
     await Promise.all([a.dispose(), b.dispose()]);
   }
