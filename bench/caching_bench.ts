@@ -584,7 +584,7 @@ if (interleaved) {
   //   KIT_CACHE_BENCH_REDIS_AB=1 KIT_CACHE_BENCH_TIERED_BEFORE=41c9658 \
   //     deno run -A bench/caching_bench.ts
   const tieredRev = Deno.env.get("KIT_CACHE_BENCH_TIERED_BEFORE");
-  async function tieredAt(rev: string): Promise<CacheManager> {
+  const tieredAt = async (rev: string): Promise<CacheManager> => {
     const dir = mkdtempSync(join(tmpdir(), "kit-bench-tiered-"));
     spawnSync("sh", [
       "-c",
@@ -608,7 +608,7 @@ if (interleaved) {
     });
     for (const key of keys) await cache.set(key, value);
     return cache;
-  }
+  };
   const tieredBefore = tieredRev === undefined
     ? undefined
     : await tieredAt(tieredRev);
@@ -672,9 +672,9 @@ if (interleaved) {
         "tiered set, HEAD": () => tieredHead.set(nextKey(), value),
       }),
     };
-    async function hits(cache: CacheManager | undefined): Promise<void> {
+    const hits = async (cache: CacheManager | undefined): Promise<void> => {
       for (let j = 0; j < 100; j++) await cache?.get(nextKey());
-    }
+    };
     const rounds: Record<string, number[]> = {};
     for (let round = 0; round < 12; round++) {
       for (const [name, call] of Object.entries(rows)) {
