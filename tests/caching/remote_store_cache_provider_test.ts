@@ -786,10 +786,7 @@ test(
       assert.ok(log.errors[0] instanceof CacheStoreUnavailableError);
       assert.match(log.errors[0].message, /no reply within 200 ms/);
       await waitFor(
-        () =>
-          Promise.resolve(
-            provider.isConnected && provider.recoveryStats.pending === 0,
-          ),
+        () => provider.isConnected && provider.recoveryStats.pending === 0,
         "answers after SIGCONT and re-sends what it held back",
       );
       assert.equal(
