@@ -44,7 +44,8 @@ const NO_OPTIONS: HttpRequestOptions = {};
  * relative base has no origin, so calls with relative paths throw.
  *
  * @example Usage
- * ```ts
+ * ```ts ignore
+ * // Not run here: it calls a remote API (api.example.com).
  * import { HttpClient } from "@vendor/kit/http";
  *
  * const client = new HttpClient("https://api.example.com", {
@@ -243,7 +244,8 @@ export class HttpClient {
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
@@ -271,7 +273,8 @@ export class HttpClient {
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
@@ -298,7 +301,8 @@ export class HttpClient {
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
@@ -324,7 +328,8 @@ export class HttpClient {
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
@@ -349,7 +354,8 @@ export class HttpClient {
    * @throws {SyntaxError} When the body is not JSON.
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
@@ -376,7 +382,8 @@ export class HttpClient {
    * `maxRedirects`, or to an address that is not http(s).
    *
    * @example Usage
-   * ```ts
+   * ```ts ignore
+   * // Not run here: it calls a remote API (api.example.com).
    * import { HttpClient } from "@vendor/kit/http";
    *
    * const client = new HttpClient("https://api.example.com");
