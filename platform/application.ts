@@ -81,6 +81,7 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
  *
  * @example An HTTP service that runs until SIGINT or SIGTERM
  * ```ts ignore
+ * // Not run here: it serves until the process gets SIGINT or SIGTERM.
  * import { Application } from "@vendor/kit/platform";
  *
  * await Application.run({
@@ -198,6 +199,8 @@ export class Application<TServices extends object = ServiceMap> {
    *
    * @example Usage
    * ```ts ignore
+   * // Not run here: it runs until the process gets SIGINT or SIGTERM, then
+   * // ends the process.
    * import { Application } from "@vendor/kit/platform";
    *
    * await Application.run({ configuration: () => ({}) });

@@ -23,6 +23,7 @@
  *
  * @example Usage
  * ```ts ignore
+ * // Not run here: it serves until the process is stopped.
  * import { Hono } from "hono";
  * import { Application } from "@vendor/kit/platform";
  * import { kit } from "@vendor/kit/platform/hono";
@@ -44,7 +45,7 @@ import { type ContextFrame, frames } from "./_async_context_frame.ts";
  * Hono's types.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import type { Context } from "hono";
  * import type { HonoContext } from "@vendor/kit/platform/hono";
  *
@@ -68,7 +69,7 @@ export interface HonoContext {
  * The middleware {@linkcode kit} returns, in Hono's shape: `(c, next)`.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { kit, type KitMiddleware } from "@vendor/kit/platform/hono";
  *
  * const middleware: KitMiddleware = kit();
@@ -130,7 +131,7 @@ function templateOf(route: MatchedRoute | undefined): string | undefined {
  * @returns The middleware, for `hono.use(kit())`.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { Hono } from "hono";
  * import { kit } from "@vendor/kit/platform/hono";
  *
