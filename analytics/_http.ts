@@ -1,7 +1,8 @@
 // Internal: one JSON POST with a timeout, classified for the retry policy of
 // the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
 // browsers); nothing here is runtime-specific.
-import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../core/mod.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import { readSnippet } from "./_body_snippet.ts";
 
 /** Why a send failed, and whether trying again can help. */

@@ -20,8 +20,8 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
-  memoizeLast,
 } from "../core/mod.ts";
+import { memoizeLast } from "../internal/memoize_last.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-analytics";

@@ -16,9 +16,9 @@ import type {
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  memoizeLast,
-  NON_RECORDING_SPAN,
 } from "../core/mod.ts";
+import { memoizeLast } from "../internal/memoize_last.ts";
+import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-configuration";

@@ -1,5 +1,6 @@
 import type { KyInstance } from "ky";
-import { type Clock, parseRetryAfter } from "../core/mod.ts";
+import { type Clock } from "../core/mod.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";

@@ -3,12 +3,8 @@
 // "log batch delivery" span per attempt and the kit.log.records counts. The
 // provider keeps the buffer and decides what goes in a batch.
 import type { KyInstance, Options as KyOptions } from "ky";
-import {
-  type Clock,
-  maskSecretText,
-  parseRetryAfter,
-  randomId,
-} from "../core/mod.ts";
+import { type Clock, maskSecretText, randomId } from "../core/mod.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
