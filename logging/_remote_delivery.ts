@@ -4,7 +4,7 @@
 // provider keeps the buffer and decides what goes in a batch.
 import type { KyInstance, Options as KyOptions } from "ky";
 import { type Clock, maskSecretText, randomId } from "../core/mod.ts";
-import { parseRetryAfter } from "../internal/retry_after.ts";
+import { retryDelay, sleep } from "../internal/backoff.ts";
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
@@ -63,22 +63,6 @@ for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
  * flush() or dispose() (the flush timer and the retry waits are unref'd).
  */
 export const KEEP_ALIVE_MS = 2_147_483_647;
-
-// A retry wait on the clock (never keeping the process alive on its own on
-// the system clock) that ends early when the signal aborts. Clamped to what
-// setTimeout accepts (a longer delay would fire at once in Node.js).
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clock.clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = clock.setTimeout(done, Math.min(ms, KEEP_ALIVE_MS));
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** How one batch ended. */
 export type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
@@ -141,7 +125,7 @@ export class RemoteDelivery {
     const key = randomId();
     for (let attempt = 1;; attempt++) {
       let status: number | undefined;
-      let retryAfter: number | undefined;
+      let retryAfter: string | null = null;
       let ky: typeof import("ky") | undefined;
       // One CLIENT span per POST; the POST itself runs where tracing is
       // suppressed (see startDeliverySpan).
@@ -203,10 +187,7 @@ export class RemoteDelivery {
         this.failing = true;
         this.failedAttempts++;
         if (httpError !== undefined) {
-          retryAfter = parseRetryAfter(
-            httpError.response.headers.get("retry-after"),
-            settings.clock.now(),
-          );
+          retryAfter = httpError.response.headers.get("retry-after");
           await httpError.response.body?.cancel().catch(() => {});
         }
         if (status !== undefined && !RETRY_STATUSES.includes(status)) {
@@ -243,13 +224,20 @@ export class RemoteDelivery {
       }
       // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
       // batch again. Retry-After (capped by maxRetryDelay) replaces the
-      // backoff.
+      // backoff, which has no jitter here: one provider sends one batch at
+      // a time.
       countRecords(PROVIDER, "retried", batchLength);
       await sleep(
         settings.clock,
-        Math.min(
-          settings.maxRetryDelay,
-          retryAfter ?? settings.retryDelay * 2 ** (attempt - 1),
+        retryDelay(
+          attempt,
+          {
+            base: settings.retryDelay,
+            max: settings.maxRetryDelay,
+            jitter: 0,
+          },
+          retryAfter,
+          settings.clock,
         ),
         signal,
       );
