@@ -26,15 +26,13 @@ import type {
   MeterProvider,
   ObservableResult,
   Span,
-  Tracer,
-  TracerProvider,
 } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
 } from "../core/mod.ts";
-import { memoizeLast } from "../internal/memoize_last.ts";
+import { scopeTracer } from "../internal/telemetry.ts";
 import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
@@ -138,9 +136,7 @@ export function ensureMetrics(): void {
   }).addCallback(observe);
 }
 
-const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
-  provider.getTracer(SCOPE)
-);
+const tracerOf = scopeTracer(SCOPE);
 
 /**
  * Looks for a new meter provider (at every 1,024th hit of an area).
