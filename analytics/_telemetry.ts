@@ -14,7 +14,12 @@ import {
   loadOpenTelemetryApi,
   maskSecretText,
 } from "../core/mod.ts";
-import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
+import {
+  addCount,
+  scopeCounter,
+  scopeTracer,
+  serverAttributes,
+} from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-analytics";
@@ -40,24 +45,6 @@ export function countEvents(
     "kit.analytics.provider": provider,
     "kit.outcome": outcome,
   });
-}
-
-// The address and port of an endpoint, never its path or query (GA4's
-// api_secret travels in the query).
-function serverOf(endpoint: string): { address?: string; port?: number } {
-  try {
-    const url = new URL(endpoint);
-    const port = url.port !== ""
-      ? Number(url.port)
-      : url.protocol === "https:"
-      ? 443
-      : url.protocol === "http:"
-      ? 80
-      : undefined;
-    return { address: url.hostname, port };
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -95,9 +82,8 @@ export async function inDeliverySpan<R>(
     if (attempt > 1) {
       span.setAttribute("http.request.resend_count", attempt - 1);
     }
-    const { address, port } = serverOf(endpoint);
-    if (address !== undefined) span.setAttribute("server.address", address);
-    if (port !== undefined) span.setAttribute("server.port", port);
+    // Never the path or query: GA4's api_secret travels in the query.
+    span.setAttributes(serverAttributes(endpoint));
   }
   try {
     return await context.with(trace.setSpan(ROOT_CONTEXT, span), send);

@@ -101,3 +101,41 @@ export function addCount(
     attributes,
   );
 }
+
+/** `server.address` and `server.port` of an endpoint. */
+export type ServerAttributes = Readonly<Record<string, string | number>>;
+
+/**
+ * The server attributes of an endpoint: its host name and port (the
+ * scheme's default for http and https), never its credentials, path or
+ * query, where a key may travel. Empty for an address that is no URL.
+ *
+ * @param endpoint The address requests go to.
+ * @returns `server.address` and, where known, `server.port`.
+ *
+ * @example Usage
+ * ```ts
+ * import { serverAttributes } from "./telemetry.ts";
+ *
+ * serverAttributes("https://collector.example/v1/logs?key=secret");
+ * // { "server.address": "collector.example", "server.port": 443 }
+ * ```
+ */
+export function serverAttributes(endpoint: string): ServerAttributes {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return {};
+  }
+  const port = url.port !== ""
+    ? Number(url.port)
+    : url.protocol === "https:"
+    ? 443
+    : url.protocol === "http:"
+    ? 80
+    : undefined;
+  return port === undefined
+    ? { "server.address": url.hostname }
+    : { "server.address": url.hostname, "server.port": port };
+}

@@ -5,6 +5,10 @@
 import type { KyInstance, Options as KyOptions } from "ky";
 import { type Clock, maskSecretText, randomId } from "../core/mod.ts";
 import { retryDelay, sleep } from "../internal/backoff.ts";
+import {
+  type ServerAttributes,
+  serverAttributes,
+} from "../internal/telemetry.ts";
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
@@ -12,8 +16,6 @@ import {
   countRecords,
   endDeliverySpan,
   runIn,
-  type ServerAttributes,
-  serverAttributes,
   startDeliverySpan,
 } from "./_telemetry.ts";
 

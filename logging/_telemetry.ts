@@ -18,7 +18,12 @@ import {
   loadOpenTelemetryApi,
   maskSecretText,
 } from "../core/mod.ts";
-import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
+import {
+  addCount,
+  scopeCounter,
+  scopeTracer,
+  type ServerAttributes,
+} from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-logging";
@@ -85,26 +90,6 @@ function suppressedContext(): Context {
     SUPPRESS_TRACING,
     true,
   );
-}
-
-/** `server.address` and `server.port` of an endpoint. */
-export type ServerAttributes = Readonly<Record<string, string | number>>;
-
-/**
- * The server attributes of an endpoint (no credentials, path or query).
- */
-export function serverAttributes(endpoint: string): ServerAttributes {
-  try {
-    const url = new URL(endpoint);
-    const port = url.port !== ""
-      ? Number(url.port)
-      : url.protocol === "https:"
-      ? 443
-      : 80;
-    return { "server.address": url.hostname, "server.port": port };
-  } catch {
-    return {};
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   addCount,
   scopeCounter,
   scopeTracer,
+  serverAttributes,
 } from "../../internal/telemetry.ts";
 import { installOtelSdk } from "../_support/otel_sdk.ts";
 
@@ -76,5 +77,26 @@ describe("scopeCounter() and addCount()", () => {
       {},
     );
     assert.equal(asked, 0);
+  });
+});
+
+describe("serverAttributes()", () => {
+  it("gives the host and port, the scheme's default port, never credentials, path or query", () => {
+    assert.deepEqual(
+      serverAttributes("https://user:pw@collector.example/v1?api_secret=s"),
+      { "server.address": "collector.example", "server.port": 443 },
+    );
+    assert.deepEqual(serverAttributes("http://127.0.0.1/logs"), {
+      "server.address": "127.0.0.1",
+      "server.port": 80,
+    });
+    assert.deepEqual(serverAttributes("http://[::1]:4318/v1/logs"), {
+      "server.address": "[::1]",
+      "server.port": 4318,
+    });
+    assert.deepEqual(serverAttributes("ws://host.example/x"), {
+      "server.address": "host.example",
+    });
+    assert.deepEqual(serverAttributes("not a url"), {});
   });
 });
