@@ -1,5 +1,5 @@
 import type { KyInstance } from "ky";
-import { type Clock } from "../core/mod.ts";
+import type { Clock } from "../core/mod.ts";
 import { parseRetryAfter } from "../internal/retry_after.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { RequestContext } from "../platform/mod.ts";
