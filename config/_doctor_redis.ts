@@ -2,7 +2,7 @@
 // with the configured password when there is one, then PING), under the
 // timeout. Nothing is read or written in the store.
 import { createConnection } from "node:net";
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
 import { from, text } from "./_doctor_values.ts";

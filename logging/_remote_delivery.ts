@@ -3,7 +3,8 @@
 // "log batch delivery" span per attempt and the kit.log.records counts. The
 // provider keeps the buffer and decides what goes in a batch.
 import type { KyInstance, Options as KyOptions } from "ky";
-import { type Clock, maskSecretText, randomId } from "../core/mod.ts";
+import { type Clock, maskSecretText } from "../core/mod.ts";
+import { randomId } from "../internal/random_id.ts";
 import { retryDelay, sleep } from "../internal/backoff.ts";
 import {
   type ServerAttributes,
