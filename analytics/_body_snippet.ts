@@ -5,10 +5,10 @@
 // so only that much is read and the rest is cancelled, which also closes the
 // connection instead of draining it.
 //
-// The logging package has no copy of this: its remote provider cancels an
-// error answer's body without reading it. The npm packages are bundled per
-// module folder and may share code only through a module's public exports,
-// so this file stays analytics' own.
+// The logging package needs none of this: its remote provider cancels an
+// error answer's body without reading it. Control characters are escaped
+// as the logging package escapes them (internal/escape_controls.ts).
+import { escapeControls } from "../internal/escape_controls.ts";
 
 /** Bytes of an error body read at most. */
 export const SNIPPET_READ_BYTES = 4096;
@@ -60,18 +60,4 @@ export async function readSnippet(
   let masked = mask(text);
   if (cut) masked = masked.slice(0, Math.max(0, masked.length - CUT_MARGIN));
   return escapeControls(masked.trim().slice(0, SNIPPET_CHARS));
-}
-
-/**
- * Escapes control characters (C0 but tab, DEL, C1) as `\n`, `\r` or `\xNN`,
- * as the logging package's text format does.
- */
-export function escapeControls(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (char) => {
-    const code = char.charCodeAt(0);
-    if (code === 10) return "\\n";
-    if (code === 13) return "\\r";
-    return "\\x" + code.toString(16).padStart(2, "0");
-  });
 }

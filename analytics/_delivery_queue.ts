@@ -36,6 +36,7 @@ import {
   deadlineSignal,
   type DisposeOptions,
 } from "../core/mod.ts";
+import { backoffDelay, sleep } from "../internal/backoff.ts";
 
 /**
  * Sends one batch. Throws SendFailure (or anything, treated as not
@@ -419,9 +420,12 @@ export class DeliveryQueue<T> {
     if (retryAfterMs !== undefined) {
       return Math.min(retryAfterMs, maxRetryDelay);
     }
-    const base = Math.min(retryDelay * 2 ** (attempt - 1), maxRetryDelay);
-    // "Equal jitter": between half and all of the exponential delay.
-    return base / 2 + Math.random() * (base / 2);
+    // Half jitter: between half and all of the exponential delay.
+    return backoffDelay(attempt, {
+      base: retryDelay,
+      max: maxRetryDelay,
+      jitter: 0.5,
+    });
   }
 
   // A flush's signal fired: drop what it still waits for (queued entries and
@@ -534,21 +538,6 @@ export class DeliveryQueue<T> {
       // An error hook that throws must not break delivery.
     }
   }
-}
-
-// A wait on the clock (unref'd on the system clock) that ends early when
-// `signal` aborts.
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clock.clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = clock.setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function messageOf(error: unknown): string {

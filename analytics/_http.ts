@@ -1,8 +1,14 @@
 // Internal: one JSON POST with a timeout, classified for the retry policy of
 // the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
 // browsers); nothing here is runtime-specific.
-import { parseRetryAfter, unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../core/mod.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import { readSnippet } from "./_body_snippet.ts";
+import {
+  MAX_REDIRECTS,
+  type RedirectVerdict,
+  redirectVerdict,
+} from "../internal/redirect.ts";
 
 /** Why a send failed, and whether trying again can help. */
 export interface SendFailureInfo {
@@ -44,13 +50,7 @@ export interface PostOptions {
   noCors?: boolean;
 }
 
-/** Redirects within the endpoint's origin followed for one POST at most. */
-export const MAX_REDIRECTS = 5;
-
-// Statuses whose redirect keeps the method and the body. A 301, 302 or 303
-// would turn the POST into a GET without its body, which delivers nothing.
-const REPOST_STATUSES = new Set([307, 308]);
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export { MAX_REDIRECTS };
 
 /**
  * POSTs a JSON body. Resolves on a 2xx answer; throws {@linkcode SendFailure}
@@ -92,10 +92,8 @@ export async function postJson(
         await readSnippet(response, (text) => text);
         return;
       }
-      const next = REDIRECT_STATUSES.has(status) || response.type ===
-          "opaqueredirect"
-        ? redirectTarget(response, target, redirects)
-        : undefined;
+      const verdict = redirectVerdict(response, target, redirects);
+      const next = verdict === undefined ? undefined : redirectTarget(verdict);
       if (typeof next === "string") {
         await response.body?.cancel().catch(() => {});
         target = next;
@@ -177,52 +175,35 @@ async function send(
 }
 
 /**
- * Where a redirect answer leads: the address to POST to next when it stays
- * in the origin of `from` (and the body goes with it), or why it is not
- * followed. Only origins appear in the reason: the new address's path and
- * query may hold a token.
+ * Where a redirect leads (the rule is internal/redirect.ts's): the address to
+ * POST to next, in the origin of the endpoint (and the body goes with it),
+ * or why it is not followed, in the words of this package.
  */
-function redirectTarget(
-  response: Response,
-  from: string,
-  redirects: number,
-): string | { reason: string } {
-  const fromOrigin = new URL(from).origin;
-  // In a browser a manual redirect is opaque: where it leads is hidden.
-  if (response.type === "opaqueredirect") {
-    return {
-      reason:
-        `: redirect not followed: the browser does not reveal where it leads, and the key and the events go only to ${fromOrigin} (set the endpoint to the address that accepts them)`,
-    };
+function redirectTarget(verdict: RedirectVerdict): string | { reason: string } {
+  if ("follow" in verdict) return verdict.follow;
+  switch (verdict.refused) {
+    case "opaque":
+      return {
+        reason:
+          `: redirect not followed: the browser does not reveal where it leads, and the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`,
+      };
+    case "no-location":
+      return { reason: ": redirect without a valid Location, not followed" };
+    case "other-origin":
+      return {
+        reason:
+          ` to another origin, ${verdict.to}, not followed: the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`,
+      };
+    case "method-change":
+      return {
+        reason:
+          ` to ${verdict.to}, not followed: it would turn the POST into a GET without the events (answer 307 or 308, or set the endpoint to the new address)`,
+      };
+    case "too-many":
+      return {
+        reason: `: more than ${MAX_REDIRECTS} redirects, not followed further`,
+      };
   }
-  const location = response.headers.get("location");
-  let next: URL | undefined;
-  try {
-    next = location === null ? undefined : new URL(location, from);
-  } catch {
-    next = undefined;
-  }
-  if (next === undefined) {
-    return { reason: ": redirect without a valid Location, not followed" };
-  }
-  if (next.origin !== fromOrigin) {
-    return {
-      reason:
-        ` to another origin, ${next.origin}, not followed: the key and the events go only to ${fromOrigin} (set the endpoint to the address that accepts them)`,
-    };
-  }
-  if (!REPOST_STATUSES.has(response.status)) {
-    return {
-      reason:
-        ` to ${next.pathname}, not followed: it would turn the POST into a GET without the events (answer 307 or 308, or set the endpoint to the new address)`,
-    };
-  }
-  if (redirects >= MAX_REDIRECTS) {
-    return {
-      reason: `: more than ${MAX_REDIRECTS} redirects, not followed further`,
-    };
-  }
-  return next.href;
 }
 
 function messageOf(error: unknown): string {

@@ -1,6 +1,7 @@
 // Internal: option validation and configuration reading shared by the
 // providers.
-import { type Clock, pageAddress, systemClock } from "../core/mod.ts";
+import { type Clock, systemClock } from "../core/mod.ts";
+import { pageAddress } from "../internal/page_address.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { ErrorRoute } from "./_error_route.ts";

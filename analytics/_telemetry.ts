@@ -1,42 +1,36 @@
 // Telemetry of analytics delivery through the OpenTelemetry API (a no-op
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "analytics batch delivery" per POST and the counter kit.analytics.events
-// (delivered, dropped, retried). The tracer and the counter are made on
-// first use and again whenever the global provider changes (memoizeLast keyed
-// by it; the API's meter provider is not a proxy).
+// (delivered, dropped, retried). The tracer and the counter follow the
+// global providers (internal/telemetry.ts).
 //
 // The API is reached only through core's loadOpenTelemetryApi(), once
 // isOpenTelemetryRegistered() found something registered: in Node.js and Bun
 // a process without an SDK never loads it. With nothing registered the API
 // would only have handed out no-op counters and spans.
-import type {
-  Counter,
-  MeterProvider,
-  Span,
-  Tracer,
-  TracerProvider,
-} from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
-  memoizeLast,
 } from "../core/mod.ts";
+import {
+  addCount,
+  scopeCounter,
+  scopeTracer,
+  serverAttributes,
+} from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-analytics";
 
-const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
-  provider.getTracer(SCOPE)
-);
+const tracerOf = scopeTracer(SCOPE);
 
-const eventsOf = memoizeLast((provider: MeterProvider): Counter =>
-  provider.getMeter(SCOPE).createCounter("kit.analytics.events", {
-    description:
-      "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
-    unit: "{event}",
-  })
-);
+const eventsOf = scopeCounter(SCOPE, "kit.analytics.events", {
+  description:
+    "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
+  unit: "{event}",
+});
 
 /** What happened to analytics events. */
 export type EventOutcome = "delivered" | "dropped" | "retried";
@@ -47,30 +41,10 @@ export function countEvents(
   outcome: EventOutcome,
   count: number,
 ): void {
-  // Without a meter provider the API's global one is a no-op.
-  if (count <= 0 || !isOpenTelemetryRegistered("metrics")) return;
-  eventsOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(count, {
+  addCount(eventsOf, count, {
     "kit.analytics.provider": provider,
     "kit.outcome": outcome,
   });
-}
-
-// The address and port of an endpoint, never its path or query (GA4's
-// api_secret travels in the query).
-function serverOf(endpoint: string): { address?: string; port?: number } {
-  try {
-    const url = new URL(endpoint);
-    const port = url.port !== ""
-      ? Number(url.port)
-      : url.protocol === "https:"
-      ? 443
-      : url.protocol === "http:"
-      ? 80
-      : undefined;
-    return { address: url.hostname, port };
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -108,9 +82,8 @@ export async function inDeliverySpan<R>(
     if (attempt > 1) {
       span.setAttribute("http.request.resend_count", attempt - 1);
     }
-    const { address, port } = serverOf(endpoint);
-    if (address !== undefined) span.setAttribute("server.address", address);
-    if (port !== undefined) span.setAttribute("server.port", port);
+    // Never the path or query: GA4's api_secret travels in the query.
+    span.setAttributes(serverAttributes(endpoint));
   }
   try {
     return await context.with(trace.setSpan(ROOT_CONTEXT, span), send);

@@ -15,7 +15,7 @@ import {
   type AnalyticsProviderOperation,
 } from "./analytics_errors.ts";
 import { isSampledIn, validateSamplingRate } from "./sampling.ts";
-import { randomId } from "../core/mod.ts";
+import { randomId } from "../internal/random_id.ts";
 import {
   browserGlobals,
   installBrowserErrorTracking,

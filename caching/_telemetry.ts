@@ -26,16 +26,14 @@ import type {
   MeterProvider,
   ObservableResult,
   Span,
-  Tracer,
-  TracerProvider,
 } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
-  memoizeLast,
-  NON_RECORDING_SPAN,
 } from "../core/mod.ts";
+import { scopeTracer } from "../internal/telemetry.ts";
+import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-caching";
@@ -138,9 +136,7 @@ export function ensureMetrics(): void {
   }).addCallback(observe);
 }
 
-const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
-  provider.getTracer(SCOPE)
-);
+const tracerOf = scopeTracer(SCOPE);
 
 /**
  * Looks for a new meter provider (at every 1,024th hit of an area).

@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import { loadLruCache } from "./_lru_cache_deno.ts";
+import { loadLruCache } from "../internal/_lru_cache_deno.ts";
 import { type Clock, type TimerHandle, unrefTimer } from "../core/mod.ts";
 import { clockOption } from "./_clock.ts";
 import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";
@@ -99,7 +99,10 @@ export class MemoryCacheProvider implements ICacheProvider {
     );
     const clock = clockOption("MemoryCacheProvider", options.clock);
     this.#defaultTtl = Math.ceil(defaultTtl);
-    this.#cache = new (loadLruCache())<string, CacheEntry>({
+    this.#cache = new (loadLruCache("@vendor/kit-platform-caching"))<
+      string,
+      CacheEntry
+    >({
       max: Math.max(1, Math.floor(maxSize)),
       ttl: this.#defaultTtl,
       // A fake clock must be read on every access, never cached; lru-cache

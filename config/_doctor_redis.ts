@@ -6,7 +6,7 @@
 // under the timeout; nothing is read or written in the store. The topology
 // is chosen as the cache provider's `fromConfiguration` chooses it: cluster
 // or sentinel replace host and port, and both at once is an error.
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";
 import {

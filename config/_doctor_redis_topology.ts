@@ -4,7 +4,7 @@
 // every listed sentinel is asked SENTINEL get-master-addr-by-name at once,
 // then the primary most of them name is asked PING and ROLE. Every address
 // that fails is named, with what to do.
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 import type { Check } from "./_doctor_report.ts";
 import {
   addressText,

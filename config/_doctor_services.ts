@@ -4,7 +4,8 @@
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
 import { Buffer } from "node:buffer";
-import { describeNetworkError, readEnvironmentVariable } from "../core/mod.ts";
+import { readEnvironmentVariable } from "../internal/environment.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 import type { ConfigurationManager } from "./mod.ts";
 import { checkRedis } from "./_doctor_redis.ts";
 import { type Check, rememberSecret } from "./_doctor_report.ts";

@@ -1,39 +1,27 @@
 // Telemetry of configuration reloads through the OpenTelemetry API (a no-op
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "configuration reload" around each reload, and the counter
-// kit.config.reload.failures per source. The tracer and the counter are made
-// on first use and again whenever the global provider changes (memoizeLast
-// keyed by it; the API's meter provider is not a proxy). The API itself is
-// loaded (loadOpenTelemetryApi) only once something is registered, so a
-// process without an SDK never loads it.
-import type {
-  Counter,
-  MeterProvider,
-  Span,
-  Tracer,
-  TracerProvider,
-} from "@opentelemetry/api";
+// kit.config.reload.failures per source. The tracer and the counter follow
+// the global providers (internal/telemetry.ts); the API itself is loaded
+// only once something is registered.
+import type { Span } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  memoizeLast,
-  NON_RECORDING_SPAN,
 } from "../core/mod.ts";
+import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
+import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-configuration";
 
-const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
-  provider.getTracer(SCOPE)
-);
+const tracerOf = scopeTracer(SCOPE);
 
-const failuresOf = memoizeLast((provider: MeterProvider): Counter =>
-  provider.getMeter(SCOPE).createCounter("kit.config.reload.failures", {
-    description:
-      "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
-    unit: "{reload}",
-  })
-);
+const failuresOf = scopeCounter(SCOPE, "kit.config.reload.failures", {
+  description:
+    "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
+  unit: "{reload}",
+});
 
 /** What started a reload: a `reload()` call or a watched source. */
 export type ReloadTrigger = "call" | "watch";
@@ -79,11 +67,7 @@ export function reloadFailed(
   errorName: string,
   maskedMessage: string,
 ): void {
-  if (isOpenTelemetryRegistered("metrics")) {
-    failuresOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(1, {
-      "kit.config.source": source,
-    });
-  }
+  addCount(failuresOf, 1, { "kit.config.source": source });
   if (!span.isRecording()) return;
   // A recording span: a tracer provider is registered, the API is loaded.
   const { SpanStatusCode } = loadOpenTelemetryApi();

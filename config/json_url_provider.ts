@@ -2,10 +2,11 @@ import type {
   ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { maskSecretText, pageAddress } from "../core/mod.ts";
+import { maskSecretText } from "../core/mod.ts";
+import { pageAddress } from "../internal/page_address.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseJsonSource } from "./_json_source.ts";
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 
 /** Options of {@linkcode JsonUrlProvider}. */
 export interface JsonUrlOptions {

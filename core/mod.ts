@@ -1,8 +1,9 @@
 /**
  * Core utilities of Kit (`@vendor/kit-core`): string helpers, case
- * conversion, type guards, a runtime-neutral timer helper, a Retry-After
- * reader, the options every bounded `flush()`/`dispose()` takes, and a cheap
- * probe of what OpenTelemetry has registered. Nothing here patches a global
+ * conversion, type guards, the clock Kit's time-driven parts run on, a
+ * runtime-neutral timer helper, the options every bounded
+ * `flush()`/`dispose()` takes, and a cheap probe of what OpenTelemetry has
+ * registered. Nothing here patches a global
  * prototype.
  *
  * @example Usage
@@ -21,18 +22,9 @@ export * from "./casing.ts";
 export * from "./type_guards.ts";
 export * from "./timers.ts";
 export * from "./clock.ts";
-export * from "./retry_after.ts";
-export * from "./page_address.ts";
 export * from "./dispose_options.ts";
 export * from "./secrets.ts";
 export * from "./log_level_rule.ts";
-export * from "./random_id.ts";
-export * from "./network_error.ts";
-export * from "./environment.ts";
 export * from "./open_telemetry.ts";
-export * from "./scope_tracer.ts";
-export * from "./non_recording_span.ts";
-export * from "./http_duration_buckets.ts";
 export * from "./dependency_load_error.ts";
 export * from "./require_dependency.ts";
-export * from "./memoize_last.ts";

@@ -13,7 +13,7 @@
 //
 // Spans and the duration histogram (_telemetry.ts) are told of each step as
 // it happens; they are undefined when no OpenTelemetry SDK is registered.
-import { parseRetryAfter } from "../core/mod.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
 import { errorOf, readText } from "./_body.ts";

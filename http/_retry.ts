@@ -1,7 +1,9 @@
 // Retry policy helpers of HttpClient: which methods and statuses are retried,
-// the backoff delay and an abortable sleep (Retry-After is read by
-// parseRetryAfter of kit-core).
+// the backoff delay and an abortable sleep. The delay and the wait are Kit's
+// one backoff rule (internal/backoff.ts); the client's jitter fraction is
+// its `retryJitter` option.
 import type { Clock } from "../core/mod.ts";
+import { backoffDelay as backoff, sleep as wait } from "../internal/backoff.ts";
 
 /** Methods that are safe to send twice (RFC 9110 §9.2.2 minus TRACE). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
@@ -34,8 +36,7 @@ export function backoffDelay(
   maxDelay: number,
   jitter: number,
 ): number {
-  const nominal = Math.min(maxDelay, retryDelay * 2 ** (retry - 1));
-  return jitter > 0 ? nominal * (1 - jitter * Math.random()) : nominal;
+  return backoff(retry, { base: retryDelay, max: maxDelay, jitter });
 }
 
 /**
@@ -54,7 +55,7 @@ export const CALLER_CLOCK: Clock = Object.freeze({
  * Waits `ms` milliseconds on `clock`; rejects with the signal's reason as
  * soon as one of the signals aborts.
  */
-export function sleep(
+export async function sleep(
   clock: Clock,
   ms: number,
   first: AbortSignal | undefined,
@@ -62,21 +63,9 @@ export function sleep(
 ): Promise<void> {
   first?.throwIfAborted();
   second?.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (event: Event): void => {
-      clock.clearTimeout(timer);
-      first?.removeEventListener("abort", onAbort);
-      second?.removeEventListener("abort", onAbort);
-      reject((event.target as AbortSignal).reason);
-    };
-    const timer = clock.setTimeout(() => {
-      first?.removeEventListener("abort", onAbort);
-      second?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    first?.addEventListener("abort", onAbort);
-    second?.addEventListener("abort", onAbort);
-  });
+  if (await wait(clock, ms, first, second)) return;
+  first?.throwIfAborted();
+  second?.throwIfAborted();
 }
 
 /** Releases a response body that nobody will read, ignoring failures. */

@@ -28,13 +28,13 @@ import type {
   Tracer,
 } from "@opentelemetry/api";
 import {
-  createScopeTracer,
-  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
   type OpenTelemetryApi,
 } from "../core/mod.ts";
+import { HTTP_DURATION_BUCKETS } from "../internal/http_duration_buckets.ts";
+import { createScopeTracer } from "../internal/scope_tracer.ts";
 import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
 

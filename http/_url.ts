@@ -1,5 +1,5 @@
 // Address helpers of HttpClient: the base address, query strings.
-import { pageAddress } from "../core/mod.ts";
+import { pageAddress } from "../internal/page_address.ts";
 
 /** A query-string value; `null` and `undefined` entries are left out. */
 type QueryValue = string | number | boolean | null | undefined;

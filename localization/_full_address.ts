@@ -1,5 +1,5 @@
 // The full address a localization load failed at, for its error message.
-import { pageAddress } from "../core/mod.ts";
+import { pageAddress } from "../internal/page_address.ts";
 
 /**
  * The full address of a request: the URL an HTTP client's error names

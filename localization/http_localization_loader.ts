@@ -1,7 +1,7 @@
 import { checkTemplate, fillTemplate } from "./_template.ts";
 import type { LocalizationLoader } from "./localization_loader.ts";
 import { LocalizationLoadError } from "./localization_load_error.ts";
-import { describeNetworkError } from "../core/mod.ts";
+import { describeNetworkError } from "../internal/network_error.ts";
 import { fullAddress } from "./_full_address.ts";
 import { BodyTooLarge, readBoundedText } from "./_read_body.ts";
 import { checkMaxResourceSize, tooLargeReason } from "./_resource_size.ts";

@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import { loadLruCache } from "./_lru_cache_deno.ts";
+import { loadLruCache } from "../internal/_lru_cache_deno.ts";
 import { cacheClocks } from "./_cache_clock.ts";
 import type { Clock } from "../core/mod.ts";
 import type { LocalizationResources } from "./localization_provider.ts";
@@ -107,7 +107,10 @@ export class LocalizationCache {
     }
     const now = clock === undefined ? options.now : () => clock.now();
     if (now !== undefined) cacheClocks.set(this, now);
-    this.#entries = new (loadLruCache())<string, LocalizationResources>({
+    this.#entries = new (loadLruCache("@vendor/kit-platform-localization"))<
+      string,
+      LocalizationResources
+    >({
       max: maxSize,
       ...(ttl > 0 ? { ttl } : {}),
       // Staleness is checked against the clock each time, with no timer.

@@ -1,10 +1,8 @@
 // LoggerManager.fromConfiguration: turns the `logging` section of a
 // configuration into manager options.
 import type { IConfiguration } from "../config/mod.ts";
-import {
-  invalidLogLevelMessage,
-  readEnvironmentVariable,
-} from "../core/mod.ts";
+import { invalidLogLevelMessage } from "../core/mod.ts";
+import { readEnvironmentVariable } from "../internal/environment.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";

@@ -5,24 +5,11 @@
 // way: a line feed as `\n`, a carriage return as `\r`, ESC as `\x1b`, any
 // other C0 character (but tab), DEL and the 8-bit C1 characters (U+0080 to
 // U+009F, among them the one-character CSI) as `\xNN`. What is left cannot
-// move the cursor, erase a line or start an escape sequence.
+// move the cursor, erase a line or start an escape sequence. The analytics
+// package escapes collectors' answers by the same function.
+import { escapeControls } from "../internal/escape_controls.ts";
 
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
-// deno-lint-ignore no-control-regex
-const HAS_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
-
-function escapeOne(char: string): string {
-  const code = char.charCodeAt(0);
-  if (code === 10) return "\\n";
-  if (code === 13) return "\\r";
-  return "\\x" + code.toString(16).padStart(2, "0");
-}
-
-/** The text with every control character escaped, line breaks included. */
-export function escapeControls(text: string): string {
-  return HAS_CONTROL.test(text) ? text.replace(CONTROLS, escapeOne) : text;
-}
+export { escapeControls };
 
 // JSON.stringify escapes C0 characters itself but leaves DEL and C1 raw.
 const JSON_RAW = /[\x7f-\x9f]/g;

@@ -2,7 +2,8 @@
 // from code) and LoggerManager.fromConfiguration (values from configuration
 // files and environment variables, where numbers and booleans may arrive as
 // strings: `coerce` converts those).
-import { type Clock, pageAddress } from "../core/mod.ts";
+import type { Clock } from "../core/mod.ts";
+import { pageAddress } from "../internal/page_address.ts";
 import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 

@@ -1,19 +1,11 @@
-// Which redirects a remote log delivery follows. The POST carries the API
-// key and the entries, so fetch is told not to follow redirects itself (it
-// would take both to any origin the collector names); RemoteDelivery follows
-// one only within the endpoint's origin, and only with a status that keeps
-// the method and the body.
-//
-// The analytics package makes the same decision for its collectors in its
-// own file: the npm packages are bundled per module folder and share code
-// only through a module's public exports.
+// Which redirects a remote log delivery follows, in the words of the
+// logging package. The POST carries the API key and the entries, so fetch is
+// told not to follow redirects itself; the rule (same origin, 307 or 308, a
+// few at most) is the one analytics' collectors follow too
+// (internal/redirect.ts).
+import { MAX_REDIRECTS, redirectVerdict } from "../internal/redirect.ts";
 
-/** Redirects within the endpoint's origin followed for one POST at most. */
-export const MAX_REDIRECTS = 5;
-
-// A 301, 302 or 303 would turn the POST into a GET without its body.
-const REPOST_STATUSES = new Set([307, 308]);
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export { MAX_REDIRECTS };
 
 /** A redirect answer that was not followed; `detail` says why. */
 export class RedirectNotFollowed extends Error {
@@ -41,46 +33,35 @@ export function followRedirect(
   from: string,
   redirects: number,
 ): string | RedirectNotFollowed | undefined {
+  const verdict = redirectVerdict(response, from, redirects);
+  if (verdict === undefined) return undefined;
+  if ("follow" in verdict) return verdict.follow;
   const status = response.status;
-  const fromOrigin = new URL(from).origin;
-  // In a browser a manual redirect is opaque: where it leads is hidden.
-  if (response.type === "opaqueredirect") {
-    return new RedirectNotFollowed(
-      status,
-      ` (a redirect the browser does not reveal), not followed: the API key and the entries go only to ${fromOrigin} (set endpoint to the address that accepts them)`,
-    );
+  switch (verdict.refused) {
+    case "opaque":
+      return new RedirectNotFollowed(
+        status,
+        ` (a redirect the browser does not reveal), not followed: the API key and the entries go only to ${verdict.from} (set endpoint to the address that accepts them)`,
+      );
+    case "no-location":
+      return new RedirectNotFollowed(
+        status,
+        ": a redirect without a valid Location, not followed",
+      );
+    case "other-origin":
+      return new RedirectNotFollowed(
+        status,
+        ` with a redirect to another origin, ${verdict.to}, not followed: the API key and the entries go only to ${verdict.from} (set endpoint to the address that accepts them)`,
+      );
+    case "method-change":
+      return new RedirectNotFollowed(
+        status,
+        ` with a redirect to ${verdict.to}, not followed: it would turn the POST into a GET without the entries (answer 307 or 308, or set endpoint to the new address)`,
+      );
+    case "too-many":
+      return new RedirectNotFollowed(
+        status,
+        `: more than ${MAX_REDIRECTS} redirects, not followed further`,
+      );
   }
-  if (!REDIRECT_STATUSES.has(status)) return undefined;
-  const location = response.headers.get("location");
-  let next: URL | undefined;
-  try {
-    next = location === null ? undefined : new URL(location, from);
-  } catch {
-    next = undefined;
-  }
-  if (next === undefined) {
-    return new RedirectNotFollowed(
-      status,
-      ": a redirect without a valid Location, not followed",
-    );
-  }
-  if (next.origin !== fromOrigin) {
-    return new RedirectNotFollowed(
-      status,
-      ` with a redirect to another origin, ${next.origin}, not followed: the API key and the entries go only to ${fromOrigin} (set endpoint to the address that accepts them)`,
-    );
-  }
-  if (!REPOST_STATUSES.has(status)) {
-    return new RedirectNotFollowed(
-      status,
-      ` with a redirect to ${next.pathname}, not followed: it would turn the POST into a GET without the entries (answer 307 or 308, or set endpoint to the new address)`,
-    );
-  }
-  if (redirects >= MAX_REDIRECTS) {
-    return new RedirectNotFollowed(
-      status,
-      `: more than ${MAX_REDIRECTS} redirects, not followed further`,
-    );
-  }
-  return next.href;
 }

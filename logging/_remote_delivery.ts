@@ -3,12 +3,13 @@
 // "log batch delivery" span per attempt and the kit.log.records counts. The
 // provider keeps the buffer and decides what goes in a batch.
 import type { KyInstance, Options as KyOptions } from "ky";
+import { type Clock, maskSecretText } from "../core/mod.ts";
+import { randomId } from "../internal/random_id.ts";
+import { retryDelay, sleep } from "../internal/backoff.ts";
 import {
-  type Clock,
-  maskSecretText,
-  parseRetryAfter,
-  randomId,
-} from "../core/mod.ts";
+  type ServerAttributes,
+  serverAttributes,
+} from "../internal/telemetry.ts";
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
@@ -16,8 +17,6 @@ import {
   countRecords,
   endDeliverySpan,
   runIn,
-  type ServerAttributes,
-  serverAttributes,
   startDeliverySpan,
 } from "./_telemetry.ts";
 
@@ -67,22 +66,6 @@ for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
  * flush() or dispose() (the flush timer and the retry waits are unref'd).
  */
 export const KEEP_ALIVE_MS = 2_147_483_647;
-
-// A retry wait on the clock (never keeping the process alive on its own on
-// the system clock) that ends early when the signal aborts. Clamped to what
-// setTimeout accepts (a longer delay would fire at once in Node.js).
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clock.clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = clock.setTimeout(done, Math.min(ms, KEEP_ALIVE_MS));
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** How one batch ended. */
 export type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
@@ -145,7 +128,7 @@ export class RemoteDelivery {
     const key = randomId();
     for (let attempt = 1;; attempt++) {
       let status: number | undefined;
-      let retryAfter: number | undefined;
+      let retryAfter: string | null = null;
       let ky: typeof import("ky") | undefined;
       // One CLIENT span per POST; the POST itself runs where tracing is
       // suppressed (see startDeliverySpan).
@@ -207,10 +190,7 @@ export class RemoteDelivery {
         this.failing = true;
         this.failedAttempts++;
         if (httpError !== undefined) {
-          retryAfter = parseRetryAfter(
-            httpError.response.headers.get("retry-after"),
-            settings.clock.now(),
-          );
+          retryAfter = httpError.response.headers.get("retry-after");
           await httpError.response.body?.cancel().catch(() => {});
         }
         if (status !== undefined && !RETRY_STATUSES.includes(status)) {
@@ -247,13 +227,20 @@ export class RemoteDelivery {
       }
       // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
       // batch again. Retry-After (capped by maxRetryDelay) replaces the
-      // backoff.
+      // backoff, which has no jitter here: one provider sends one batch at
+      // a time.
       countRecords(PROVIDER, "retried", batchLength);
       await sleep(
         settings.clock,
-        Math.min(
-          settings.maxRetryDelay,
-          retryAfter ?? settings.retryDelay * 2 ** (attempt - 1),
+        retryDelay(
+          attempt,
+          {
+            base: settings.retryDelay,
+            max: settings.maxRetryDelay,
+            jitter: 0,
+          },
+          retryAfter,
+          settings.clock,
         ),
         signal,
       );

@@ -3,33 +3,27 @@
 // - the active span's ids for every entry (traceIds);
 // - the counter `kit.log.records` (delivered / dropped / retried);
 // - the CLIENT span "log batch delivery" around each POST of a batch.
-// The tracer and the counter are kept per global provider (memoizeLast): the
-// API's global meter provider is NOT a proxy (metrics.getMeter() before an
-// SDK is registered returns a no-op meter for good), and trace.disable()
-// replaces the proxy tracer provider, so both are got again whenever the
-// global provider changes (one global look-up per use; they are used per
-// batch).
+// The tracer and the counter follow the global providers
+// (internal/telemetry.ts): one global look-up per use, and they are used
+// per batch.
 //
 // The API itself is got from core (loadOpenTelemetryApi) only on a path that
 // already knows the part it needs is registered: in Node.js the npm package
 // then never loads it in a process without an SDK (about 25 ms of a cold
 // start). What the API would do with nothing registered is done here
 // without it: no active span, no counting, no span, `fn()` run as it is.
-import type {
-  Context,
-  Counter,
-  MeterProvider,
-  Span,
-  SpanContext,
-  Tracer,
-  TracerProvider,
-} from "@opentelemetry/api";
+import type { Context, Span, SpanContext } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
-  memoizeLast,
 } from "../core/mod.ts";
+import {
+  addCount,
+  scopeCounter,
+  scopeTracer,
+  type ServerAttributes,
+} from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const SCOPE = "@vendor/kit-platform-logging";
@@ -57,17 +51,13 @@ export function activeSpanContext(): SpanContext | undefined {
   return lastValid ? spanContext : undefined;
 }
 
-const tracerOf = memoizeLast((provider: TracerProvider): Tracer =>
-  provider.getTracer(SCOPE)
-);
+const tracerOf = scopeTracer(SCOPE);
 
-const recordsOf = memoizeLast((provider: MeterProvider): Counter =>
-  provider.getMeter(SCOPE).createCounter("kit.log.records", {
-    description:
-      "Log entries of a provider that buffers and sends them, by outcome",
-    unit: "{record}",
-  })
-);
+const recordsOf = scopeCounter(SCOPE, "kit.log.records", {
+  description:
+    "Log entries of a provider that buffers and sends them, by outcome",
+  unit: "{record}",
+});
 
 /** Outcome of entries, for `kit.log.records`. */
 export type RecordOutcome = "delivered" | "dropped" | "retried";
@@ -78,9 +68,7 @@ export function countRecords(
   outcome: RecordOutcome,
   count: number,
 ): void {
-  // Without a meter provider the API's would be its no-op one.
-  if (count <= 0 || !isOpenTelemetryRegistered("metrics")) return;
-  recordsOf(loadOpenTelemetryApi().metrics.getMeterProvider()).add(count, {
+  addCount(recordsOf, count, {
     "kit.log.provider": provider,
     "kit.outcome": outcome,
   });
@@ -102,26 +90,6 @@ function suppressedContext(): Context {
     SUPPRESS_TRACING,
     true,
   );
-}
-
-/** `server.address` and `server.port` of an endpoint. */
-export type ServerAttributes = Readonly<Record<string, string | number>>;
-
-/**
- * The server attributes of an endpoint (no credentials, path or query).
- */
-export function serverAttributes(endpoint: string): ServerAttributes {
-  try {
-    const url = new URL(endpoint);
-    const port = url.port !== ""
-      ? Number(url.port)
-      : url.protocol === "https:"
-      ? 443
-      : 80;
-    return { "server.address": url.hostname, "server.port": port };
-  } catch {
-    return {};
-  }
 }
 
 /**

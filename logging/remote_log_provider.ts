@@ -1,9 +1,6 @@
 import type { Options as KyOptions } from "ky";
-import {
-  deadlineSignal,
-  type DisposeOptions,
-  readEnvironmentVariable,
-} from "../core/mod.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import { readEnvironmentVariable } from "../internal/environment.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import type { LogEntry } from "./log_entry.ts";
 import { LogLevel } from "./log_level.ts";
@@ -19,7 +16,8 @@ import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { RESOLVED } from "./_resolved.ts";
-import { type Clock, randomId, systemClock } from "../core/mod.ts";
+import { type Clock, systemClock } from "../core/mod.ts";
+import { randomId } from "../internal/random_id.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
 import type { ExitHooks } from "./_exit_deno.ts";
 import {

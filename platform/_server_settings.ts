@@ -3,7 +3,7 @@
 // plain object walked by the colon path), then defaults. Strings (from
 // environment variables) are read as whole numbers; a bad value names its
 // key and the source that set it.
-import { readEnvironmentVariable } from "../core/mod.ts";
+import { readEnvironmentVariable } from "../internal/environment.ts";
 import type { ServerOptions } from "./server_options.ts";
 import { serverConfigurationKeys } from "./server_configuration_keys.ts";
 

@@ -23,12 +23,12 @@ import type {
   TextMapGetter,
 } from "@opentelemetry/api";
 import {
-  createScopeTracer,
-  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   maskSecretText,
 } from "../core/mod.ts";
+import { HTTP_DURATION_BUCKETS } from "../internal/http_duration_buckets.ts";
+import { createScopeTracer } from "../internal/scope_tracer.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";
 
 /** The instrumentation scope: the npm package's name. */

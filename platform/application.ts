@@ -33,7 +33,8 @@ import {
   loggerOf,
   messageOf,
 } from "./_application_support.ts";
-import { deadlineSignal, readEnvironmentVariable } from "../core/mod.ts";
+import { deadlineSignal } from "../core/mod.ts";
+import { readEnvironmentVariable } from "../internal/environment.ts";
 import { shutdown } from "./_shutdown.ts";
 import { logConfigurationFindings } from "./_config_findings.ts";
 import { HostServer } from "./_server_host.ts";

@@ -40,6 +40,14 @@
  * publish` enforces), so they need no whole program. Type-checking of the
  * result happens in `scripts/check_packages.ts` and in the consumer check.
  *
+ * Files of the top-level `internal/` folder (mechanisms shared by several
+ * modules; no mod.ts exports them) are bundled into each package that
+ * imports them, like the package's own files: a module may import
+ * `../internal/x.ts` besides its own files and its siblings' mod.ts. Their
+ * imports count as the package's dependencies. Their declarations do not
+ * ship, so the build fails when a public declaration names one of their
+ * types. In the source maps they stand under `src/_internal/`.
+ *
  * Runtime-specific code follows one convention: a module imports
  * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm bundles
  * take that one instead and leave the Deno flavour out, so no `Deno` global
@@ -92,6 +100,28 @@ import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const OUT = resolve(ROOT, Deno.env.get("KIT_NPM_OUT") ?? "npm");
+/**
+ * The shared internal folder: mechanisms written once for several modules
+ * (backoff, the telemetry preamble, the LRU loader). No mod.ts exports it;
+ * each package whose sources import one of its files gets a copy in its
+ * bundles, as if the file were its own.
+ */
+const INTERNAL = join(ROOT, "internal");
+
+/** Whether `path` is a file of the package in `moduleDir` or of internal/. */
+function isBundledSource(path: string, moduleDir: string): boolean {
+  return path.startsWith(moduleDir + "/") || path.startsWith(INTERNAL + "/");
+}
+
+/**
+ * Where a bundled source file stands inside its package's source folder:
+ * its place in the module, or `_internal/<file>` for a file of internal/.
+ */
+function packagePathOf(path: string, moduleDir: string): string {
+  return path.startsWith(INTERNAL + "/")
+    ? join("_internal", relative(INTERNAL, path))
+    : relative(moduleDir, path);
+}
 
 interface DenoJson {
   version: string;
@@ -119,6 +149,33 @@ async function listSources(dir: string): Promise<string[]> {
     }
   }
   return out.sort();
+}
+
+/**
+ * The files of internal/ that `sources` import, directly or through other
+ * files of internal/, every runtime flavour included.
+ */
+function internalFilesOf(sources: readonly string[]): string[] {
+  const found = new Set<string>();
+  const pending = [...sources];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    const text = readFileSync(file, "utf8");
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!ref.fileName.startsWith(".")) continue;
+      const target = resolve(dirname(file), ref.fileName);
+      if (!target.startsWith(INTERNAL + "/") || !existsSync(target)) continue;
+      const base = target.replace(/(_deno)?\.ts$/, "");
+      for (
+        const flavour of [target, base + "_node.ts", base + "_browser.ts"]
+      ) {
+        if (found.has(flavour) || !existsSync(flavour)) continue;
+        found.add(flavour);
+        pending.push(flavour);
+      }
+    }
+  }
+  return [...found].sort();
 }
 
 /** Which runtime a file is chosen for: servers, or the `browser` condition. */
@@ -207,7 +264,11 @@ function resolveForNpm(
   const where = relative(ROOT, file);
   if (specifier.startsWith("./") || specifier.startsWith("../")) {
     const target = resolve(dirname(file), specifier);
-    if (target.startsWith(join(ROOT, info.folder) + "/")) {
+    // A file of internal/ is bundled into every package that imports it.
+    if (
+      target.startsWith(join(ROOT, info.folder) + "/") ||
+      target.startsWith(INTERNAL + "/")
+    ) {
       if (!specifier.endsWith(".ts")) {
         throw new Error(
           `${where}: relative import '${specifier}' must end in .ts`,
@@ -227,7 +288,7 @@ function resolveForNpm(
       : undefined;
     if (sibling === undefined) {
       throw new Error(
-        `${where}: '${specifier}' reaches outside the module; import other modules through their mod.ts`,
+        `${where}: '${specifier}' reaches outside the module; import other modules through their mod.ts (shared internals live in internal/)`,
       );
     }
     return {
@@ -493,7 +554,7 @@ function packageSourceMap(
   };
   map.sources = map.sources.map((source, index) => {
     const path = resolve(dirname(mapPath), source);
-    if (!path.startsWith(moduleDir + "/")) {
+    if (!isBundledSource(path, moduleDir)) {
       throw new Error(
         `${
           relative(ROOT, mapPath)
@@ -510,7 +571,7 @@ function packageSourceMap(
     }
     return relative(
       dirname(mapPath),
-      join(dir, MAP_SOURCES_FOLDER, relative(moduleDir, path)),
+      join(dir, MAP_SOURCES_FOLDER, packagePathOf(path, moduleDir)),
     );
   });
   delete map.sourceRoot;
@@ -586,14 +647,14 @@ async function bundle(
     const path = resolve(moduleDir, input);
     if (
       input !== options.stdin?.sourcefile &&
-      !path.startsWith(moduleDir + "/")
+      !isBundledSource(path, moduleDir)
     ) {
       throw new Error(
         `${
           relative(ROOT, options.outfile)
         } would hold ${input}, which is not a source file of ${
           relative(ROOT, moduleDir)
-        }/; import it by package name`,
+        }/ or internal/; import it by package name`,
       );
     }
   }
@@ -679,6 +740,19 @@ async function buildPackage(
       );
     }
   }
+  // The files of internal/ the package's sources reach: bundled with them,
+  // so their imports are the package's dependencies too.
+  for (const file of internalFilesOf(sources)) {
+    if (variantOf(file, "node") !== file) continue;
+    rewriteSpecifiers(
+      await readFile(file, "utf8"),
+      file,
+      info,
+      config,
+      version,
+      dependencies,
+    );
+  }
   // Declarations: for every public file, and for the internal (`_`) files
   // the public declarations reach. The other internal files are unreachable
   // through `exports` and no public type names them.
@@ -701,6 +775,15 @@ async function buildPackage(
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       if (!ref.fileName.startsWith(".")) continue;
       const target = join(dirname(base), ref.fileName).replace(/\.js$/, "");
+      // A file of internal/ is bundled, but its declarations do not ship:
+      // a public signature naming one of its types would dangle.
+      if (target.startsWith("../")) {
+        throw new Error(
+          `${info.folder}/${base}.ts: its declarations name ${
+            target.slice(3)
+          }.ts; a public signature must not use a type of internal/ (declare the type in the module, or export it from core)`,
+        );
+      }
       if (declarations.has(target)) reach.push(target);
     }
   }

@@ -14,7 +14,8 @@
  *   prints one line of code) and each source map names files inside the
  *   package, relative to itself, and carries their text;
  * - no declaration file shows a JSR import path (`"@vendor/kit/platform"`)
- *   where an npm user imports `@vendor/kit-platform`;
+ *   where an npm user imports `@vendor/kit-platform`, or imports a file the
+ *   package does not ship (the declarations of internal/ never do);
  * - no built file references the `Deno` global, and no file a web bundler
  *   reaches from the `browser` export condition (`esm/mod_browser.js`, or
  *   `esm/mod.js` where a package has no browser twins) imports a `node:`
@@ -430,6 +431,20 @@ for (const info of PACKAGES) {
             jsr[0]
           } (npm users import @vendor/kit-<package>)`,
         );
+      }
+      // A file of internal/ is bundled, its declarations never ship: a
+      // declaration must not import one (or anything outside the package).
+      for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+        if (!ref.fileName.startsWith(".")) continue;
+        const target = resolve(dirname(file), ref.fileName)
+          .replace(/\.js$/, ".d.ts");
+        if (!target.startsWith(dir + "/") || !existsSync(target)) {
+          problems.push(
+            `${
+              file.slice(ROOT.length + 1)
+            } imports ${ref.fileName}, which the package does not ship (a type of internal/ in a public signature?)`,
+          );
+        }
       }
     }
     if (!file.endsWith(".js")) continue;

@@ -29,6 +29,7 @@ import { spawn } from "node:child_process";
 import { dirname, join, relative, resolve } from "node:path";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import process from "node:process";
+import { existsSync } from "node:fs";
 import { buildAll } from "./build_npm.ts";
 import { packageOfFolder, PACKAGES } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
@@ -54,6 +55,17 @@ async function listTests(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** Where the transpiled copies of internal/ stand among the tests. */
+const INTERNAL_COPY = "_kit_internal";
+
+/** A file's place among the transpiled tests (internal/ files included). */
+function testPathOf(file: string): string {
+  const internal = relative(join(ROOT, "internal"), file);
+  return internal.startsWith("..")
+    ? relative(join(ROOT, "tests"), file)
+    : join(INTERNAL_COPY, internal);
+}
+
 function rewrite(
   source: string,
   file: string,
@@ -68,6 +80,22 @@ function rewrite(
         ? packageOfFolder(rel[0])
         : undefined;
       if (sibling !== undefined) return sibling.name;
+      if (rel[0] === "internal") {
+        // A shared internal file (its own tests, or another internal file):
+        // its transpiled copy under tests/<format>/_kit_internal/, the Node
+        // flavour where it has one.
+        let name = rel.slice(1).join("/");
+        const base = name.replace(/_deno\.ts$/, "");
+        if (
+          base !== name && existsSync(join(ROOT, "internal", base + "_node.ts"))
+        ) {
+          name = base + "_node.ts";
+        }
+        const from = dirname(testPathOf(file));
+        const local = relative(from, join(INTERNAL_COPY, name));
+        return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
+          ".js";
+      }
       if (rel[0] !== "tests") {
         throw new Error(
           `${where}: '${specifier}' must import Kit through a module's mod.ts`,
@@ -200,10 +228,13 @@ async function main(): Promise<number> {
     return only === undefined || folder.startsWith("_") ||
       only.includes(folder) || !file.endsWith("_test.ts");
   });
+  // The files of internal/ are not a package: their tests run against a
+  // transpiled copy, which imports the packages by name.
+  testFiles.push(...await listTests(join(ROOT, "internal")));
   const esmFiles: string[] = [];
   const cjsFiles: string[] = [];
   for (const file of testFiles) {
-    const rel = relative(join(ROOT, "tests"), file).slice(0, -3) + ".js";
+    const rel = testPathOf(file).slice(0, -3) + ".js";
     const source = rewrite(
       await readFile(file, "utf8"),
       file,

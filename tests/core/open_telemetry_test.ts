@@ -14,14 +14,14 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
 import {
-  createScopeTracer,
-  HTTP_DURATION_BUCKETS,
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  memoizeLast,
-  NON_RECORDING_SPAN,
   type OpenTelemetryPart,
 } from "../../core/mod.ts";
+import { HTTP_DURATION_BUCKETS } from "../../internal/http_duration_buckets.ts";
+import { memoizeLast } from "../../internal/memoize_last.ts";
+import { NON_RECORDING_SPAN } from "../../internal/non_recording_span.ts";
+import { createScopeTracer } from "../../internal/scope_tracer.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 import {
   type ChildResult,

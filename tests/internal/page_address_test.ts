@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pageAddress } from "../../core/mod.ts";
+import { pageAddress } from "../../internal/page_address.ts";
 
 // Sets `globalThis.location` for one call, as a page would have it.
 function withLocation<T>(descriptor: PropertyDescriptor, run: () => T): T {

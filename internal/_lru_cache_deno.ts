@@ -3,7 +3,12 @@
 // imported with the module; Deno resolves it once, from its own cache.
 import { LRUCache } from "lru-cache";
 
-/** Returns lru-cache's `LRUCache` class. */
-export function loadLruCache(): typeof LRUCache {
+/**
+ * Returns lru-cache's `LRUCache` class.
+ *
+ * @param _packageName The Kit package that loads it (the Node.js flavour
+ * names it when the load fails).
+ */
+export function loadLruCache(_packageName: string): typeof LRUCache {
   return LRUCache;
 }

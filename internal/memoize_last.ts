@@ -15,7 +15,7 @@
  *
  * @example An instrument made again when the meter provider changes
  * ```ts
- * import { memoizeLast } from "@vendor/kit/core";
+ * import { memoizeLast } from "./memoize_last.ts";
  *
  * interface Provider { getMeter(name: string): { name: string } }
  * const meterOf = memoizeLast((provider: Provider) => provider.getMeter("app"));

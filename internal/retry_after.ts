@@ -13,7 +13,7 @@ const SECONDS = /^\d+(?:\.\d+)?$/;
  *
  * @example Usage
  * ```ts
- * import { parseRetryAfter } from "@vendor/kit/core";
+ * import { parseRetryAfter } from "./retry_after.ts";
  *
  * parseRetryAfter("120"); // 120000
  * parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.UTC(2015, 9, 21, 7, 27)); // 60000

@@ -2,7 +2,7 @@ import type { TracerProvider } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   type OpenTelemetryApi,
-} from "./open_telemetry.ts";
+} from "../core/mod.ts";
 
 /** A tracer of `@opentelemetry/api`, as `trace.getTracer()` returns it. */
 export type OpenTelemetryTracer = ReturnType<
@@ -41,7 +41,7 @@ function isProxy(provider: TracerProvider): provider is ProxyLike {
  *   createScopeTracer,
  *   isOpenTelemetryRegistered,
  *   loadOpenTelemetryApi,
- * } from "@vendor/kit/core";
+ * } from "./scope_tracer.ts";
  *
  * const tracerOf = createScopeTracer("my-library");
  * if (isOpenTelemetryRegistered("trace")) {

@@ -12,7 +12,7 @@ import { readEnv } from "./_env_deno.ts";
  *
  * @example Usage
  * ```ts
- * import { readEnvironmentVariable } from "@vendor/kit/core";
+ * import { readEnvironmentVariable } from "./environment.ts";
  *
  * const level = readEnvironmentVariable("KIT_LOG_LEVEL") ?? "info";
  * ```

@@ -13,7 +13,7 @@ const HEX: string[] = Array.from(
  *
  * @example Usage
  * ```ts
- * import { randomId } from "@vendor/kit/core";
+ * import { randomId } from "./random_id.ts";
  *
  * const id = randomId();
  * console.log(id.length); // 36

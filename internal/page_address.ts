@@ -8,7 +8,7 @@
  *
  * @example Usage
  * ```ts
- * import { pageAddress } from "@vendor/kit/core";
+ * import { pageAddress } from "./page_address.ts";
  *
  * const base = pageAddress(); // undefined outside a browser
  * new URL("/logs", base ?? "http://localhost:3000").href;

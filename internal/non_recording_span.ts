@@ -19,7 +19,7 @@ const INVALID_SPAN_CONTEXT = Object.freeze({
  *
  * @example A span for callers while nothing is registered
  * ```ts
- * import { NON_RECORDING_SPAN } from "@vendor/kit/core";
+ * import { NON_RECORDING_SPAN } from "./non_recording_span.ts";
  *
  * NON_RECORDING_SPAN.setAttribute("ignored", 1).end();
  * console.log(NON_RECORDING_SPAN.isRecording()); // false

@@ -4,8 +4,9 @@
 // that never makes a cache does not pay for it (figure in
 // BENCHMARKS.md, "Cold import in Node").
 //
-// requireDependency (core) resolves it from this package's own folder, the
-// same instance as the application's own import.
+// requireDependency (core) resolves it from the folder of the package this
+// file is bundled into, the same instance as the application's own import;
+// the caller names that package for the error a failed load gives.
 import { requireDependency } from "../core/mod.ts";
 import type * as LruCache from "lru-cache";
 
@@ -13,12 +14,16 @@ declare const __filename: string | undefined;
 
 let lruCache: typeof LruCache.LRUCache | undefined;
 
-/** Returns lru-cache's `LRUCache` class, loading lru-cache on the first call. */
-export function loadLruCache(): typeof LruCache.LRUCache {
+/**
+ * Returns lru-cache's `LRUCache` class, loading lru-cache on the first call.
+ *
+ * @param packageName The Kit package that loads it, named by the error.
+ */
+export function loadLruCache(packageName: string): typeof LruCache.LRUCache {
   if (lruCache === undefined) {
     const module = requireDependency(
       "lru-cache",
-      "@vendor/kit-platform-localization",
+      packageName,
       import.meta,
       typeof __filename === "string" ? __filename : undefined,
     ) as typeof LruCache;

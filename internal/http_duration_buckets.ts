@@ -5,7 +5,7 @@
  *
  * @example Advice for a duration histogram
  * ```ts
- * import { HTTP_DURATION_BUCKETS } from "@vendor/kit/core";
+ * import { HTTP_DURATION_BUCKETS } from "./http_duration_buckets.ts";
  *
  * const advice = { explicitBucketBoundaries: [...HTTP_DURATION_BUCKETS] };
  * console.log(advice.explicitBucketBoundaries.length); // 14

@@ -10,7 +10,7 @@
  *
  * @example Usage
  * ```ts
- * import { describeNetworkError } from "@vendor/kit/core";
+ * import { describeNetworkError } from "./network_error.ts";
  *
  * const error = new TypeError("fetch failed", {
  *   cause: new Error("connect ECONNREFUSED 127.0.0.1:4010"),

@@ -4,7 +4,12 @@
 // as in Deno; a web bundler includes it in the bundle either way.
 import { LRUCache } from "lru-cache";
 
-/** Returns lru-cache's `LRUCache` class. */
-export function loadLruCache(): typeof LRUCache {
+/**
+ * Returns lru-cache's `LRUCache` class.
+ *
+ * @param _packageName The Kit package that loads it (the Node.js flavour
+ * names it when the load fails).
+ */
+export function loadLruCache(_packageName: string): typeof LRUCache {
   return LRUCache;
 }

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { describeNetworkError, randomId } from "../../core/mod.ts";
+import { describeNetworkError } from "../../internal/network_error.ts";
+import { randomId } from "../../internal/random_id.ts";
 
 const UUID_V4 =
   /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
