@@ -37,11 +37,11 @@ function isProxy(provider: TracerProvider): provider is ProxyLike {
  *
  * @example A span only while a tracer provider is registered
  * ```ts
+ * import { createScopeTracer } from "./scope_tracer.ts";
  * import {
- *   createScopeTracer,
  *   isOpenTelemetryRegistered,
  *   loadOpenTelemetryApi,
- * } from "./scope_tracer.ts";
+ * } from "../core/mod.ts";
  *
  * const tracerOf = createScopeTracer("my-library");
  * if (isOpenTelemetryRegistered("trace")) {
