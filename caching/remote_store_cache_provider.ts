@@ -1,9 +1,15 @@
+// Longer than the other files on purpose: this is one public class, the
+// cache's commands on Redis (read, write, lock, clear, tags, pub/sub), and a
+// third of it is the JSDoc of its options and methods. Whether the store
+// answers lives in _store_connection_state.ts, what happens to the changes
+// of an outage in _outage_recovery.ts and _outage_journal.ts.
+
 import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
 import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
-import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
 import { TIMED_OUT } from "./_deadlines.ts";
 import { diagnosticsFromEnv } from "./_diagnostics.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
@@ -43,10 +49,10 @@ import {
   tagKeyPrefix,
 } from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
-import { CacheStoreError } from "./cache_store_error.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
-import { OutageJournal, resendJournal } from "./_outage_journal.ts";
+import { OutageJournal } from "./_outage_journal.ts";
+import { OutageRecovery } from "./_outage_recovery.ts";
 import { StoreConnectionState } from "./_store_connection_state.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
@@ -288,12 +294,8 @@ export class RemoteStoreCacheProvider
   readonly #required: boolean;
   readonly #tagRetention: number;
   readonly #journal: OutageJournal;
-  /** Who the messages of a recovery come from: every instance applies them. */
-  readonly #recoverySource = `kit:recovery:${lockToken()}`;
-  #replaying: Promise<void> | undefined;
-  #resendAgain = false;
-  readonly #journalSize: number;
-  #reportedLoss = { degraded: 0, dropped: 0 };
+  /** Holds back the changes of an outage and re-sends them after it. */
+  readonly #recovery: OutageRecovery;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
   /** Whether the store answers, and the sending of commands. */
@@ -349,12 +351,12 @@ export class RemoteStoreCacheProvider
       );
     }
     this.#required = required;
-    this.#journalSize = checkNumber(
+    const journalSize = checkNumber(
       "outageJournalSize",
       options.outageJournalSize ?? 1000,
       0,
     );
-    this.#journal = new OutageJournal(this.#journalSize);
+    this.#journal = new OutageJournal(journalSize);
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -395,14 +397,22 @@ export class RemoteStoreCacheProvider
         options.commandTimeout ?? 1000,
         1,
       ),
-      onUp: () => {
-        if (this.#journal.size > 0 || this.#journal.overflowed) {
-          // A re-send still under way from an earlier recovery took its
-          // list before this outage's changes: it starts again when it ends.
-          if (this.#replaying !== undefined) this.#resendAgain = true;
-          else void this.#resend();
-        }
-      },
+      onUp: () => this.#recovery.recovered(),
+    });
+    this.#recovery = new OutageRecovery({
+      journal: this.#journal,
+      journalSize,
+      link: this.#link,
+      reporter: this.#reporter,
+      address: this.#address,
+      diagnostics: this.#connectionOptions.diagnostics,
+      send: async (args, key) =>
+        (await this.#link.send(args, key, UNANSWERED)) !== UNANSWERED,
+      clear: (prefix) => this.#clear(prefix),
+      publish: async (message) => (await this.#publish(message)) !== UNANSWERED,
+      fullKey: (key) => this.#fullKey(key),
+      tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
+      tagRetention: this.#tagRetention,
     });
   }
 
@@ -740,7 +750,7 @@ export class RemoteStoreCacheProvider
       .then((reply) => {
         if (reply !== UNANSWERED) {
           if (this.#journal.size > 0) this.#journal.settle(key);
-        } else if (this.#missed()) {
+        } else if (this.#recovery.missed()) {
           this.#journal.record({
             kind: "set",
             key,
@@ -765,7 +775,7 @@ export class RemoteStoreCacheProvider
     const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
       if (this.#journal.size > 0) this.#journal.settle(key);
-    } else if (this.#missed()) {
+    } else if (this.#recovery.missed()) {
       this.#journal.record({ kind: "delete", key, at });
     }
   }
@@ -792,7 +802,7 @@ export class RemoteStoreCacheProvider
    */
   async clear(prefix = ""): Promise<void> {
     const at = Date.now();
-    if (!(await this.#clear(prefix)) && this.#missed()) {
+    if (!(await this.#clear(prefix)) && this.#recovery.missed()) {
       this.#journal.record({ kind: "clear", prefix, at });
     }
   }
@@ -1030,7 +1040,9 @@ export class RemoteStoreCacheProvider
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
     const reply = await this.#publish(message);
-    if (reply === UNANSWERED && this.#missed()) this.#holdMessage(message);
+    if (reply === UNANSWERED && this.#recovery.missed()) {
+      this.#recovery.holdMessage(message);
+    }
   }
 
   /** Publishes on the channel; answers `UNANSWERED` when it did not go out. */
@@ -1043,24 +1055,6 @@ export class RemoteStoreCacheProvider
       ["PUBLISH", this.#channel, JSON.stringify(message)],
       UNANSWERED,
     );
-  }
-
-  /** A message that did not go out: its changes are told on recovery. */
-  #holdMessage(message: CacheInvalidation): void {
-    const at = Date.now();
-    for (const key of message.keys ?? []) {
-      this.#journal.record({ kind: "notify", key, at });
-    }
-    // Clearing again and invalidating again are harmless: both only cause
-    // misses, and the tags script keeps the later time.
-    if (message.prefix !== undefined) {
-      this.#journal.record({ kind: "clear", prefix: message.prefix, at });
-    }
-    if (message.tags !== undefined && message.at !== undefined) {
-      for (const tag of message.tags) {
-        this.#journal.record({ kind: "tag", tag, at: message.at });
-      }
-    }
   }
 
   /**
@@ -1263,7 +1257,7 @@ export class RemoteStoreCacheProvider
         )
       ),
     );
-    if (replies.includes(UNANSWERED) && this.#missed()) {
+    if (replies.includes(UNANSWERED) && this.#recovery.missed()) {
       for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
     }
   }
@@ -1288,79 +1282,5 @@ export class RemoteStoreCacheProvider
     }
     if (parsed.tags !== undefined) parsed.tags = parsed.tags.map(decodeTag);
     return parsed;
-  }
-
-  /** A change that was not answered is held back for the recovery. */
-  #missed(): boolean {
-    return !this.#link.disposed && this.#link.state !== "up";
-  }
-
-  /**
-   * Re-sends the held-back changes and tells every instance (see
-   * `resendJournal`); reports a journal that overflowed.
-   */
-  #resend(): Promise<void> {
-    if (this.#replaying !== undefined) return this.#replaying;
-    const answered = (reply: unknown): boolean =>
-      !this.#link.disposed &&
-      (reply !== UNANSWERED || this.#link.state === "up");
-    const run = async (): Promise<void> => {
-      const resent = await resendJournal(this.#journal, {
-        source: this.#recoverySource,
-        run: async (args, key) =>
-          answered(await this.#link.send(args, key, UNANSWERED)),
-        fullKey: (key) => this.#fullKey(key),
-        tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
-        tagRetention: this.#tagRetention,
-        clear: async (prefix) =>
-          !this.#link.disposed &&
-          ((await this.#clear(prefix)) || this.#link.state === "up"),
-        publish: async (message) => {
-          const reply = await this.#publish(message);
-          if (reply !== UNANSWERED) return true;
-          if (this.#missed()) this.#holdMessage(message);
-          return false;
-        },
-      });
-      const { pending, degraded, dropped } = this.#journal.stats;
-      this.#connectionOptions.diagnostics?.(
-        `cache: re-sent ${resent} changes made during the outage to ${this.#address} (${pending} pending)`,
-      );
-      const lost = this.#reportedLoss;
-      if (
-        (degraded > lost.degraded || dropped > lost.dropped) &&
-        !this.#link.disposed
-      ) {
-        this.#reportedLoss = { degraded, dropped };
-        this.#reporter.report(
-          new CacheStoreError(
-            "resend",
-            undefined,
-            new Error(
-              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${
-                degraded - lost.degraded
-              } writes were re-sent as deletes of their keys and ${
-                dropped - lost.dropped
-              } changes were lost${
-                dropped > lost.dropped
-                  ? " (every instance dropped its memory layer; Redis may keep older values of those keys until they expire)"
-                  : ""
-              }`,
-            ),
-          ),
-        );
-      }
-    };
-    const replaying = RequestContext.detach(run).finally(() => {
-      this.#replaying = undefined;
-      if (
-        this.#resendAgain && this.#link.state === "up" && !this.#link.disposed
-      ) {
-        this.#resendAgain = false;
-        void this.#resend();
-      }
-    });
-    this.#replaying = replaying;
-    return replaying;
   }
 }
