@@ -1,28 +1,19 @@
+// Longer than the other files on purpose: this is one public class, the
+// cache's commands on Redis (read, write, lock, clear, tags, pub/sub), and a
+// third of it is the JSDoc of its options and methods. Whether the store
+// answers lives in _store_connection_state.ts, what happens to the changes
+// of an outage in _outage_recovery.ts and _outage_journal.ts.
+
 import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
-import {
-  deadlineSignal,
-  type DisposeOptions,
-  type TimerHandle,
-  unrefTimer,
-} from "../core/mod.ts";
-import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
-import {
-  Deadlines,
-  RedisTimeoutError,
-  settleWithin,
-  TIMED_OUT,
-} from "./_deadlines.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import type { HealthCheckResult } from "../platform/mod.ts";
+import { TIMED_OUT } from "./_deadlines.ts";
 import { diagnosticsFromEnv } from "./_diagnostics.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
-import { isErrorReply } from "./_redis_connection.ts";
-import type {
-  RedisCommands,
-  RedisLink,
-  RedisLinkOptions,
-} from "./_redis_link.ts";
+import type { RedisLinkOptions } from "./_redis_link.ts";
 import { keySlot, slotTag } from "./_redis_slots.ts";
 import {
   checkTopology,
@@ -58,11 +49,11 @@ import {
   tagKeyPrefix,
 } from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
-import { CacheStoreError } from "./cache_store_error.ts";
-import { CacheStoreRecovered } from "./cache_store_recovered.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
 import { CacheValueError } from "./cache_value_error.ts";
-import { OutageJournal, resendJournal } from "./_outage_journal.ts";
+import { OutageJournal } from "./_outage_journal.ts";
+import { OutageRecovery } from "./_outage_recovery.ts";
+import { StoreConnectionState } from "./_store_connection_state.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
 export interface RemoteStoreCacheProviderOptions {
@@ -300,34 +291,15 @@ export class RemoteStoreCacheProvider
   readonly #hashTag: boolean;
   readonly #connectionOptions: RedisLinkOptions;
   readonly #reporter: ErrorReporter;
-  readonly #connection: RedisLink;
-  readonly #deadlines: Deadlines;
   readonly #required: boolean;
   readonly #tagRetention: number;
   readonly #journal: OutageJournal;
-  /** Who the messages of a recovery come from: every instance applies them. */
-  readonly #recoverySource = `kit:recovery:${lockToken()}`;
-  #replaying: Promise<void> | undefined;
-  #resendAgain = false;
-  readonly #journalSize: number;
-  #reportedLoss = { degraded: 0, dropped: 0 };
-  #subscriberConnection: RedisLink | undefined;
+  /** Holds back the changes of an outage and re-sends them after it. */
+  readonly #recovery: OutageRecovery;
   #subscribers = new Set<Subscriber>();
   #subscribed: Promise<boolean> | undefined;
-  /**
-   * "unknown" before the first reply, "up" after a reply, "down" from a
-   * failure (reported) until a probe gets a reply (reported too). While
-   * down, commands are not sent: reads are misses, writes are skipped.
-   */
-  #state: "unknown" | "up" | "down" = "unknown";
-  #downSince = 0;
-  #downReport: CacheStoreUnavailableError | undefined;
-  #probeTimer: TimerHandle | undefined;
-  #probing: Promise<boolean> | undefined;
-  #probeFailures = 0;
-  /** Commands sent and not settled yet (each bounded by commandTimeout). */
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #disposed = false;
+  /** Whether the store answers, and the sending of commands. */
+  readonly #link: StoreConnectionState;
 
   /**
    * Creates the provider; no connection is opened before the first use.
@@ -379,12 +351,12 @@ export class RemoteStoreCacheProvider
       );
     }
     this.#required = required;
-    this.#journalSize = checkNumber(
+    const journalSize = checkNumber(
       "outageJournalSize",
       options.outageJournalSize ?? 1000,
       0,
     );
-    this.#journal = new OutageJournal(this.#journalSize);
+    this.#journal = new OutageJournal(journalSize);
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -415,18 +387,32 @@ export class RemoteStoreCacheProvider
       diagnostics: diagnosticsFromEnv(),
       name: "cache",
     };
-    this.#deadlines = new Deadlines(
-      checkNumber("commandTimeout", options.commandTimeout ?? 1000, 1),
-    );
-    this.#connection = createLink(this.#topology, this.#connectionOptions, {
-      onDown: (error) => this.#down(error),
-      // node-redis declares a connection ready without a round trip when
-      // there is no handshake (no password, database 0), even to a server
-      // that is going down or is not Redis. The store is up on a reply to
-      // PING, not on "ready".
-      onReady: () => {
-        if (this.#state !== "up") void this.#probe();
-      },
+    this.#link = new StoreConnectionState({
+      topology: this.#topology,
+      address: this.#address,
+      connectionOptions: this.#connectionOptions,
+      reporter: this.#reporter,
+      commandTimeout: checkNumber(
+        "commandTimeout",
+        options.commandTimeout ?? 1000,
+        1,
+      ),
+      onUp: () => this.#recovery.recovered(),
+    });
+    this.#recovery = new OutageRecovery({
+      journal: this.#journal,
+      journalSize,
+      link: this.#link,
+      reporter: this.#reporter,
+      address: this.#address,
+      diagnostics: this.#connectionOptions.diagnostics,
+      send: async (args, key) =>
+        (await this.#link.send(args, key, UNANSWERED)) !== UNANSWERED,
+      clear: (prefix) => this.#clear(prefix),
+      publish: async (message) => (await this.#publish(message)) !== UNANSWERED,
+      fullKey: (key) => this.#fullKey(key),
+      tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
+      tagRetention: this.#tagRetention,
     });
   }
 
@@ -582,7 +568,7 @@ export class RemoteStoreCacheProvider
    * are sent; `false` before the first reply and during an outage.
    */
   get isConnected(): boolean {
-    return this.#state === "up" && this.#connection.isReady;
+    return this.#link.isConnected;
   }
 
   /**
@@ -641,20 +627,13 @@ export class RemoteStoreCacheProvider
    * ```
    */
   async connect(): Promise<boolean> {
-    if (this.#disposed) return false;
-    const ok = await this.#connect();
-    if (ok || !this.#required || this.#disposed) return ok;
-    const error = this.#downReport ??
+    if (this.#link.disposed) return false;
+    const ok = await this.#link.connect();
+    if (ok || !this.#required || this.#link.disposed) return ok;
+    const error = this.#link.downReport ??
       new CacheStoreUnavailableError(this.#address);
     await this.dispose();
     throw error;
-  }
-
-  async #connect(): Promise<boolean> {
-    if (this.#state === "down") return false;
-    if (this.#state === "up" && this.#connection.isReady) return true;
-    if (!(await this.#connection.ensureReady())) return false;
-    return await this.#probe();
   }
 
   /**
@@ -666,42 +645,7 @@ export class RemoteStoreCacheProvider
    * @returns The state of the store.
    */
   async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
-    if (this.#disposed) {
-      return {
-        status: "unhealthy",
-        detail: { address: this.#address, reason: "disposed" },
-      };
-    }
-    if (this.#state !== "down") {
-      const check = this.#state === "up" && this.#connection.isReady
-        ? this.#probe()
-        : this.#connect();
-      let answered = false;
-      await settleWithin(
-        check.then(() => (answered = true)),
-        undefined,
-        signal,
-      );
-      if (!answered) {
-        return {
-          status: "degraded",
-          detail: {
-            address: this.#address,
-            reason: "no reply before the health check's deadline",
-          },
-        };
-      }
-    }
-    if (this.#state === "up") {
-      return {
-        status: "healthy",
-        detail: { address: this.#address, ...this.#topologyDetail() },
-      };
-    }
-    return {
-      status: "degraded",
-      detail: { ...this.#outageDetail(), ...this.#topologyDetail() },
-    };
+    return await this.#link.checkHealth(signal);
   }
 
   /**
@@ -717,7 +661,7 @@ export class RemoteStoreCacheProvider
    */
   get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
     const fullKey = this.#fullKey(key);
-    if (this.#state === "down" || this.#disposed) {
+    if (this.#link.offline) {
       return Promise.resolve(undefined);
     }
     if (this.#journal.size > 0) {
@@ -732,9 +676,9 @@ export class RemoteStoreCacheProvider
         );
       }
     }
-    const client = this.#connection.readyClient;
+    const client = this.#link.readyClient;
     if (client === undefined) {
-      return this.#whenReady(() => this.get(key, tagged), undefined);
+      return this.#link.whenReady(() => this.get(key, tagged), undefined);
     }
     if (tagged === true && !client.cluster) {
       const command = [
@@ -744,10 +688,12 @@ export class RemoteStoreCacheProvider
         fullKey,
         tagKeyPrefix(this.#prefix),
       ];
-      return this.#track(this.#deadlines.race(client.send(command, fullKey)))
+      return this.#link.race(client.send(command, fullKey))
         .then(
           (reply) => {
-            if (reply === TIMED_OUT) return this.#timedOut("EVAL", undefined);
+            if (reply === TIMED_OUT) {
+              return this.#link.timedOut("EVAL", undefined);
+            }
             if (!Array.isArray(reply)) return this.#decode(fullKey, reply);
             const entry = this.#decode(fullKey, reply[0]);
             return entry !== undefined &&
@@ -755,18 +701,16 @@ export class RemoteStoreCacheProvider
               ? undefined
               : entry;
           },
-          (error) => this.#failed("EVAL", fullKey, error, undefined),
+          (error) => this.#link.failed("EVAL", fullKey, error, undefined),
         );
     }
-    return this.#track(
-      this.#deadlines.race(client.send(["GET", fullKey], fullKey)),
-    )
+    return this.#link.race(client.send(["GET", fullKey], fullKey))
       .then(
         (value) =>
           value === TIMED_OUT
-            ? this.#timedOut("GET", undefined)
+            ? this.#link.timedOut("GET", undefined)
             : this.#checkTags(this.#decode(fullKey, value)),
-        (error) => this.#failed("GET", fullKey, error, undefined),
+        (error) => this.#link.failed("GET", fullKey, error, undefined),
       );
   }
 
@@ -798,11 +742,15 @@ export class RemoteStoreCacheProvider
       kept = this.#tagRetention;
     }
     const keep = String(kept);
-    return this.#send(["SET", fullKey, json, "PX", keep], fullKey, UNANSWERED)
+    return this.#link.send(
+      ["SET", fullKey, json, "PX", keep],
+      fullKey,
+      UNANSWERED,
+    )
       .then((reply) => {
         if (reply !== UNANSWERED) {
           if (this.#journal.size > 0) this.#journal.settle(key);
-        } else if (this.#missed()) {
+        } else if (this.#recovery.missed()) {
           this.#journal.record({
             kind: "set",
             key,
@@ -824,10 +772,10 @@ export class RemoteStoreCacheProvider
   async delete(key: string): Promise<void> {
     const fullKey = this.#fullKey(key);
     const at = Date.now();
-    const reply = await this.#send(["DEL", fullKey], fullKey, UNANSWERED);
+    const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
       if (this.#journal.size > 0) this.#journal.settle(key);
-    } else if (this.#missed()) {
+    } else if (this.#recovery.missed()) {
       this.#journal.record({ kind: "delete", key, at });
     }
   }
@@ -840,7 +788,7 @@ export class RemoteStoreCacheProvider
    */
   async has(key: string): Promise<boolean> {
     const fullKey = this.#fullKey(key);
-    return (await this.#send(["EXISTS", fullKey], fullKey, 0)) === 1;
+    return (await this.#link.send(["EXISTS", fullKey], fullKey, 0)) === 1;
   }
 
   /**
@@ -854,20 +802,20 @@ export class RemoteStoreCacheProvider
    */
   async clear(prefix = ""): Promise<void> {
     const at = Date.now();
-    if (!(await this.#clear(prefix)) && this.#missed()) {
+    if (!(await this.#clear(prefix)) && this.#recovery.missed()) {
       this.#journal.record({ kind: "clear", prefix, at });
     }
   }
 
   /** Answers `false` when the store could not finish it. */
   async #clear(prefix: string): Promise<boolean> {
-    const client = await this.#commands();
+    const client = await this.#link.commands();
     if (client === undefined) return false;
     let primaries: Array<(args: string[]) => Promise<unknown>>;
     try {
       primaries = await client.primaries();
     } catch (error) {
-      this.#failed("SCAN", undefined, error, undefined);
+      this.#link.failed("SCAN", undefined, error, undefined);
       return false;
     }
     // On a cluster every primary holds its own share of the keys.
@@ -904,7 +852,7 @@ export class RemoteStoreCacheProvider
   ): Promise<boolean> {
     let cursor = "0";
     do {
-      const reply = await this.#sendVia(
+      const reply = await this.#link.sendVia(
         primary,
         ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
         UNANSWERED,
@@ -915,7 +863,7 @@ export class RemoteStoreCacheProvider
       const keys = reply[1] as string[];
       if (keys.length === 0) continue;
       if (!cluster) {
-        const removed = await this.#sendVia(
+        const removed = await this.#link.sendVia(
           primary,
           ["UNLINK", ...keys],
           UNANSWERED,
@@ -933,44 +881,12 @@ export class RemoteStoreCacheProvider
       }
       const removed = await Promise.all(
         [...bySlot.values()].map((group) =>
-          this.#sendVia(primary, ["UNLINK", ...group], UNANSWERED)
+          this.#link.sendVia(primary, ["UNLINK", ...group], UNANSWERED)
         ),
       );
       if (removed.includes(UNANSWERED)) return false;
     } while (cursor !== "0");
     return true;
-  }
-
-  /** Runs a command on one node; failures reported, answered `fallback`. */
-  #sendVia<T = undefined>(
-    node: (args: string[]) => Promise<unknown>,
-    args: string[],
-    fallback?: T,
-  ): Promise<unknown> {
-    if (this.#state === "down" || this.#disposed) {
-      return Promise.resolve(fallback);
-    }
-    return this.#track(this.#deadlines.race(node(args))).then(
-      (value) => {
-        if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
-        this.#answered();
-        return value;
-      },
-      (error) => this.#failed(args[0], undefined, error, fallback),
-    );
-  }
-
-  /** The commands once the store is ready; `undefined` during an outage. */
-  async #commands(): Promise<RedisCommands | undefined> {
-    if (this.#state === "down" || this.#disposed) return undefined;
-    const client = this.#connection.readyClient;
-    if (client !== undefined) return client;
-    const ready = await this.#connection.ensureReady();
-    // The state may have changed while waiting.
-    const state = this.#state as "unknown" | "up" | "down";
-    return ready && state !== "down" && !this.#disposed
-      ? this.#connection.readyClient
-      : undefined;
   }
 
   /**
@@ -1022,7 +938,7 @@ export class RemoteStoreCacheProvider
       this.#topology.kind === "cluster",
     );
     const token = lockToken();
-    const reply = await this.#send(
+    const reply = await this.#link.send(
       ["SET", fullKey, token, "NX", "PX", String(Math.max(1, Math.ceil(ttl)))],
       fullKey,
       UNANSWERED,
@@ -1067,7 +983,7 @@ export class RemoteStoreCacheProvider
     const cluster = this.#topology.kind === "cluster";
     const lockFullKey = this.#lockKey(key, fullKey, cluster);
     const token = lockToken();
-    const reply = await this.#send(
+    const reply = await this.#link.send(
       [
         "EVAL",
         READ_OR_LOCK_SCRIPT,
@@ -1107,7 +1023,7 @@ export class RemoteStoreCacheProvider
     return {
       acquired: true,
       release: async () => {
-        await this.#send(
+        await this.#link.send(
           ["EVAL", RELEASE_SCRIPT, "1", lockFullKey, token],
           lockFullKey,
           undefined,
@@ -1124,37 +1040,21 @@ export class RemoteStoreCacheProvider
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
     const reply = await this.#publish(message);
-    if (reply === UNANSWERED && this.#missed()) this.#holdMessage(message);
+    if (reply === UNANSWERED && this.#recovery.missed()) {
+      this.#recovery.holdMessage(message);
+    }
   }
 
   /** Publishes on the channel; answers `UNANSWERED` when it did not go out. */
   async #publish(message: CacheInvalidation): Promise<unknown> {
-    const client = await this.#commands();
+    const client = await this.#link.commands();
     if (client === undefined) return UNANSWERED;
     // Through the client's own publish: a cluster routes it to a node itself.
-    return await this.#sendVia(
+    return await this.#link.sendVia(
       (args) => client.publish(args[1], args[2]),
       ["PUBLISH", this.#channel, JSON.stringify(message)],
       UNANSWERED,
     );
-  }
-
-  /** A message that did not go out: its changes are told on recovery. */
-  #holdMessage(message: CacheInvalidation): void {
-    const at = Date.now();
-    for (const key of message.keys ?? []) {
-      this.#journal.record({ kind: "notify", key, at });
-    }
-    // Clearing again and invalidating again are harmless: both only cause
-    // misses, and the tags script keeps the later time.
-    if (message.prefix !== undefined) {
-      this.#journal.record({ kind: "clear", prefix: message.prefix, at });
-    }
-    if (message.tags !== undefined && message.at !== undefined) {
-      for (const tag of message.tags) {
-        this.#journal.record({ kind: "tag", tag, at: message.at });
-      }
-    }
   }
 
   /**
@@ -1173,7 +1073,7 @@ export class RemoteStoreCacheProvider
     const subscriber: Subscriber = { onMessage, onResync };
     this.#subscribers.add(subscriber);
     return {
-      ready: this.#disposed ? Promise.resolve(false) : this.#subscribe(),
+      ready: this.#link.disposed ? Promise.resolve(false) : this.#subscribe(),
       unsubscribe: () => {
         this.#subscribers.delete(subscriber);
       },
@@ -1196,26 +1096,11 @@ export class RemoteStoreCacheProvider
    * @throws {RangeError} For a negative or non-numeric `timeout`.
    */
   async dispose(options?: DisposeOptions): Promise<void> {
-    if (this.#disposed) return;
+    if (this.#link.disposed) return;
     const signal = deadlineSignal(options);
-    this.#disposed = true;
     this.#subscribers.clear();
     this.#journal.discard();
-    clearTimeout(this.#probeTimer);
-    this.#probeTimer = undefined;
-    if (this.#inFlight.size > 0) {
-      const timeout = this.#deadlines.timeout;
-      await settleWithin(
-        Promise.allSettled([...this.#inFlight]),
-        timeout + Math.ceil(timeout / 4) + 50,
-        signal,
-      );
-    }
-    this.#deadlines.dispose();
-    await Promise.all([
-      this.#connection.dispose(signal),
-      this.#subscriberConnection?.dispose(signal),
-    ]);
+    await this.#link.dispose(signal);
   }
 
   /**
@@ -1238,22 +1123,24 @@ export class RemoteStoreCacheProvider
       this.#topology,
       { ...this.#connectionOptions, offlineQueue: true, name: "cache pub/sub" },
       {
-        onDown: (error) => this.#down(error),
+        onDown: (error) => this.#link.down(error),
         onReady: (client, afterOutage) => {
           if (client !== subscribedClient) {
             subscribedClient = client;
             // Bounded like any command: a silent server must not leave
             // connect() of the tiered provider pending.
-            this.#deadlines.race(client.subscribe(
+            this.#link.deadlines.race(client.subscribe(
               this.#channel,
               (text: string) => this.#onMessage(text),
             )).then(
               (value) => {
-                if (value === TIMED_OUT) this.#timedOut("SUBSCRIBE", false);
+                if (value === TIMED_OUT) {
+                  this.#link.timedOut("SUBSCRIBE", false);
+                }
                 subscribe(value !== TIMED_OUT);
               },
               (error: unknown) => {
-                this.#down(error);
+                this.#link.down(error);
                 subscribe(false);
               },
             );
@@ -1263,11 +1150,11 @@ export class RemoteStoreCacheProvider
               subscriber.onResync?.();
             }
           }
-          if (this.#state === "down") void this.#probe();
+          if (this.#link.state === "down") void this.#link.probe();
         },
       },
     );
-    this.#subscriberConnection = connection;
+    this.#link.attachSubscriber(connection);
     const first = connection.ensureReady();
     if (first !== true) {
       Promise.resolve(first).then((ok) => {
@@ -1312,9 +1199,9 @@ export class RemoteStoreCacheProvider
     // On a cluster each tag key is in its own slot: one GET each, at once.
     const times = this.#topology.kind === "cluster"
       ? Promise.all(
-        keys.map((key) => this.#send(["GET", key], key, UNANSWERED)),
+        keys.map((key) => this.#link.send(["GET", key], key, UNANSWERED)),
       ).then((replies) => replies.includes(UNANSWERED) ? UNANSWERED : replies)
-      : this.#send(["MGET", ...keys], undefined, UNANSWERED);
+      : this.#link.send(["MGET", ...keys], undefined, UNANSWERED);
     return times.then(
       (times) =>
         !Array.isArray(times) || invalidatedSince(times, entry.storedAt)
@@ -1356,7 +1243,7 @@ export class RemoteStoreCacheProvider
     }
     const replies = await Promise.all(
       [...groups.values()].map((group) =>
-        this.#send(
+        this.#link.send(
           [
             "EVAL",
             INVALIDATE_SCRIPT,
@@ -1370,13 +1257,13 @@ export class RemoteStoreCacheProvider
         )
       ),
     );
-    if (replies.includes(UNANSWERED) && this.#missed()) {
+    if (replies.includes(UNANSWERED) && this.#recovery.missed()) {
       for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
     }
   }
 
   #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
-    this.#answered();
+    this.#link.answered();
     if (reply === null || reply === undefined) return undefined;
     if (typeof reply !== "string") {
       this.#reporter.report(new CacheValueError(fullKey, "not a string"));
@@ -1396,314 +1283,4 @@ export class RemoteStoreCacheProvider
     if (parsed.tags !== undefined) parsed.tags = parsed.tags.map(decodeTag);
     return parsed;
   }
-
-  /** Runs a command; on any failure reports it and answers `fallback`. */
-  #send<T>(
-    args: string[],
-    key: string | undefined,
-    fallback: T,
-  ): Promise<unknown> {
-    if (this.#state === "down" || this.#disposed) {
-      return Promise.resolve(fallback);
-    }
-    const client = this.#connection.readyClient;
-    if (client === undefined) {
-      return this.#whenReady(() => this.#send(args, key, fallback), fallback);
-    }
-    return this.#track(this.#deadlines.race(client.send(args, key))).then(
-      (value) => {
-        if (value === TIMED_OUT) return this.#timedOut(args[0], fallback);
-        this.#answered();
-        return value;
-      },
-      (error) => this.#failed(args[0], key, error, fallback),
-    );
-  }
-
-  #track<T>(promise: Promise<T>): Promise<T> {
-    const inFlight = this.#inFlight;
-    inFlight.add(promise);
-    const done = () => inFlight.delete(promise);
-    promise.then(done, done);
-    return promise;
-  }
-
-  async #whenReady<T>(
-    run: () => Promise<T>,
-    fallback: T,
-  ): Promise<T> {
-    if (this.#disposed) return fallback;
-    const ready = await this.#connection.ensureReady();
-    return ready && this.#connection.isReady && this.#state !== "down" &&
-        !this.#disposed
-      ? run()
-      : fallback;
-  }
-
-  #failed<T>(
-    command: string,
-    key: string | undefined,
-    error: unknown,
-    fallback: T,
-  ): T {
-    if (this.#disposed) return fallback;
-    if (isErrorReply(error) && !isAuthReply(error)) {
-      this.#answered();
-      if (
-        command === "GET" && key !== undefined &&
-        /^WRONGTYPE/.test((error as Error).message)
-      ) {
-        this.#reporter.report(
-          new CacheValueError(key, "not a string key", error),
-        );
-      } else {
-        this.#reporter.report(new CacheStoreError(command, key, error));
-      }
-    } else {
-      // Lost connection, or a server that requires a password we lack
-      // (NOAUTH): an outage, reported once, like a refused connection.
-      this.#down(error);
-    }
-    return fallback;
-  }
-
-  #timedOut<T>(command: string, fallback: T): T {
-    this.#down(new RedisTimeoutError(command, this.#deadlines.timeout));
-    return fallback;
-  }
-
-  /** A reply came: the store is up (before the first outage). */
-  #answered(): void {
-    if (this.#state === "unknown") this.#state = "up";
-  }
-
-  #down(error: unknown): void {
-    if (this.#disposed || this.#state === "down") return;
-    this.#state = "down";
-    this.#downSince = Date.now();
-    const report = new CacheStoreUnavailableError(
-      this.#address,
-      error,
-      this.#reasonOf(error),
-    );
-    this.#downReport = report;
-    this.#scheduleProbe();
-    this.#reporter.report(report);
-  }
-
-  #up(): void {
-    if (this.#disposed) return;
-    const wasDown = this.#state === "down";
-    this.#state = "up";
-    this.#probeFailures = 0;
-    clearTimeout(this.#probeTimer);
-    this.#probeTimer = undefined;
-    if (wasDown) {
-      this.#downReport = undefined;
-      this.#reporter.report(
-        new CacheStoreRecovered(this.#address, Date.now() - this.#downSince),
-      );
-    }
-    if (this.#journal.size > 0 || this.#journal.overflowed) {
-      // A re-send still under way from an earlier recovery took its list
-      // before this outage's changes: it starts again when it ends.
-      if (this.#replaying !== undefined) this.#resendAgain = true;
-      else void this.#resend();
-    }
-  }
-
-  /** A change that was not answered is held back for the recovery. */
-  #missed(): boolean {
-    return !this.#disposed && this.#state !== "up";
-  }
-
-  /**
-   * Re-sends the held-back changes and tells every instance (see
-   * `resendJournal`); reports a journal that overflowed.
-   */
-  #resend(): Promise<void> {
-    if (this.#replaying !== undefined) return this.#replaying;
-    const answered = (reply: unknown): boolean =>
-      !this.#disposed && (reply !== UNANSWERED || this.#state === "up");
-    const run = async (): Promise<void> => {
-      const resent = await resendJournal(this.#journal, {
-        source: this.#recoverySource,
-        run: async (args, key) =>
-          answered(await this.#send(args, key, UNANSWERED)),
-        fullKey: (key) => this.#fullKey(key),
-        tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
-        tagRetention: this.#tagRetention,
-        clear: async (prefix) =>
-          !this.#disposed &&
-          ((await this.#clear(prefix)) || this.#state === "up"),
-        publish: async (message) => {
-          const reply = await this.#publish(message);
-          if (reply !== UNANSWERED) return true;
-          if (this.#missed()) this.#holdMessage(message);
-          return false;
-        },
-      });
-      const { pending, degraded, dropped } = this.#journal.stats;
-      this.#connectionOptions.diagnostics?.(
-        `cache: re-sent ${resent} changes made during the outage to ${this.#address} (${pending} pending)`,
-      );
-      const lost = this.#reportedLoss;
-      if (
-        (degraded > lost.degraded || dropped > lost.dropped) && !this.#disposed
-      ) {
-        this.#reportedLoss = { degraded, dropped };
-        this.#reporter.report(
-          new CacheStoreError(
-            "resend",
-            undefined,
-            new Error(
-              `the outage journal (outageJournalSize ${this.#journalSize}) was full: ${
-                degraded - lost.degraded
-              } writes were re-sent as deletes of their keys and ${
-                dropped - lost.dropped
-              } changes were lost${
-                dropped > lost.dropped
-                  ? " (every instance dropped its memory layer; Redis may keep older values of those keys until they expire)"
-                  : ""
-              }`,
-            ),
-          ),
-        );
-      }
-    };
-    const replaying = RequestContext.detach(run).finally(() => {
-      this.#replaying = undefined;
-      if (this.#resendAgain && this.#state === "up" && !this.#disposed) {
-        this.#resendAgain = false;
-        void this.#resend();
-      }
-    });
-    this.#replaying = replaying;
-    return replaying;
-  }
-
-  /** Probes again after the reconnect backoff while the store is down. */
-  #scheduleProbe(): void {
-    if (
-      this.#disposed || this.#probeTimer !== undefined ||
-      this.#probing !== undefined
-    ) return;
-    const { reconnectDelay, maxReconnectDelay } = this.#connectionOptions;
-    const base = Math.min(
-      reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
-      maxReconnectDelay,
-    );
-    // Not tied to the request whose command found the store down.
-    this.#probeTimer = unrefTimer(RequestContext.detach(() =>
-      setTimeout(() => {
-        this.#probeTimer = undefined;
-        void this.#probe();
-      }, Math.round(base / 2 + Math.random() * (base / 2)))
-    ));
-  }
-
-  /**
-   * One `PING` (one at a time): a reply ends an outage (or the unknown
-   * state before the first reply); a failure starts one or keeps it.
-   */
-  #probe(): Promise<boolean> {
-    if (this.#probing !== undefined) return this.#probing;
-    clearTimeout(this.#probeTimer);
-    this.#probeTimer = undefined;
-    const probing = this.#ping().then((ok) => {
-      this.#probing = undefined;
-      if (ok) this.#up();
-      else if (this.#state === "down") this.#scheduleProbe();
-      return ok;
-    });
-    this.#probing = probing;
-    return probing;
-  }
-
-  async #ping(): Promise<boolean> {
-    if (this.#disposed) return false;
-    const client = this.#connection.readyClient;
-    const subscriber = this.#subscriberConnection;
-    // Up means both connections: invalidations travel on the second one.
-    if (
-      client === undefined || (subscriber !== undefined && !subscriber.isReady)
-    ) {
-      return false;
-    }
-    try {
-      const reply = await this.#track(
-        this.#deadlines.race(client.ping()),
-      );
-      if (reply !== TIMED_OUT) return true;
-      const error = new RedisTimeoutError("PING", this.#deadlines.timeout);
-      this.#down(error);
-      // Commands would pile up on a socket nobody answers: open a new one.
-      this.#connection.recycle(error);
-      return false;
-    } catch (error) {
-      if (!this.#disposed) this.#down(error);
-      return false;
-    }
-  }
-
-  /** What went wrong and what to do, for the outage report. */
-  #reasonOf(error: unknown): string | undefined {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof RedisTimeoutError) {
-      return `${message}: the server is frozen, overloaded, or not Redis`;
-    }
-    if (/^NOAUTH/.test(message)) {
-      return "the server requires a password: set the password option (REDIS_PASSWORD / cache:redis:password with fromConfiguration)";
-    }
-    if (/without any password configured/i.test(message)) {
-      return "a password was sent but the server has none: remove the password option (REDIS_PASSWORD / cache:redis:password)";
-    }
-    if (
-      /^WRONGPASS|invalid password|invalid username-password/i.test(message)
-    ) {
-      return "the password (or user name) was refused: check the password and username options (REDIS_PASSWORD / cache:redis:password)";
-    }
-    return undefined;
-  }
-
-  /**
-   * The nodes behind the provider for a health check: on a cluster each
-   * primary and whether it answers, through Sentinel the current primary,
-   * its replicas and the sentinel asked.
-   */
-  #topologyDetail(): Record<string, unknown> {
-    if (this.#topology.kind === "single") return {};
-    const client = this.#connection.readyClient;
-    if (client === undefined) return { topology: this.#topology.kind };
-    try {
-      return client.topology();
-    } catch {
-      return { topology: this.#topology.kind };
-    }
-  }
-
-  /** The outage for a health check: address, since when, why; no secret. */
-  #outageDetail(): Readonly<Record<string, unknown>> {
-    const report = this.#downReport;
-    const cause = report?.cause;
-    let reason = report?.reason ??
-      (cause instanceof Error ? cause.message : String(cause ?? "unknown"));
-    const password = this.#connectionOptions.password;
-    if (password !== undefined && password !== "") {
-      reason = reason.split(password).join("***");
-    }
-    return {
-      address: this.#address,
-      since: new Date(this.#downSince).toISOString(),
-      reason,
-      effect: "reads are misses and writes are skipped until the store answers",
-    };
-  }
-}
-
-/** `NOAUTH`/`WRONGPASS`: a missing or refused password, not a bad command. */
-function isAuthReply(error: unknown): boolean {
-  return /^(NOAUTH|WRONGPASS)/.test(
-    error instanceof Error ? error.message : String(error),
-  );
 }

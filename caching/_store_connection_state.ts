@@ -1,0 +1,486 @@
+import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
+import {
+  Deadlines,
+  RedisTimeoutError,
+  settleWithin,
+  TIMED_OUT,
+} from "./_deadlines.ts";
+import type { ErrorReporter } from "./_error_reporter.ts";
+import { isErrorReply } from "./_redis_connection.ts";
+import type {
+  RedisCommands,
+  RedisLink,
+  RedisLinkOptions,
+} from "./_redis_link.ts";
+import { createLink, type RedisTopology } from "./_redis_topology.ts";
+import { CacheStoreError } from "./cache_store_error.ts";
+import { CacheStoreRecovered } from "./cache_store_recovered.ts";
+import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
+import { CacheValueError } from "./cache_value_error.ts";
+
+// Whether a Redis store answers, kept apart from what the cache asks of it.
+// The provider's commands go through here: while the store is down they are
+// not sent (each answers its fallback at once), a failure of any of them
+// starts an outage that is reported once, and a PING probe, retried with the
+// reconnect backoff, ends it with a report of the recovery.
+
+/** What the state machine needs from its provider. */
+export interface StoreConnectionStateOptions {
+  /** The servers: one, a cluster, or a primary named by Sentinel. */
+  topology: RedisTopology;
+  /** The address, for reports and health checks. */
+  address: string;
+  /** The options of the main connection (the backoff of the probe too). */
+  connectionOptions: RedisLinkOptions;
+  /** Where failures, outages and recoveries are reported. */
+  reporter: ErrorReporter;
+  /** How long a command may go unanswered, in milliseconds. */
+  commandTimeout: number;
+  /** Called after each reply to a probe, once the state is up. */
+  onUp: () => void;
+}
+
+/**
+ * The up/down/probe state of a store's connections and the sending of
+ * commands through the main one.
+ *
+ * "unknown" before the first reply, "up" after a reply, "down" from a
+ * failure (reported) until a probe gets a reply (reported too). While down,
+ * commands are not sent: reads are misses, writes are skipped.
+ */
+export class StoreConnectionState {
+  readonly #topology: RedisTopology;
+  readonly #address: string;
+  readonly #connectionOptions: RedisLinkOptions;
+  readonly #reporter: ErrorReporter;
+  readonly #deadlines: Deadlines;
+  readonly #connection: RedisLink;
+  readonly #onUp: () => void;
+  #subscriberConnection: RedisLink | undefined;
+  #state: "unknown" | "up" | "down" = "unknown";
+  #downSince = 0;
+  #downReport: CacheStoreUnavailableError | undefined;
+  #probeTimer: TimerHandle | undefined;
+  #probing: Promise<boolean> | undefined;
+  #probeFailures = 0;
+  /** Commands sent and not settled yet (each bounded by commandTimeout). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #disposed = false;
+
+  constructor(options: StoreConnectionStateOptions) {
+    this.#topology = options.topology;
+    this.#address = options.address;
+    this.#connectionOptions = options.connectionOptions;
+    this.#reporter = options.reporter;
+    this.#onUp = options.onUp;
+    this.#deadlines = new Deadlines(options.commandTimeout);
+    this.#connection = createLink(this.#topology, this.#connectionOptions, {
+      onDown: (error) => this.down(error),
+      // node-redis declares a connection ready without a round trip when
+      // there is no handshake (no password, database 0), even to a server
+      // that is going down or is not Redis. The store is up on a reply to
+      // PING, not on "ready".
+      onReady: () => {
+        if (this.#state !== "up") void this.probe();
+      },
+    });
+  }
+
+  /** The state: before the first reply, answering, or in an outage. */
+  get state(): "unknown" | "up" | "down" {
+    return this.#state;
+  }
+
+  /** Set once disposed. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** `true` while commands are not sent: during an outage or once disposed. */
+  get offline(): boolean {
+    return this.#state === "down" || this.#disposed;
+  }
+
+  /** Up, and the main connection ready. */
+  get isConnected(): boolean {
+    return this.#state === "up" && this.#connection.isReady;
+  }
+
+  /** The commands of the main connection when it is ready. */
+  get readyClient(): RedisCommands | undefined {
+    return this.#connection.readyClient;
+  }
+
+  /** The report of the outage under way, if any. */
+  get downReport(): CacheStoreUnavailableError | undefined {
+    return this.#downReport;
+  }
+
+  /** The per-command deadlines (for the subscription). */
+  get deadlines(): Deadlines {
+    return this.#deadlines;
+  }
+
+  /**
+   * The pub/sub connection: up means both connections, invalidations travel
+   * on the second one.
+   */
+  attachSubscriber(connection: RedisLink): void {
+    this.#subscriberConnection = connection;
+  }
+
+  /** Opens the main connection and probes it; `false` during an outage. */
+  async connect(): Promise<boolean> {
+    if (this.#state === "down") return false;
+    if (this.#state === "up" && this.#connection.isReady) return true;
+    if (!(await this.#connection.ensureReady())) return false;
+    return await this.probe();
+  }
+
+  /** A `PING` (or the state of the outage), for a health check. */
+  async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
+    if (this.#disposed) {
+      return {
+        status: "unhealthy",
+        detail: { address: this.#address, reason: "disposed" },
+      };
+    }
+    if (this.#state !== "down") {
+      const check = this.#state === "up" && this.#connection.isReady
+        ? this.probe()
+        : this.connect();
+      let answered = false;
+      await settleWithin(
+        check.then(() => (answered = true)),
+        undefined,
+        signal,
+      );
+      if (!answered) {
+        return {
+          status: "degraded",
+          detail: {
+            address: this.#address,
+            reason: "no reply before the health check's deadline",
+          },
+        };
+      }
+    }
+    if (this.#state === "up") {
+      return {
+        status: "healthy",
+        detail: { address: this.#address, ...this.#topologyDetail() },
+      };
+    }
+    return {
+      status: "degraded",
+      detail: { ...this.#outageDetail(), ...this.#topologyDetail() },
+    };
+  }
+
+  /**
+   * Races `promise` (a command sent) against the command deadline and
+   * tracks it until it settles.
+   */
+  race<T>(promise: Promise<T>): Promise<T | typeof TIMED_OUT> {
+    return this.#track(this.#deadlines.race(promise));
+  }
+
+  /** Runs a command; on any failure reports it and answers `fallback`. */
+  send<T>(
+    args: string[],
+    key: string | undefined,
+    fallback: T,
+  ): Promise<unknown> {
+    if (this.#state === "down" || this.#disposed) {
+      return Promise.resolve(fallback);
+    }
+    const client = this.#connection.readyClient;
+    if (client === undefined) {
+      return this.whenReady(() => this.send(args, key, fallback), fallback);
+    }
+    return this.#track(this.#deadlines.race(client.send(args, key))).then(
+      (value) => {
+        if (value === TIMED_OUT) return this.timedOut(args[0], fallback);
+        this.answered();
+        return value;
+      },
+      (error) => this.failed(args[0], key, error, fallback),
+    );
+  }
+
+  /** Runs a command on one node; failures reported, answered `fallback`. */
+  sendVia<T = undefined>(
+    node: (args: string[]) => Promise<unknown>,
+    args: string[],
+    fallback?: T,
+  ): Promise<unknown> {
+    if (this.#state === "down" || this.#disposed) {
+      return Promise.resolve(fallback);
+    }
+    return this.#track(this.#deadlines.race(node(args))).then(
+      (value) => {
+        if (value === TIMED_OUT) return this.timedOut(args[0], fallback);
+        this.answered();
+        return value;
+      },
+      (error) => this.failed(args[0], undefined, error, fallback),
+    );
+  }
+
+  /** The commands once the store is ready; `undefined` during an outage. */
+  async commands(): Promise<RedisCommands | undefined> {
+    if (this.#state === "down" || this.#disposed) return undefined;
+    const client = this.#connection.readyClient;
+    if (client !== undefined) return client;
+    const ready = await this.#connection.ensureReady();
+    // The state may have changed while waiting.
+    const state = this.#state as "unknown" | "up" | "down";
+    return ready && state !== "down" && !this.#disposed
+      ? this.#connection.readyClient
+      : undefined;
+  }
+
+  /** Runs `run` once the main connection is ready, else answers `fallback`. */
+  async whenReady<T>(
+    run: () => Promise<T>,
+    fallback: T,
+  ): Promise<T> {
+    if (this.#disposed) return fallback;
+    const ready = await this.#connection.ensureReady();
+    return ready && this.#connection.isReady && this.#state !== "down" &&
+        !this.#disposed
+      ? run()
+      : fallback;
+  }
+
+  /**
+   * A command failed: an error reply is reported as such, anything else
+   * (and a refused password) starts an outage. Answers `fallback`.
+   */
+  failed<T>(
+    command: string,
+    key: string | undefined,
+    error: unknown,
+    fallback: T,
+  ): T {
+    if (this.#disposed) return fallback;
+    if (isErrorReply(error) && !isAuthReply(error)) {
+      this.answered();
+      if (
+        command === "GET" && key !== undefined &&
+        /^WRONGTYPE/.test((error as Error).message)
+      ) {
+        this.#reporter.report(
+          new CacheValueError(key, "not a string key", error),
+        );
+      } else {
+        this.#reporter.report(new CacheStoreError(command, key, error));
+      }
+    } else {
+      // Lost connection, or a server that requires a password we lack
+      // (NOAUTH): an outage, reported once, like a refused connection.
+      this.down(error);
+    }
+    return fallback;
+  }
+
+  /** A command got no reply in time: an outage. Answers `fallback`. */
+  timedOut<T>(command: string, fallback: T): T {
+    this.down(new RedisTimeoutError(command, this.#deadlines.timeout));
+    return fallback;
+  }
+
+  /** A reply came: the store is up (before the first outage). */
+  answered(): void {
+    if (this.#state === "unknown") this.#state = "up";
+  }
+
+  /** Starts an outage (reported once) and schedules a probe. */
+  down(error: unknown): void {
+    if (this.#disposed || this.#state === "down") return;
+    this.#state = "down";
+    this.#downSince = Date.now();
+    const report = new CacheStoreUnavailableError(
+      this.#address,
+      error,
+      this.#reasonOf(error),
+    );
+    this.#downReport = report;
+    this.#scheduleProbe();
+    this.#reporter.report(report);
+  }
+
+  /**
+   * One `PING` (one at a time): a reply ends an outage (or the unknown
+   * state before the first reply); a failure starts one or keeps it.
+   */
+  probe(): Promise<boolean> {
+    if (this.#probing !== undefined) return this.#probing;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    const probing = this.#ping().then((ok) => {
+      this.#probing = undefined;
+      if (ok) this.#up();
+      else if (this.#state === "down") this.#scheduleProbe();
+      return ok;
+    });
+    this.#probing = probing;
+    return probing;
+  }
+
+  /**
+   * Stops probing, waits for the commands under way (each within
+   * `commandTimeout`, all of it within `signal`), then closes both
+   * connections.
+   */
+  async dispose(signal: AbortSignal | undefined): Promise<void> {
+    this.#disposed = true;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    if (this.#inFlight.size > 0) {
+      const timeout = this.#deadlines.timeout;
+      await settleWithin(
+        Promise.allSettled([...this.#inFlight]),
+        timeout + Math.ceil(timeout / 4) + 50,
+        signal,
+      );
+    }
+    this.#deadlines.dispose();
+    await Promise.all([
+      this.#connection.dispose(signal),
+      this.#subscriberConnection?.dispose(signal),
+    ]);
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    const inFlight = this.#inFlight;
+    inFlight.add(promise);
+    const done = () => inFlight.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  #up(): void {
+    if (this.#disposed) return;
+    const wasDown = this.#state === "down";
+    this.#state = "up";
+    this.#probeFailures = 0;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    if (wasDown) {
+      this.#downReport = undefined;
+      this.#reporter.report(
+        new CacheStoreRecovered(this.#address, Date.now() - this.#downSince),
+      );
+    }
+    this.#onUp();
+  }
+
+  /** Probes again after the reconnect backoff while the store is down. */
+  #scheduleProbe(): void {
+    if (
+      this.#disposed || this.#probeTimer !== undefined ||
+      this.#probing !== undefined
+    ) return;
+    const { reconnectDelay, maxReconnectDelay } = this.#connectionOptions;
+    const base = Math.min(
+      reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
+      maxReconnectDelay,
+    );
+    // Not tied to the request whose command found the store down.
+    this.#probeTimer = unrefTimer(RequestContext.detach(() =>
+      setTimeout(() => {
+        this.#probeTimer = undefined;
+        void this.probe();
+      }, Math.round(base / 2 + Math.random() * (base / 2)))
+    ));
+  }
+
+  async #ping(): Promise<boolean> {
+    if (this.#disposed) return false;
+    const client = this.#connection.readyClient;
+    const subscriber = this.#subscriberConnection;
+    // Up means both connections: invalidations travel on the second one.
+    if (
+      client === undefined || (subscriber !== undefined && !subscriber.isReady)
+    ) {
+      return false;
+    }
+    try {
+      const reply = await this.#track(
+        this.#deadlines.race(client.ping()),
+      );
+      if (reply !== TIMED_OUT) return true;
+      const error = new RedisTimeoutError("PING", this.#deadlines.timeout);
+      this.down(error);
+      // Commands would pile up on a socket nobody answers: open a new one.
+      this.#connection.recycle(error);
+      return false;
+    } catch (error) {
+      if (!this.#disposed) this.down(error);
+      return false;
+    }
+  }
+
+  /** What went wrong and what to do, for the outage report. */
+  #reasonOf(error: unknown): string | undefined {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RedisTimeoutError) {
+      return `${message}: the server is frozen, overloaded, or not Redis`;
+    }
+    if (/^NOAUTH/.test(message)) {
+      return "the server requires a password: set the password option (REDIS_PASSWORD / cache:redis:password with fromConfiguration)";
+    }
+    if (/without any password configured/i.test(message)) {
+      return "a password was sent but the server has none: remove the password option (REDIS_PASSWORD / cache:redis:password)";
+    }
+    if (
+      /^WRONGPASS|invalid password|invalid username-password/i.test(message)
+    ) {
+      return "the password (or user name) was refused: check the password and username options (REDIS_PASSWORD / cache:redis:password)";
+    }
+    return undefined;
+  }
+
+  /**
+   * The nodes behind the provider for a health check: on a cluster each
+   * primary and whether it answers, through Sentinel the current primary,
+   * its replicas and the sentinel asked.
+   */
+  #topologyDetail(): Record<string, unknown> {
+    if (this.#topology.kind === "single") return {};
+    const client = this.#connection.readyClient;
+    if (client === undefined) return { topology: this.#topology.kind };
+    try {
+      return client.topology();
+    } catch {
+      return { topology: this.#topology.kind };
+    }
+  }
+
+  /** The outage for a health check: address, since when, why; no secret. */
+  #outageDetail(): Readonly<Record<string, unknown>> {
+    const report = this.#downReport;
+    const cause = report?.cause;
+    let reason = report?.reason ??
+      (cause instanceof Error ? cause.message : String(cause ?? "unknown"));
+    const password = this.#connectionOptions.password;
+    if (password !== undefined && password !== "") {
+      reason = reason.split(password).join("***");
+    }
+    return {
+      address: this.#address,
+      since: new Date(this.#downSince).toISOString(),
+      reason,
+      effect: "reads are misses and writes are skipped until the store answers",
+    };
+  }
+}
+
+/** `NOAUTH`/`WRONGPASS`: a missing or refused password, not a bad command. */
+function isAuthReply(error: unknown): boolean {
+  return /^(NOAUTH|WRONGPASS)/.test(
+    error instanceof Error ? error.message : String(error),
+  );
+}
