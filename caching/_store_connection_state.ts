@@ -265,7 +265,7 @@ export class StoreConnectionState {
     fallback: T,
   ): T {
     if (this.#disposed) return fallback;
-    if (isErrorReply(error) && !isAuthReply(error)) {
+    if (isErrorReply(error) && !isAuthReply(error) && !isNotNowReply(error)) {
       this.answered();
       if (
         command === "GET" && key !== undefined &&
@@ -278,8 +278,11 @@ export class StoreConnectionState {
         this.#reporter.report(new CacheStoreError(command, key, error));
       }
     } else {
-      // Lost connection, or a server that requires a password we lack
-      // (NOAUTH): an outage, reported once, like a refused connection.
+      // Lost connection, a server that requires a password we lack
+      // (NOAUTH), or one that cannot take commands yet (a cluster failing
+      // over, a replica cut off from its primary, a restart loading its
+      // data): an outage, reported once, like a refused connection, so the
+      // change is held back for the recovery instead of lost.
       this.down(error);
     }
     return fallback;
@@ -476,6 +479,16 @@ export class StoreConnectionState {
       effect: "reads are misses and writes are skipped until the store answers",
     };
   }
+}
+
+/**
+ * `CLUSTERDOWN`, `TRYAGAIN`, `MASTERDOWN`, `LOADING`: the server is there but
+ * cannot serve the command until a failover, a resync or a restart ends.
+ */
+function isNotNowReply(error: unknown): boolean {
+  return /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING)\b/.test(
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /** `NOAUTH`/`WRONGPASS`: a missing or refused password, not a bad command. */
