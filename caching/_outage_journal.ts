@@ -313,15 +313,21 @@ async function resendOne(
     }
     case "clear":
       return await target.clear(change.prefix);
-    case "tag":
-      return await target.run([
-        "EVAL",
-        INVALIDATE_SCRIPT,
-        "1",
-        target.tagKey(change.tag),
-        String(change.at),
-        String(target.tagRetention),
-      ]);
+    case "tag": {
+      // The tag's key routes the script to its slot's primary on a cluster.
+      const tagKey = target.tagKey(change.tag);
+      return await target.run(
+        [
+          "EVAL",
+          INVALIDATE_SCRIPT,
+          "1",
+          tagKey,
+          String(change.at),
+          String(target.tagRetention),
+        ],
+        tagKey,
+      );
+    }
     case "notify":
       return true;
   }
