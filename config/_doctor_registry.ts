@@ -520,7 +520,14 @@ async function checkYarnrc(
 function authorizationOf(credential: Credential): string {
   const value = credential.entry.value;
   if (credential.kind === "_authToken") return `Bearer ${value}`;
-  if (credential.kind === "_auth") return `Basic ${value}`;
+  if (credential.kind === "_auth") {
+    // Yarn writes an ident as plain `user:password` and encodes it itself;
+    // npm's `_auth` is already base64 (which has no `:`).
+    if (!value.includes(":")) return `Basic ${value}`;
+    const encoded = Buffer.from(value, "utf8").toString("base64");
+    rememberSecret(encoded);
+    return `Basic ${encoded}`;
+  }
   const password = Buffer.from(value, "base64").toString("utf8");
   const basic = Buffer.from(
     `${credential.username?.value ?? ""}:${password}`,

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, test } from "node:test";
+import { startTestServer } from "../_support/http_server.ts";
 import {
   checksOf,
   doctorSkip,
@@ -187,6 +188,40 @@ if (doctorSkip !== false) {
         /Environment variable not found \(KIT_REGISTRY_TOKEN\)/,
       );
       assert.match(credentials.advice!, /export KIT_REGISTRY_TOKEN/);
+    });
+
+    it("sends a Yarn npmAuthIdent written as user:password base64-encoded under --connect, as Yarn does, and never prints it", async () => {
+      const ident = "ci-user:ident-password-fixture-2718";
+      const expected = `Basic ${btoa(ident)}`;
+      await using registry = await startTestServer((request, response) => {
+        response.statusCode = request.headers.authorization === expected
+          ? 200
+          : 401;
+        response.end("{}");
+      });
+      await using project = await fixture("healthy");
+      await setPackageManager(project, "yarn@4.18.1");
+      await rm(join(project.dir, ".npmrc"));
+      await writeFile(
+        join(project.dir, ".yarnrc.yml"),
+        [
+          "npmScopes:",
+          "  vendor:",
+          `    npmRegistryServer: "${registry.url}/npm/"`,
+          '    npmAuthIdent: "${KIT_REGISTRY_IDENT}"',
+          "",
+        ].join("\n"),
+      );
+      const { report } = await runDoctorJson([project.dir, "--connect"], {
+        env: { KIT_REGISTRY_IDENT: ident },
+      });
+      const answer = checksOf(report, "Registry").find((check) =>
+        check.name === "registry answers"
+      );
+      assert.equal(answer?.status, "pass", JSON.stringify(report));
+      assert.equal(registry.requests[0].headers.authorization, expected);
+      const printed = JSON.stringify(report);
+      assert.ok(!printed.includes(ident) && !printed.includes(btoa(ident)));
     });
 
     it("passes Yarn 1 (yarn.lock v1) and Bun (bun.lock) with ${KIT_REGISTRY_TOKEN} in the project .npmrc", async () => {
