@@ -44,6 +44,11 @@ export class RedisSentinelConnection extends TopologyConnection {
     return `Redis Sentinel "${this.#name}"`;
   }
 
+  /** The data nodes' password and the sentinels' own. */
+  protected override secrets(): Array<string | undefined> {
+    return [...super.secrets(), this.#sentinelPassword];
+  }
+
   protected get addresses(): string {
     return this.#sentinels.map((node) => `${node.host}:${node.port}`).join(
       ", ",

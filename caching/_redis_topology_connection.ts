@@ -104,12 +104,20 @@ export abstract class TopologyConnection implements RedisLink {
   }
 
   protected diagnose(message: string): void {
-    const { diagnostics, password, name = "cache" } = this.options;
+    const { diagnostics, name = "cache" } = this.options;
     if (diagnostics === undefined) return;
-    const text = password !== undefined && password !== ""
-      ? message.split(password).join("***")
-      : message;
+    let text = message;
+    for (const secret of this.secrets()) {
+      if (secret !== undefined && secret !== "") {
+        text = text.split(secret).join("***");
+      }
+    }
     diagnostics(`${name}: ${text}`);
+  }
+
+  /** The passwords a diagnostic line must never show. */
+  protected secrets(): Array<string | undefined> {
+    return [this.options.password];
   }
 
   #start(): void {
