@@ -813,7 +813,10 @@ export class RemoteStoreCacheProvider
     if (client === undefined) return false;
     let primaries: Array<(args: string[]) => Promise<unknown>>;
     try {
-      primaries = await client.primaries();
+      // Bounded like a command: a cluster node being reached may never answer.
+      const listed = await this.#link.race(client.primaries());
+      if (listed === TIMED_OUT) return this.#link.timedOut("SCAN", false);
+      primaries = listed;
     } catch (error) {
       this.#link.failed("SCAN", undefined, error, undefined);
       return false;
