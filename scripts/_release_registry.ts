@@ -69,11 +69,22 @@ export function run(
   options: RunOptions,
 ): Promise<Result> {
   return new Promise((resolvePromise) => {
+    // Its own process group, so that a kill reaches what it started too
+    // (npm, pnpm and tsc children hold the output pipes open otherwise).
     const child = spawn(command, [...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    let settled = false;
+    const settle = (code: number | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      running.delete(child);
+      resolvePromise({ code, output: mask(output, options.secrets ?? []) });
+    };
     running.add(child);
     let output = "";
     const keep = (chunk: Uint8Array): void => {
@@ -83,16 +94,14 @@ export function run(
     child.stderr!.on("data", keep);
     const timer = setTimeout(() => {
       output += `\n(killed after ${Math.round(options.timeoutMs / 1000)} s)`;
-      child.kill("SIGKILL");
+      killGroup(child);
+      // Settle even if something still holds the pipes.
+      setTimeout(() => settle(null), 5_000).unref();
     }, options.timeoutMs);
     child.on("error", (error) => {
       output += `\n${error.message}`;
     });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      running.delete(child);
-      resolvePromise({ code, output: mask(output, options.secrets ?? []) });
-    });
+    child.on("close", (code) => settle(code));
   });
 }
 
@@ -113,7 +122,16 @@ export function mask(text: string, secrets: readonly string[]): string {
 
 /** Kills every child `run` or `startRegistry` started that still runs. */
 export function killAll(): void {
-  for (const child of running) child.kill("SIGKILL");
+  for (const child of running) killGroup(child);
+}
+
+/** Kills a child started in its own process group, and the group. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
 }
 
 /**
@@ -360,7 +378,7 @@ export async function createUser(
   if (response.status !== 201 || typeof token !== "string") {
     throw new Error(
       `${registry}: creating the user ${name} answered ${response.status} without a token: ${
-        mask(text, [password])
+        mask(text, typeof token === "string" ? [password, token] : [password])
       }`,
     );
   }

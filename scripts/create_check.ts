@@ -87,11 +87,22 @@ function run(
   timeoutMs = 180_000,
 ): Promise<Result> {
   return new Promise((resolvePromise) => {
+    // Its own process group, so that a kill reaches what it started too
+    // (npm, deno task and node --test children hold the pipes otherwise).
     const child = spawn(command, args, {
       cwd,
       env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    let settled = false;
+    const settle = (code: number | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      started.delete(child);
+      resolvePromise({ code, output });
+    };
     started.add(child);
     let output = "";
     const keep = (chunk: Uint8Array): void => {
@@ -102,16 +113,18 @@ function run(
     const limit = Math.max(1_000, Math.min(timeoutMs, DEADLINE - Date.now()));
     const timer = setTimeout(() => {
       output += `\n(killed after ${Math.round(limit / 1000)} s)`;
-      child.kill("SIGKILL");
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      // Settle even if something still holds the pipes.
+      setTimeout(() => settle(null), 5_000).unref();
     }, limit);
     child.on("error", (error) => {
       output += `\n${error.message}`;
     });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      started.delete(child);
-      resolvePromise({ code, output });
-    });
+    child.on("close", (code) => settle(code));
   });
 }
 
@@ -513,7 +526,14 @@ async function main(): Promise<number> {
       },
     );
   } finally {
-    for (const child of started) child.kill("SIGKILL");
+    for (const child of started) {
+      try {
+        // `run` starts each command in its own process group.
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }
     await rm(scratch, { recursive: true, force: true });
   }
 
