@@ -37,6 +37,8 @@ export interface OutageRecoveryOptions {
   tagKey(tag: string): string;
   /** How long a tag invalidation is remembered. */
   tagRetention: number;
+  /** The time on the clock of the entries' `storedAt`. */
+  now(): number;
 }
 
 /** Holds back the changes made during an outage and re-sends them after. */
@@ -63,7 +65,7 @@ export class OutageRecovery {
 
   /** A message that did not go out: its changes are told on recovery. */
   holdMessage(message: CacheInvalidation): void {
-    const at = Date.now();
+    const at = this.#options.now();
     for (const key of message.keys ?? []) {
       this.#journal.record({ kind: "notify", key, at });
     }

@@ -8,7 +8,13 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
-import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import {
+  type Clock,
+  deadlineSignal,
+  type DisposeOptions,
+  systemClock,
+} from "../core/mod.ts";
+import { clockOption } from "./_clock.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import { TIMED_OUT } from "./_deadlines.ts";
 import { diagnosticsFromEnv } from "./_diagnostics.ts";
@@ -160,6 +166,14 @@ export interface RemoteStoreCacheProviderOptions {
    * keeps nothing.
    */
   outageJournalSize?: number;
+  /**
+   * The clock the entries' `storedAt` is read on: give the manager's
+   * `clock` here too when it has one (a `FakeClock` in tests). Deletes and
+   * clears held back during an outage are stamped on it, so that when they
+   * are re-sent they are compared with stored entries on one clock. Redis's
+   * own expiry stays on real time. Default {@linkcode systemClock}.
+   */
+  clock?: Clock | (() => number);
 }
 
 function checkNumber(
@@ -294,6 +308,8 @@ export class RemoteStoreCacheProvider
   readonly #required: boolean;
   readonly #tagRetention: number;
   readonly #journal: OutageJournal;
+  /** Now, on the clock of the entries' `storedAt`. */
+  readonly #now: () => number;
   /** Holds back the changes of an outage and re-sends them after it. */
   readonly #recovery: OutageRecovery;
   #subscribers = new Set<Subscriber>();
@@ -357,6 +373,9 @@ export class RemoteStoreCacheProvider
       0,
     );
     this.#journal = new OutageJournal(journalSize);
+    const clock = clockOption("RemoteStoreCacheProvider", options.clock) ??
+      systemClock;
+    this.#now = () => clock.now();
     this.#channel = options.invalidationChannel ??
       `kit:cache:invalidation:${database}:${this.#prefix}`;
     this.#reporter = new ErrorReporter(
@@ -400,6 +419,7 @@ export class RemoteStoreCacheProvider
       onUp: () => this.#recovery.recovered(),
     });
     this.#recovery = new OutageRecovery({
+      now: this.#now,
       journal: this.#journal,
       journalSize,
       link: this.#link,
@@ -771,7 +791,7 @@ export class RemoteStoreCacheProvider
    */
   async delete(key: string): Promise<void> {
     const fullKey = this.#fullKey(key);
-    const at = Date.now();
+    const at = this.#now();
     const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
       if (this.#journal.size > 0) this.#journal.settle(key);
@@ -801,7 +821,7 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async clear(prefix = ""): Promise<void> {
-    const at = Date.now();
+    const at = this.#now();
     if (!(await this.#clear(prefix)) && this.#recovery.missed()) {
       this.#journal.record({ kind: "clear", prefix, at });
     }

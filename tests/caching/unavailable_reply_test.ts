@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RemoteStoreCacheProvider } from "@vendor/kit-platform-caching";
+import { startOutageProxy } from "./_outage_proxy.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
 
 test(
@@ -55,6 +56,58 @@ test(
       assert.equal(provider.recoveryStats.pending, 0);
     } finally {
       await provider.dispose();
+      await admin.close();
+    }
+  },
+);
+
+test(
+  "a delete held back during an outage is stamped on the provider's clock, so its re-send spares a newer entry written meanwhile on that clock",
+  { skip: redisSkip, timeout: 30_000 },
+  async () => {
+    await using server = await startRedisServer();
+    await using proxy = await startOutageProxy(server);
+    const admin = await server.client();
+    // A clock far from the system's, as a FakeClock in a test is.
+    let now = 1_000;
+    const options = {
+      keyPrefix: "clock:",
+      commandTimeout: 300,
+      reconnectDelay: 20,
+      maxReconnectDelay: 100,
+      onError: () => {},
+      clock: () => now,
+    };
+    const cutOff = new RemoteStoreCacheProvider({
+      host: proxy.host,
+      port: proxy.port,
+      ...options,
+    });
+    const other = new RemoteStoreCacheProvider({
+      host: server.host,
+      port: server.port,
+      ...options,
+    });
+    try {
+      await cutOff.set("k", { value: "first", storedAt: now });
+      proxy.cut();
+      now = 2_000;
+      await cutOff.delete("k");
+      assert.equal(cutOff.recoveryStats.pending, 1, "the delete is held back");
+      now = 3_000;
+      await other.set("k", { value: "newer", storedAt: now });
+      proxy.heal();
+      await waitFor(
+        () => cutOff.isConnected && cutOff.recoveryStats.pending === 0,
+        "the cut-off provider to re-send its delete",
+      );
+      assert.match(
+        (await admin.get("clock:k")) ?? "(deleted)",
+        /"newer"/,
+        "the re-sent delete (at 2000) spares the entry stored at 3000",
+      );
+    } finally {
+      await Promise.all([cutOff.dispose(), other.dispose()]);
       await admin.close();
     }
   },
