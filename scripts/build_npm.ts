@@ -392,6 +392,44 @@ function kitResolver(
 }
 
 /**
+ * The esbuild plugin that records the packages a program's bundle imports
+ * (npm dependencies, sibling Kit packages) and leaves resolving to
+ * `kitResolver`: a program under cli/ is no source of the package, so
+ * rewriting the package's sources does not see its imports.
+ */
+function programDependencies(
+  info: PackageInfo,
+  config: DenoJson,
+  record: (name: string, range: string) => void,
+): esbuild.Plugin {
+  return {
+    name: "kit-npm-program-dependencies",
+    setup(build): void {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point") return undefined;
+        const importer = args.importer && args.importer !== "<stdin>"
+          ? args.importer
+          : join(args.resolveDir, "_bin_entry.ts");
+        const target = resolveForNpm(
+          args.path,
+          importer,
+          info,
+          config,
+          "node",
+        );
+        if (
+          target.kind === "external" && target.range !== undefined &&
+          target.name !== info.name
+        ) {
+          record(target.name, target.range);
+        }
+        return undefined;
+      });
+    },
+  };
+}
+
+/**
  * The package README's reference part: the module's `docs/<folder>.md`
  * without its title (the package README has its own), with npm package
  * names in its import statements (the prose names both already). Links to
@@ -949,6 +987,13 @@ async function buildPackage(
       name,
       path,
       [
+        programDependencies(info, config, (dependency, range) => {
+          if (!(dependency in peers) && !(dependency in dependencies)) {
+            dependencies[dependency] = range === "sibling"
+              ? `^${version}`
+              : range;
+          }
+        }),
         kitResolver(info, config, "node", { twins: 0 }, true),
       ],
     );
