@@ -6,7 +6,7 @@ import type {
   ConfigurationValue,
 } from "./configuration_provider.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
-import { parseConfigurationJson } from "./_json.ts";
+import { parseConfigurationJson } from "../internal/json_syntax.ts";
 import { findTooDeep, MAX_DEPTH, shortenPath } from "./_limits.ts";
 
 function describeType(value: unknown): string {

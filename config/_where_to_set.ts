@@ -9,7 +9,7 @@ import {
   standardVariables,
 } from "./standard_variable_provider.ts";
 import { JsonFileProvider } from "./json_file_provider.ts";
-import { keyToVariable } from "./_env_naming.ts";
+import { keyToVariable } from "../internal/env_naming.ts";
 
 /**
  * `set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or

@@ -8,7 +8,11 @@ import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { readTextFile, resolveConfigPath } from "./_file_system.ts";
 import { checkMaxFileSize, checkReadTimeout } from "./_limits.ts";
-import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
+import {
+  normalizePrefix,
+  stripPrefix,
+  variableToKey,
+} from "../internal/env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 
 /** Options of {@linkcode DotEnvProvider}. */

@@ -8,7 +8,11 @@ import type {
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { readEnvironment } from "./_environment_deno.ts";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
-import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
+import {
+  normalizePrefix,
+  stripPrefix,
+  variableToKey,
+} from "../internal/env_naming.ts";
 import { standardVariables } from "./standard_variable_provider.ts";
 import {
   bothSetFailure,

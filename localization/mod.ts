@@ -73,6 +73,8 @@ export * from "./localization_configuration_error.ts";
 export * from "./localization_resource_error.ts";
 export * from "./localization_reference_error.ts";
 export * from "./localization_message_error.ts";
+export * from "./message_arguments.ts";
+export * from "./flatten_localization_resource.ts";
 // The signal type of `cultureChanged`, from the platform package, so the
 // public types of this package are complete on their own.
 export type { Signal, SignalHandler, SignalOptions } from "../platform/mod.ts";

@@ -20,9 +20,12 @@ export interface PackageInfo {
   keywords: readonly string[];
   /**
    * Command-line programs the package installs (package.json `bin`): the
-   * program name and its source file, relative to the repository root. The
-   * file exports `main(args: string[]): Promise<number>`, which gets the
-   * arguments after the program name and returns the exit code.
+   * program name and its source file, relative to the repository root: the
+   * module's folder, or a folder of its own under `cli/` (`cli/doctor/`),
+   * whose files are bundled into the program and reach Kit through the
+   * modules' mod.ts and internal/. The file exports
+   * `main(args: string[]): Promise<number>`, which gets the arguments after
+   * the program name and returns the exit code.
    */
   bins?: Record<string, string>;
   /**
@@ -90,7 +93,7 @@ export const PACKAGES: readonly PackageInfo[] = [
       "dotenv",
       "validation",
     ],
-    bins: { "kit-doctor": "config/_doctor_cli.ts" },
+    bins: { "kit-doctor": "cli/doctor/main.ts" },
   },
   {
     folder: "http",
@@ -134,7 +137,7 @@ export const PACKAGES: readonly PackageInfo[] = [
       "icu-messageformat",
       "translation",
     ],
-    bins: { "kit-i18n": "localization/_i18n_cli.ts" },
+    bins: { "kit-i18n": "cli/i18n/main.ts" },
   },
   {
     folder: "caching",

@@ -107,10 +107,27 @@ const OUT = resolve(ROOT, Deno.env.get("KIT_NPM_OUT") ?? "npm");
  * bundles, as if the file were its own.
  */
 const INTERNAL = join(ROOT, "internal");
+/**
+ * The command-line programs' folder: one folder per program (`cli/doctor/`),
+ * whose files are bundled into that program's `bin/<name>.mjs` only. They
+ * reach Kit through the modules' mod.ts (the package itself or a sibling,
+ * by package name) and the files of internal/.
+ */
+const CLI = join(ROOT, "cli");
 
-/** Whether `path` is a file of the package in `moduleDir` or of internal/. */
+/**
+ * Whether `path` is a file of the package in `moduleDir`, of internal/ or
+ * of a program under cli/ (which only a program's bundle reaches).
+ */
 function isBundledSource(path: string, moduleDir: string): boolean {
-  return path.startsWith(moduleDir + "/") || path.startsWith(INTERNAL + "/");
+  return path.startsWith(moduleDir + "/") || path.startsWith(INTERNAL + "/") ||
+    path.startsWith(CLI + "/");
+}
+
+/** The program folder (`<root>/cli/<name>`) `file` belongs to, if any. */
+function programFolderOf(file: string): string | undefined {
+  const [top, name, ...rest] = relative(ROOT, file).split("/");
+  return top === "cli" && rest.length > 0 ? join(CLI, name) : undefined;
 }
 
 /**
@@ -264,10 +281,24 @@ function resolveForNpm(
   const where = relative(ROOT, file);
   if (specifier.startsWith("./") || specifier.startsWith("../")) {
     const target = resolve(dirname(file), specifier);
+    // A program under cli/<name>/ bundles its own files and internal/, and
+    // reaches the modules through their mod.ts only, as an application does.
+    const program = programFolderOf(file);
+    const rel = relative(ROOT, target).split("/");
+    if (
+      program !== undefined && !target.startsWith(program + "/") &&
+      !target.startsWith(INTERNAL + "/") &&
+      !(rel.length === 2 && rel[1] === "mod.ts")
+    ) {
+      throw new Error(
+        `${where}: '${specifier}' reaches into a module; a program under cli/ imports Kit through the modules' mod.ts (shared internals live in internal/)`,
+      );
+    }
     // A file of internal/ is bundled into every package that imports it.
     if (
       target.startsWith(join(ROOT, info.folder) + "/") ||
-      target.startsWith(INTERNAL + "/")
+      target.startsWith(INTERNAL + "/") ||
+      (program !== undefined && target.startsWith(program + "/"))
     ) {
       if (!specifier.endsWith(".ts")) {
         throw new Error(
@@ -282,7 +313,6 @@ function resolveForNpm(
         path: chosen === file ? variantOf(target, "node") : chosen,
       };
     }
-    const rel = relative(ROOT, target).split("/");
     const sibling = rel.length === 2 && rel[1] === "mod.ts"
       ? packageOfFolder(rel[0])
       : undefined;
@@ -356,6 +386,44 @@ function kitResolver(
         }
         if (target.path.endsWith("_browser.ts")) used.twins++;
         return { path: target.path };
+      });
+    },
+  };
+}
+
+/**
+ * The esbuild plugin that records the packages a program's bundle imports
+ * (npm dependencies, sibling Kit packages) and leaves resolving to
+ * `kitResolver`: a program under cli/ is no source of the package, so
+ * rewriting the package's sources does not see its imports.
+ */
+function programDependencies(
+  info: PackageInfo,
+  config: DenoJson,
+  record: (name: string, range: string) => void,
+): esbuild.Plugin {
+  return {
+    name: "kit-npm-program-dependencies",
+    setup(build): void {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === "entry-point") return undefined;
+        const importer = args.importer && args.importer !== "<stdin>"
+          ? args.importer
+          : join(args.resolveDir, "_bin_entry.ts");
+        const target = resolveForNpm(
+          args.path,
+          importer,
+          info,
+          config,
+          "node",
+        );
+        if (
+          target.kind === "external" && target.range !== undefined &&
+          target.name !== info.name
+        ) {
+          record(target.name, target.range);
+        }
+        return undefined;
       });
     },
   };
@@ -902,7 +970,11 @@ async function buildPackage(
   const bins: Record<string, string> = {};
   for (const [name, source] of Object.entries(info.bins ?? {})) {
     const path = join(ROOT, source);
-    if (!path.startsWith(moduleDir + "/") || !existsSync(path)) {
+    if (
+      !(path.startsWith(moduleDir + "/") ||
+        programFolderOf(path) !== undefined) ||
+      !existsSync(path)
+    ) {
       throw new Error(
         `${info.name}: the program '${name}' needs ${source}, which ${
           existsSync(path) ? "is outside the module" : "does not exist"
@@ -915,6 +987,13 @@ async function buildPackage(
       name,
       path,
       [
+        programDependencies(info, config, (dependency, range) => {
+          if (!(dependency in peers) && !(dependency in dependencies)) {
+            dependencies[dependency] = range === "sibling"
+              ? `^${version}`
+              : range;
+          }
+        }),
         kitResolver(info, config, "node", { twins: 0 }, true),
       ],
     );

@@ -24,7 +24,7 @@ import {
   standardVariables,
 } from "../config/mod.ts";
 import { declaredKeys } from "../config/_kit_sections.ts";
-import { keyToVariable } from "../config/_env_naming.ts";
+import { keyToVariable } from "../internal/env_naming.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const START = "<!-- kit-config-keys:start -->";

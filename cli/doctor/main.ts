@@ -7,12 +7,12 @@
 // browser bundle sees its node: imports.
 import { resolve } from "node:path";
 import process from "node:process";
-import { bugReport } from "./_doctor_bug_report.ts";
-import { checkCompiler } from "./_doctor_compiler.ts";
-import { checkConfiguration } from "./_doctor_configuration.ts";
-import { isDirectory } from "./_doctor_files.ts";
-import { readProject } from "./_doctor_project.ts";
-import { checkRegistry } from "./_doctor_registry.ts";
+import { bugReport } from "./bug_report.ts";
+import { checkCompiler } from "./compiler.ts";
+import { checkConfiguration } from "./configuration.ts";
+import { isDirectory } from "./files.ts";
+import { readProject } from "./project.ts";
+import { checkRegistry } from "./registry.ts";
 import {
   type Check,
   type DoctorResult,
@@ -20,8 +20,8 @@ import {
   mask,
   renderJson,
   renderText,
-} from "./_doctor_report.ts";
-import { checkServices } from "./_doctor_services.ts";
+} from "./report.ts";
+import { checkServices } from "./services.ts";
 
 /** The parsed command line. */
 export interface DoctorOptions {

@@ -10,8 +10,11 @@ import type { AddressInfo } from "node:net";
 import { describe, it, test } from "node:test";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { redisSkip, startRedisServer } from "../caching/_redis_server.ts";
-import { startTestServer, type TestServer } from "../_support/http_server.ts";
+import { redisSkip, startRedisServer } from "../../caching/_redis_server.ts";
+import {
+  startTestServer,
+  type TestServer,
+} from "../../_support/http_server.ts";
 import { checksOf, doctorSkip, fixture, runDoctorJson } from "./_doctor_run.ts";
 
 const LOG_KEY = "log-key-fixture-7f3a9c";

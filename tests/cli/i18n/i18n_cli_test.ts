@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
-import { denoExecutable } from "../_support/runtimes.ts";
+import { isNpmPass, moduleUrl } from "../../_support/module_url.ts";
+import { denoExecutable } from "../../_support/runtimes.ts";
 
 const NPM = isNpmPass();
 // Child processes (deno check of 20,000 keys) outlast test runners'
@@ -23,9 +23,9 @@ const FIXTURES = NPM
   : fileURLToPath(new URL("./fixtures/", import.meta.url));
 // In the npm passes the fixtures are found beside the sources of the repo.
 const REPO = NPM
-  ? fileURLToPath(new URL("../../../../", import.meta.url))
-  : fileURLToPath(new URL("../../", import.meta.url));
-const FIXTURE_DIR = FIXTURES ?? join(REPO, "tests/localization/fixtures/");
+  ? fileURLToPath(new URL("../../../../../", import.meta.url))
+  : fileURLToPath(new URL("../../../", import.meta.url));
+const FIXTURE_DIR = FIXTURES ?? join(REPO, "tests/cli/i18n/fixtures/");
 
 function packageDir(): string | undefined {
   try {

@@ -4,12 +4,13 @@
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
 import { Buffer } from "node:buffer";
-import { readEnvironmentVariable } from "../internal/environment.ts";
-import { describeNetworkError } from "../internal/network_error.ts";
-import type { ConfigurationManager } from "./mod.ts";
-import { checkRedis } from "./_doctor_redis.ts";
-import { type Check, rememberSecret } from "./_doctor_report.ts";
-import { from, text } from "./_doctor_values.ts";
+import { readEnvironmentVariable } from "../../internal/environment.ts";
+import { describeNetworkError } from "../../internal/network_error.ts";
+import type { ConfigurationManager } from "../../config/mod.ts";
+import { SERVICES, variableAndKey } from "./declared.ts";
+import { checkRedis } from "./redis.ts";
+import { type Check, rememberSecret } from "./report.ts";
+import { from, text } from "./values.ts";
 
 const GROUP = "Services" as const;
 
@@ -115,13 +116,14 @@ async function checkApi(
   timeout: number,
 ): Promise<Check> {
   const name = "API";
-  const url = text(config, "api:baseUrl");
+  const url = text(config, SERVICES.apiBaseUrl.key);
   if (url === undefined) {
     return {
       group: GROUP,
       name,
       status: "skip",
-      message: "api:baseUrl (API_BASE_URL) is not set",
+      message:
+        `${SERVICES.apiBaseUrl.key} (${SERVICES.apiBaseUrl.variable}) is not set`,
     };
   }
   try {
@@ -141,7 +143,13 @@ async function checkApi(
         advice: "the API runs but fails: check its logs",
       };
   } catch (error) {
-    return unreachable(name, url, from(config, "api:baseUrl"), error, timeout);
+    return unreachable(
+      name,
+      url,
+      from(config, SERVICES.apiBaseUrl.key),
+      error,
+      timeout,
+    );
   }
 }
 
@@ -150,21 +158,22 @@ async function checkLocalization(
   timeout: number,
 ): Promise<Check> {
   const name = "localization";
-  const template = text(config, "localization:resourceUrl");
+  const template = text(config, SERVICES.resourceUrl.key);
   if (template === undefined) {
     return {
       group: GROUP,
       name,
       status: "skip",
-      message: "localization:resourceUrl is not set",
+      message: `${SERVICES.resourceUrl.key} is not set`,
     };
   }
-  const culture = text(config, "localization:defaultCulture") ?? "en";
+  const culture = text(config, SERVICES.defaultCulture.key) ??
+    String(SERVICES.defaultCulture.declaration.default);
   let url: string;
   try {
     url = new URL(
       template.replaceAll("{culture}", encodeURIComponent(culture)),
-      text(config, "api:baseUrl"),
+      text(config, SERVICES.apiBaseUrl.key),
     ).href;
   } catch {
     return {
@@ -172,10 +181,10 @@ async function checkLocalization(
       name,
       status: "fail",
       message: `${
-        from(config, "localization:resourceUrl")
+        from(config, SERVICES.resourceUrl.key)
       } is not an address: ${template}`,
       advice:
-        "set localization:resourceUrl to an absolute address with {culture} (https://host/api/localization/{culture}.json)",
+        `set ${SERVICES.resourceUrl.key} to an absolute address with {culture} (https://host/api/localization/{culture}.json)`,
     };
   }
   try {
@@ -194,7 +203,7 @@ async function checkLocalization(
         status: "fail",
         message: `${url} (culture ${culture}) answered ${response.status}`,
         advice: response.status === 404
-          ? `publish the ${culture} translations at that address, or set localization:defaultCulture to a culture that has them`
+          ? `publish the ${culture} translations at that address, or set ${SERVICES.defaultCulture.key} to a culture that has them`
           : "check the localization server's log",
       };
     }
@@ -236,7 +245,7 @@ async function checkLocalization(
     return unreachable(
       name,
       url,
-      from(config, "localization:resourceUrl"),
+      from(config, SERVICES.resourceUrl.key),
       error,
       timeout,
     );
@@ -329,7 +338,7 @@ function otlpEndpoint(
 function remoteLogEndpoint(
   config: ConfigurationManager,
 ): { url?: string; apiKey?: string; key: string; otlp: boolean } {
-  const providers = config.getValue<unknown>("logging:providers", []);
+  const providers = config.getValue<unknown>(SERVICES.logProviders.key, []);
   if (Array.isArray(providers)) {
     for (const [index, provider] of providers.entries()) {
       const entry = provider as { type?: unknown; options?: unknown };
@@ -338,28 +347,28 @@ function remoteLogEndpoint(
       const otlp = options.format === "otlp";
       const apiKey = typeof options.apiKey === "string"
         ? options.apiKey
-        : text(config, "logging:apiKey");
+        : text(config, SERVICES.logApiKey.key);
       if (typeof options.endpoint === "string") {
         return {
           url: options.endpoint,
           apiKey,
-          key: `logging:providers:${index}:options:endpoint`,
+          key: `${SERVICES.logProviders.key}:${index}:options:endpoint`,
           otlp,
         };
       }
       if (otlp) return { ...otlpEndpoint(config), apiKey, otlp };
       return {
-        url: text(config, "logging:remoteEndpoint"),
+        url: text(config, SERVICES.remoteEndpoint.key),
         apiKey,
-        key: from(config, "logging:remoteEndpoint"),
+        key: from(config, SERVICES.remoteEndpoint.key),
         otlp,
       };
     }
   }
   return {
-    url: text(config, "logging:remoteEndpoint"),
-    apiKey: text(config, "logging:apiKey"),
-    key: from(config, "logging:remoteEndpoint"),
+    url: text(config, SERVICES.remoteEndpoint.key),
+    apiKey: text(config, SERVICES.logApiKey.key),
+    key: from(config, SERVICES.remoteEndpoint.key),
     otlp: false,
   };
 }
@@ -376,7 +385,7 @@ function checkRemoteLog(
       status: "skip",
       message: otlp
         ? "the remote log provider (format otlp) has no endpoint and neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT is set"
-        : "no remote log provider and no logging:remoteEndpoint (LOG_REMOTE_ENDPOINT)",
+        : `no remote log provider and no ${SERVICES.remoteEndpoint.key} (${SERVICES.remoteEndpoint.variable})`,
     };
   }
   return probe(
@@ -387,7 +396,7 @@ function checkRemoteLog(
     // request for a collector).
     otlp ? '{"resourceLogs":[]}' : '{"entries":[]}',
     apiKey,
-    "LOGGING_API_KEY (logging:apiKey)",
+    variableAndKey(SERVICES.logApiKey),
     timeout,
   );
 }
@@ -396,22 +405,22 @@ function checkAnalytics(
   config: ConfigurationManager,
   timeout: number,
 ): Promise<Check> | Check {
-  const url = text(config, "analytics:endpoint");
+  const url = text(config, SERVICES.analyticsEndpoint.key);
   if (url === undefined) {
     return {
       group: GROUP,
       name: "analytics",
       status: "skip",
-      message: "analytics:endpoint is not set",
+      message: `${SERVICES.analyticsEndpoint.key} is not set`,
     };
   }
   return probe(
     "analytics",
     url,
-    from(config, "analytics:endpoint"),
+    from(config, SERVICES.analyticsEndpoint.key),
     '{"events":[]}',
-    text(config, "analytics:apiKey"),
-    "ANALYTICS_API_KEY (analytics:apiKey)",
+    text(config, SERVICES.analyticsApiKey.key),
+    variableAndKey(SERVICES.analyticsApiKey),
     timeout,
   );
 }

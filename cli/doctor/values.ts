@@ -1,5 +1,5 @@
 // Reading the configuration values the service checks need.
-import type { ConfigurationManager } from "./mod.ts";
+import type { ConfigurationManager } from "../../config/mod.ts";
 
 /** A configuration value as trimmed text; `undefined` when empty or unset. */
 export function text(

@@ -13,13 +13,13 @@ import {
   redisClusterSkip,
   type RedisTestCluster,
   startRedisCluster,
-} from "../_support/redis_cluster.ts";
+} from "../../_support/redis_cluster.ts";
 import {
   redisSentinelSkip,
   type RedisTestSentinel,
   SENTINEL_NAME,
   startRedisSentinel,
-} from "../_support/redis_sentinel.ts";
+} from "../../_support/redis_sentinel.ts";
 import {
   checksOf,
   doctorSkip,

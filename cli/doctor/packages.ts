@@ -6,7 +6,7 @@
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import semver from "semver";
-import { objectOf, parseJsonc, readText } from "./_doctor_files.ts";
+import { objectOf, parseJsonc, readText } from "./files.ts";
 
 /** One installed copy of a package. */
 export interface Installed {

@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { readText } from "./_doctor_files.ts";
+import { readText } from "./files.ts";
 
 /** A setting of a .yarnrc.yml and where it came from. */
 export interface YarnSetting {

@@ -14,10 +14,16 @@ import {
   ConfigurationValidationError,
   createConfiguration,
   validateConfiguration,
-} from "./mod.ts";
-import { exists } from "./_doctor_files.ts";
-import { normalizePrefix, stripPrefix, variableToKey } from "./_env_naming.ts";
-import type { Check } from "./_doctor_report.ts";
+} from "../../config/mod.ts";
+import { STARTUP } from "./declared.ts";
+import { exists } from "./files.ts";
+import {
+  keyToVariable,
+  normalizePrefix,
+  stripPrefix,
+  variableToKey,
+} from "../../internal/env_naming.ts";
+import type { Check } from "./report.ts";
 
 const GROUP = "Configuration" as const;
 
@@ -153,7 +159,7 @@ function environmentCheck(
   };
 }
 
-const TIMEOUT_KEY = "api:timeout";
+const TIMEOUT_KEY = STARTUP.apiTimeout.key;
 
 async function startupRules(config: ConfigurationManager): Promise<Check> {
   await Promise.resolve();
@@ -164,7 +170,7 @@ async function startupRules(config: ConfigurationManager): Promise<Check> {
       name: "start-up rules",
       status: "pass",
       message:
-        "database:connectionString, api:baseUrl and logging:level are set, the log level and api:timeout are valid",
+        `${STARTUP.connectionString.key}, ${STARTUP.apiBaseUrl.key} and ${STARTUP.logLevel.key} are set, the log level and ${TIMEOUT_KEY} are valid`,
     };
   } catch (error) {
     if (!(error instanceof ConfigurationValidationError)) throw error;
@@ -183,7 +189,9 @@ async function startupRules(config: ConfigurationManager): Promise<Check> {
         "createConfiguration() without a schema throws Configuration validation failed:",
       details,
       advice:
-        "set each missing key in appsettings.json or its environment variable (APP_DATABASE__CONNECTION_STRING…), and fix each bad value where the line says it comes from",
+        `set each missing key in appsettings.json or its environment variable (APP_${
+          keyToVariable(STARTUP.connectionString.key.split(":"))
+        }…), and fix each bad value where the line says it comes from`,
     };
   }
 }

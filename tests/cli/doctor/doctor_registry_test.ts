@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, test } from "node:test";
-import { startTestServer } from "../_support/http_server.ts";
+import { startTestServer } from "../../_support/http_server.ts";
 import {
   checksOf,
   doctorSkip,

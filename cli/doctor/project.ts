@@ -1,7 +1,7 @@
 // What kind of project the doctor looks at: package.json (Node.js, Bun),
 // deno.json (Deno), and the Kit packages each declares.
 import { join } from "node:path";
-import { JsonSyntax, objectOf, parseJsonc, readText } from "./_doctor_files.ts";
+import { JsonSyntax, objectOf, parseJsonc, readText } from "./files.ts";
 
 /** The project files the checks share. */
 export interface Project {

@@ -1,8 +1,8 @@
 // Runs `kit doctor` as a real child process over a copy of a fixture folder.
 // Under `deno test` the child is `deno run -A scripts/doctor.ts`; in the npm
 // passes it is the installed bin, `node <package>/bin/kit-doctor.mjs`, as
-// `npx kit-doctor` runs it. Fixture folders live in tests/config/fixtures/
-// doctor/; a copy renames `_node_modules` to `node_modules` (git ignores
+// `npx kit-doctor` runs it. Fixture folders live in tests/cli/doctor/
+// fixtures/; a copy renames `_node_modules` to `node_modules` (git ignores
 // those) and strips a `.fixture` suffix (files the formatter must not fix).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -19,14 +19,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+import { isNpmPass, moduleUrl } from "../../_support/module_url.ts";
 
 // The checkout: the nearest folder above this file holding the fixtures
-// (the repository root under Deno, also from npm/tests/<flavour>/config/).
+// (the repository root under Deno, also from npm/tests/<flavour>/cli/doctor/).
 function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, "tests", "config", "fixtures", "doctor"))) {
+    if (existsSync(join(dir, "tests", "cli", "doctor", "fixtures"))) {
       return dir;
     }
     const parent = dirname(dir);
@@ -36,7 +36,7 @@ function findRoot(): string {
 }
 
 const ROOT = findRoot();
-const FIXTURES = join(ROOT, "tests", "config", "fixtures", "doctor");
+const FIXTURES = join(ROOT, "tests", "cli", "doctor", "fixtures");
 
 /** The npm bin, in the npm passes: `<package>/bin/kit-doctor.mjs`. */
 const BIN = isNpmPass()
@@ -85,7 +85,7 @@ async function copy(from: string, to: string): Promise<void> {
 /**
  * Copies a fixture folder to a temp folder.
  *
- * @param name The folder under tests/config/fixtures/doctor/.
+ * @param name The folder under tests/cli/doctor/fixtures/.
  * @param userNpmrc The user `.npmrc` text (default: empty).
  */
 export async function fixture(

@@ -10,20 +10,20 @@ import {
   objectOf,
   parseJsonc,
   readText,
-} from "./_doctor_files.ts";
+} from "./files.ts";
 import {
   type Installed,
   installedKitPackages,
   installedVersion,
   satisfies,
-} from "./_doctor_packages.ts";
-import { type Project, splitSpecifier } from "./_doctor_project.ts";
-import type { Check } from "./_doctor_report.ts";
+} from "./packages.ts";
+import { type Project, splitSpecifier } from "./project.ts";
+import type { Check } from "./report.ts";
 import {
   interopChecks,
   resolutionCheck,
   typescriptVersion,
-} from "./_doctor_typescript.ts";
+} from "./typescript.ts";
 
 const GROUP = "Compiler" as const;
 

@@ -4,8 +4,9 @@
 // every listed sentinel is asked SENTINEL get-master-addr-by-name at once,
 // then the primary most of them name is asked PING and ROLE. Every address
 // that fails is named, with what to do.
-import { describeNetworkError } from "../internal/network_error.ts";
-import type { Check } from "./_doctor_report.ts";
+import { describeNetworkError } from "../../internal/network_error.ts";
+import { REDIS, variableAndKey } from "./declared.ts";
+import type { Check } from "./report.ts";
 import {
   addressText,
   command,
@@ -15,7 +16,7 @@ import {
   type RedisAddress,
   redisExchange,
   type RespReply,
-} from "./_doctor_redis_exchange.ts";
+} from "./redis_exchange.ts";
 
 const GROUP = "Services" as const;
 const NAME = "Redis";
@@ -103,7 +104,7 @@ export async function checkCluster(
     const found = await probe(
       node,
       password,
-      ["REDIS_PASSWORD", "cache:redis:password"],
+      [REDIS.password.variable, REDIS.password.key],
       [command("PING"), command("CLUSTER", "INFO")],
       timeout,
     );
@@ -111,8 +112,9 @@ export async function checkCluster(
       return /cluster support disabled/i.test(found.problem ?? "")
         ? {
           ...found,
-          advice:
-            "these servers are not Redis Cluster nodes: set REDIS_HOST (cache:redis:host) for one server instead of REDIS_CLUSTER_NODES, or run them with `cluster-enabled yes`",
+          advice: `these servers are not Redis Cluster nodes: set ${
+            variableAndKey(REDIS.host)
+          } for one server instead of ${REDIS.clusterNodes.variable}, or run them with \`cluster-enabled yes\``,
         }
         : found;
     }
@@ -157,7 +159,7 @@ export async function checkCluster(
       advice:
         `the cache starts from the nodes that answer: start ${addresses}, or remove ${
           failed.length === 1 ? "it" : "them"
-        } from REDIS_CLUSTER_NODES (cache:redis:cluster:nodes)`,
+        } from ${variableAndKey(REDIS.clusterNodes)}`,
     };
   }
   const advice = unique(failed.map((found) => found.advice));
@@ -167,7 +169,9 @@ export async function checkCluster(
         failed.filter((found) => found.unreachable).map((found) =>
           found.address
         ).join(", ")
-      }, or set REDIS_CLUSTER_NODES (cache:redis:cluster:nodes) to where the cluster's nodes run`,
+      }, or set ${
+        variableAndKey(REDIS.clusterNodes)
+      } to where the cluster's nodes run`,
     );
   }
   return {
@@ -214,7 +218,7 @@ export async function checkSentinel(
       const found = await probe(
         node,
         options.sentinelPassword,
-        ["REDIS_SENTINEL_PASSWORD", "cache:redis:sentinel:password"],
+        [REDIS.sentinelPassword.variable, REDIS.sentinelPassword.key],
         [command("SENTINEL", "get-master-addr-by-name", name)],
         timeout,
       );
@@ -222,8 +226,9 @@ export async function checkSentinel(
         return /unknown command/i.test(found.problem ?? "")
           ? {
             ...found,
-            advice:
-              "REDIS_SENTINELS (cache:redis:sentinel:nodes) must list the sentinels (redis-sentinel, port 26379 by default), not the Redis servers",
+            advice: `${
+              variableAndKey(REDIS.sentinelNodes)
+            } must list the sentinels (redis-sentinel, port 26379 by default), not the Redis servers`,
           }
           : found;
       }
@@ -237,8 +242,9 @@ export async function checkSentinel(
           problem: `${found.address} monitors no primary named "${name}" (${
             describeReply(reply)
           })`,
-          advice:
-            "set REDIS_SENTINEL_NAME (cache:redis:sentinel:name) to the name of the sentinels' `sentinel monitor` line",
+          advice: `set ${
+            variableAndKey(REDIS.sentinelName)
+          } to the name of the sentinels' \`sentinel monitor\` line`,
         };
       }
       return {
@@ -260,7 +266,9 @@ export async function checkSentinel(
     const advice = unique(failed.map((found) => found.advice));
     if (failed.some((found) => found.unreachable)) {
       advice.push(
-        "start the sentinels, or set REDIS_SENTINELS (cache:redis:sentinel:nodes) to where they run",
+        `start the sentinels, or set ${
+          variableAndKey(REDIS.sentinelNodes)
+        } to where they run`,
       );
     }
     return {
@@ -283,7 +291,7 @@ export async function checkSentinel(
       port: Number(primary.slice(separator + 1)),
     },
     password,
-    ["REDIS_PASSWORD", "cache:redis:password"],
+    [REDIS.password.variable, REDIS.password.key],
     [command("PING"), command("ROLE")],
     timeout,
   );
@@ -337,7 +345,7 @@ export async function checkSentinel(
     advice.push(
       `the cache asks the sentinels that answer: start ${addresses}, or remove ${
         dead.length === 1 ? "it" : "them"
-      } from REDIS_SENTINELS (cache:redis:sentinel:nodes)`,
+      } from ${variableAndKey(REDIS.sentinelNodes)}`,
     );
   }
   if (others.length > 0) {

@@ -1,20 +1,20 @@
 // The `kit-i18n` command (`deno task i18n:types` / `deno task i18n:check`):
 // generates key types from a resource file and checks the resources of a
-// folder. Run by scripts/i18n.ts (Deno) and bin/kit-i18n.mjs (npm); never
-// imported from mod.ts.
+// folder. Run by scripts/i18n.ts (Deno) and bin/kit-i18n.mjs (npm, bundled
+// into @vendor/kit-platform-localization). It reads resources through the
+// localization module's public API only, so it judges a file exactly as an
+// application reads it.
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import process from "node:process";
-import { cultureChain } from "./_culture_chain.ts";
-import { flattenResource } from "./_flatten.ts";
+import { cultureChain } from "../../internal/culture_chain.ts";
 import {
-  type ArgumentKind,
-  argumentsOf,
-  hasIcuSyntax,
-  parseMessage,
-} from "./_icu.ts";
-import { isCultureName } from "./culture_name.ts";
-import { LocalizationMessageError } from "./localization_message_error.ts";
+  flattenLocalizationResource,
+  isCultureName,
+  LocalizationMessageError,
+  type MessageArgumentKind as ArgumentKind,
+  messageArguments,
+} from "../../localization/mod.ts";
 
 const DEFAULT_MODULE = "@vendor/kit-platform-localization";
 
@@ -122,7 +122,7 @@ async function readResource(
       }`,
     );
   }
-  return flattenResource(json, culture, path);
+  return flattenLocalizationResource(json, culture, path);
 }
 
 // ---------------------------------------------------------------- signatures
@@ -155,20 +155,17 @@ function signatureOf(
     const known = target.get(id);
     if (known === undefined || known === "value") target.set(id, kind);
   };
-  if (hasIcuSyntax(text)) {
-    let parsed;
-    try {
-      parsed = parseMessage(text, culture, key);
-    } catch (error) {
-      if (error instanceof LocalizationMessageError) {
-        return { named, positional, error };
-      }
-      throw error;
+  let icu: ReadonlyMap<string, ArgumentKind> | undefined;
+  try {
+    icu = messageArguments(text, culture, key);
+  } catch (error) {
+    if (error instanceof LocalizationMessageError) {
+      return { named, positional, error };
     }
-    for (const [name, kind] of argumentsOf(parsed.elements)) {
-      const referenced = parsed.references.get(name);
-      if (referenced === undefined) add(name, kind);
-    }
+    throw error;
+  }
+  if (icu !== undefined) {
+    for (const [name, kind] of icu) add(name, kind);
   } else {
     for (const match of text.matchAll(POSITIONAL)) {
       if (match[1] !== undefined) add(match[1], "value");

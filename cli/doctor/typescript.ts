@@ -6,7 +6,7 @@
 // `allowSyntheticDefaultImports` on for good (false is deprecated);
 // TypeScript 7 removed what 6 deprecated (TS5108). Before 6, the resolver
 // follows `module`, and `node` is the usual choice for CommonJS.
-import type { Check } from "./_doctor_report.ts";
+import type { Check } from "./report.ts";
 
 const GROUP = "Compiler" as const;
 

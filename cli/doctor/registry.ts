@@ -6,17 +6,17 @@ import { Buffer } from "node:buffer";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { describeNetworkError } from "../internal/network_error.ts";
-import { readText } from "./_doctor_files.ts";
+import { describeNetworkError } from "../../internal/network_error.ts";
+import { readText } from "./files.ts";
 import {
   detectPackageManager,
   type PackageManager,
   pnpmIgnoresProjectVariables,
   toolName,
-} from "./_doctor_package_manager.ts";
-import type { Project } from "./_doctor_project.ts";
-import { type Check, rememberSecret } from "./_doctor_report.ts";
-import { readYarnRegistry } from "./_doctor_yarn.ts";
+} from "./package_manager.ts";
+import type { Project } from "./project.ts";
+import { type Check, rememberSecret } from "./report.ts";
+import { readYarnRegistry } from "./yarn.ts";
 
 const GROUP = "Registry" as const;
 const PUBLIC_REGISTRY = "https://registry.npmjs.org/";

@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import process from "node:process";
 import semver from "semver";
-import { exists, readText } from "./_doctor_files.ts";
-import type { Project } from "./_doctor_project.ts";
+import { exists, readText } from "./files.ts";
+import type { Project } from "./project.ts";
 
 /** The package managers the doctor knows the registry rules of. */
 export type PackageManagerName = "npm" | "pnpm" | "yarn" | "bun";

@@ -6,26 +6,32 @@
 // under the timeout; nothing is read or written in the store. The topology
 // is chosen as the cache provider's `fromConfiguration` chooses it: cluster
 // or sentinel replace host and port, and both at once is an error.
-import { describeNetworkError } from "../internal/network_error.ts";
-import type { ConfigurationManager } from "./mod.ts";
-import { type Check, rememberSecret } from "./_doctor_report.ts";
+import { describeNetworkError } from "../../internal/network_error.ts";
+import {
+  type ConfigurationManager,
+  kitConfigurationSections,
+} from "../../config/mod.ts";
+import { REDIS, variableAndKey } from "./declared.ts";
+import { type Check, rememberSecret } from "./report.ts";
 import {
   command,
   describeReply,
   passwordAdvice,
   type RedisAddress,
   redisExchange,
-} from "./_doctor_redis_exchange.ts";
-import { checkCluster, checkSentinel } from "./_doctor_redis_topology.ts";
-import { from, text } from "./_doctor_values.ts";
-import { kitConfigurationSections } from "./kit_configuration_keys.ts";
+} from "./redis_exchange.ts";
+import { checkCluster, checkSentinel } from "./redis_topology.ts";
+import { from, text } from "./values.ts";
 
 const GROUP = "Services" as const;
 const NAME = "Redis";
 
-const CLUSTER_KEY = "cache:redis:cluster:nodes";
-const SENTINEL_NODES_KEY = "cache:redis:sentinel:nodes";
-const SENTINEL_NAME_KEY = "cache:redis:sentinel:name";
+const CLUSTER_KEY = REDIS.clusterNodes.key;
+const SENTINEL_NODES_KEY = REDIS.sentinelNodes.key;
+const SENTINEL_NAME_KEY = REDIS.sentinelName.key;
+// Where the cache connects when host is set without port (the cache
+// provider's default; the key declares no default of its own).
+const DEFAULT_PORT = "6379";
 
 /** A node list as read: the nodes, or the entry that is not `host:port`. */
 type NodeList =
@@ -70,7 +76,7 @@ export async function checkRedis(
   const cluster = readNodes(config, CLUSTER_KEY);
   const sentinels = readNodes(config, SENTINEL_NODES_KEY);
   const sentinelName = text(config, SENTINEL_NAME_KEY);
-  const host = text(config, "cache:redis:host");
+  const host = text(config, REDIS.host.key);
   if (cluster !== undefined && (sentinels ?? sentinelName) !== undefined) {
     return fail(
       `both a Redis Cluster (${from(config, CLUSTER_KEY)}) and Sentinel (${
@@ -79,13 +85,17 @@ export async function checkRedis(
           sentinels === undefined ? SENTINEL_NAME_KEY : SENTINEL_NODES_KEY,
         )
       }) are set: the cache refuses to start`,
-      "keep one: unset REDIS_CLUSTER_NODES (cache:redis:cluster:nodes), or REDIS_SENTINELS and REDIS_SENTINEL_NAME (cache:redis:sentinel:nodes, :name)",
+      `keep one: unset ${
+        variableAndKey(REDIS.clusterNodes)
+      }, or ${REDIS.sentinelNodes.variable} and ${REDIS.sentinelName.variable} (${SENTINEL_NODES_KEY}, :${
+        SENTINEL_NAME_KEY.split(":").at(-1)
+      })`,
     );
   }
   for (
     const [list, key, variable] of [
-      [cluster, CLUSTER_KEY, "REDIS_CLUSTER_NODES"],
-      [sentinels, SENTINEL_NODES_KEY, "REDIS_SENTINELS"],
+      [cluster, CLUSTER_KEY, REDIS.clusterNodes.variable],
+      [sentinels, SENTINEL_NODES_KEY, REDIS.sentinelNodes.variable],
     ] as const
   ) {
     if (list !== undefined && "bad" in list) {
@@ -106,22 +116,22 @@ export async function checkRedis(
         : `${
           from(config, SENTINEL_NAME_KEY)
         } is set without ${SENTINEL_NODES_KEY}: the cache refuses to start`,
-      "set both REDIS_SENTINEL_NAME (the name in the sentinels' `sentinel monitor` line) and REDIS_SENTINELS (their host:port, comma-separated), or neither",
+      `set both ${REDIS.sentinelName.variable} (the name in the sentinels' \`sentinel monitor\` line) and ${REDIS.sentinelNodes.variable} (their host:port, comma-separated), or neither`,
     );
   }
-  const password = text(config, "cache:redis:password");
+  const password = text(config, REDIS.password.key);
   rememberSecret(password);
   let check: Check;
   let topologyKey: string;
   if (cluster !== undefined && "nodes" in cluster) {
     topologyKey = CLUSTER_KEY;
-    const database = text(config, "cache:redis:database");
+    const database = text(config, REDIS.database.key);
     if (database !== undefined && Number(database) !== 0) {
       return fail(
         `${
-          from(config, "cache:redis:database")
+          from(config, REDIS.database.key)
         } is ${database}, but a Redis Cluster has only database 0: the cache refuses to start`,
-        "set cache:redis:database to 0, or leave it unset",
+        `set ${REDIS.database.key} to 0, or leave it unset`,
       );
     }
     check = await checkCluster({
@@ -136,7 +146,7 @@ export async function checkRedis(
     sentinelName !== undefined
   ) {
     topologyKey = SENTINEL_NODES_KEY;
-    const sentinelPassword = text(config, "cache:redis:sentinel:password");
+    const sentinelPassword = text(config, REDIS.sentinelPassword.key);
     rememberSecret(sentinelPassword);
     check = await checkSentinel({
       name: sentinelName,
@@ -154,14 +164,16 @@ export async function checkRedis(
   // The cache ignores host and port once cluster or sentinel is set: say
   // so, since the address the host names is not the one in use.
   const ignored = `${
-    from(config, "cache:redis:host")
+    from(config, REDIS.host.key)
   } is set too and ignored: ${topologyKey} wins over host and port`;
   return {
     ...check,
     status: check.status === "pass" ? "warn" : check.status,
     details: [...(check.details ?? []), ignored],
     advice: check.status === "pass"
-      ? `unset REDIS_HOST (cache:redis:host) and REDIS_PORT: the cache uses ${topologyKey} and never reaches that host`
+      ? `unset ${
+        variableAndKey(REDIS.host)
+      } and ${REDIS.port.variable}: the cache uses ${topologyKey} and never reaches that host`
       : check.advice,
   };
 }
@@ -172,7 +184,7 @@ function withPassword(
 ): string {
   return password === undefined
     ? "without a password"
-    : `with the password of ${from(config, "cache:redis:password")}`;
+    : `with the password of ${from(config, REDIS.password.key)}`;
 }
 
 /** One server: `cache:redis:host` and `port`. */
@@ -183,22 +195,26 @@ async function checkSingle(
   timeout: number,
 ): Promise<Check> {
   if (host === undefined) {
+    const [single, cluster, sentinel] = [
+      REDIS.host,
+      REDIS.clusterNodes,
+      REDIS.sentinelNodes,
+    ].map(({ key, variable }) => `${key} (${variable})`);
     return {
       group: GROUP,
       name: NAME,
       status: "skip",
-      message:
-        "none of cache:redis:host (REDIS_HOST), cache:redis:cluster:nodes (REDIS_CLUSTER_NODES) and cache:redis:sentinel:nodes (REDIS_SENTINELS) is set",
+      message: `none of ${single}, ${cluster} and ${sentinel} is set`,
     };
   }
-  const portText = text(config, "cache:redis:port") ?? "6379";
+  const portText = text(config, REDIS.port.key) ?? DEFAULT_PORT;
   const port = Number(portText);
   // The bounds of the key's one declaration.
   const { min, max } = kitConfigurationSections.cache.redis.port;
   if (!Number.isInteger(port) || port < min || port > max) {
     return fail(
-      `${from(config, "cache:redis:port")} is not a port: ${portText}`,
-      `set REDIS_PORT (cache:redis:port) to a number from ${min} to ${max}`,
+      `${from(config, REDIS.port.key)} is not a port: ${portText}`,
+      `set ${variableAndKey(REDIS.port)} to a number from ${min} to ${max}`,
     );
   }
   const commands = password === undefined
@@ -219,15 +235,15 @@ async function checkSingle(
     }
     return fail(
       `${where} answered ${last} (${how})`,
-      passwordAdvice(last, "REDIS_PASSWORD", "cache:redis:password") ??
+      passwordAdvice(last, REDIS.password.variable, REDIS.password.key) ??
         "check the Redis server's log for what it refused",
     );
   } catch (error) {
     return fail(
-      `${where} (${from(config, "cache:redis:host")}) did not answer: ${
+      `${where} (${from(config, REDIS.host.key)}) did not answer: ${
         describeNetworkError(error)
       }`,
-      "start the Redis server, or set REDIS_HOST and REDIS_PORT to where it runs",
+      `start the Redis server, or set ${REDIS.host.variable} and ${REDIS.port.variable} to where it runs`,
     );
   }
 }

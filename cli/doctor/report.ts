@@ -1,7 +1,7 @@
 // The doctor's findings and how they print: a readable report (colour only
 // on a terminal, never with NO_COLOR), a summary line, or JSON for machines.
 // Every text passes through maskSecretText on its way out.
-import { maskSecretText } from "../core/mod.ts";
+import { maskSecretText } from "../../core/mod.ts";
 
 /** How one check came out. `warn` and `skip` do not fail the run. */
 export type CheckStatus = "pass" | "warn" | "fail" | "skip";

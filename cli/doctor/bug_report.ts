@@ -3,8 +3,8 @@
 // one block ready to paste.
 import { arch, release, type } from "node:os";
 import process from "node:process";
-import { installedKitPackages, installedVersion } from "./_doctor_packages.ts";
-import type { Project } from "./_doctor_project.ts";
+import { installedKitPackages, installedVersion } from "./packages.ts";
+import type { Project } from "./project.ts";
 
 interface DenoVersion {
   readonly deno: string;

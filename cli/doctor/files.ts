@@ -3,7 +3,7 @@
 // and finding files without following node_modules.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { parseConfigurationJson } from "./_json.ts";
+import { parseConfigurationJson } from "../../internal/json_syntax.ts";
 
 /** The text of a file, or `undefined` when it does not exist. */
 export async function readText(path: string): Promise<string | undefined> {
