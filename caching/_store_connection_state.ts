@@ -25,6 +25,12 @@ import { CacheValueError } from "./cache_value_error.ts";
 // starts an outage that is reported once, and a PING probe, retried with the
 // reconnect backoff, ends it with a report of the recovery.
 
+/**
+ * The fallback a command is given so that its caller can tell that the
+ * store did not answer (a symbol no reply can be).
+ */
+export const UNANSWERED: unique symbol = Symbol("unanswered");
+
 /** What the state machine needs from its provider. */
 export interface StoreConnectionStateOptions {
   /** The servers: one, a cluster, or a primary named by Sentinel. */
