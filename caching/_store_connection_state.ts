@@ -8,10 +8,11 @@ import {
 } from "./_deadlines.ts";
 import type { ErrorReporter } from "./_error_reporter.ts";
 import { isErrorReply } from "./_redis_connection.ts";
-import type {
-  RedisCommands,
-  RedisLink,
-  RedisLinkOptions,
+import {
+  backoff,
+  type RedisCommands,
+  type RedisLink,
+  type RedisLinkOptions,
 } from "./_redis_link.ts";
 import { createLink, type RedisTopology } from "./_redis_topology.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
@@ -393,8 +394,9 @@ export class StoreConnectionState {
       this.#probing !== undefined
     ) return;
     const { reconnectDelay, maxReconnectDelay } = this.#connectionOptions;
-    const base = Math.min(
-      reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
+    const delay = backoff(
+      this.#probeFailures++,
+      reconnectDelay,
       maxReconnectDelay,
     );
     // Not tied to the request whose command found the store down.
@@ -402,7 +404,7 @@ export class StoreConnectionState {
       setTimeout(() => {
         this.#probeTimer = undefined;
         void this.probe();
-      }, Math.round(base / 2 + Math.random() * (base / 2)))
+      }, delay)
     ));
   }
 
