@@ -11,11 +11,12 @@ import { type TimerHandle, unrefTimer } from "../core/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
 import { loadDriver } from "./_redis_driver.ts";
-import type {
-  RedisCommands,
-  RedisLink,
-  RedisLinkEvents,
-  RedisLinkOptions,
+import {
+  backoff,
+  type RedisCommands,
+  type RedisLink,
+  type RedisLinkEvents,
+  type RedisLinkOptions,
 } from "./_redis_link.ts";
 import { RequestContext } from "../platform/mod.ts";
 
@@ -282,13 +283,7 @@ export class RedisConnection implements RedisLink {
 
   #backoff(retries: number): number {
     const { reconnectDelay, maxReconnectDelay } = this.#options;
-    const base = Math.min(
-      reconnectDelay * 2 ** Math.min(retries, 30),
-      maxReconnectDelay,
-    );
-    // "Equal jitter": half fixed, half random, so instances do not reconnect
-    // in lockstep after a restart.
-    return Math.round(base / 2 + Math.random() * (base / 2));
+    return backoff(retries, reconnectDelay, maxReconnectDelay);
   }
 
   #onError(error: unknown): void {

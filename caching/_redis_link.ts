@@ -5,6 +5,8 @@
 // only, so that it never asks which topology it runs on, except for the few
 // commands a cluster routes or splits differently (`cluster`).
 
+import { backoffDelay } from "../internal/backoff.ts";
+
 /** Commands on a ready connection. */
 export interface RedisCommands {
   /** `true` on a Redis Cluster: multi-key commands must stay in one slot. */
@@ -85,17 +87,24 @@ export interface RedisNodeAddress {
 }
 
 /**
- * Backoff with "equal jitter": half fixed, half random, so instances do not
- * reconnect in lockstep after a restart.
+ * The delay before reconnect attempt `retries + 1` (also the probe's and
+ * the cluster's slot-map re-read): Kit's one backoff rule, doubling from
+ * `reconnectDelay` up to `maxReconnectDelay`, with "equal jitter" (half of
+ * it fixed, half left to chance) so that instances do not reconnect in
+ * lockstep after a restart; whole milliseconds.
  */
 export function backoff(
   retries: number,
   reconnectDelay: number,
   maxReconnectDelay: number,
 ): number {
-  const base = Math.min(
-    reconnectDelay * 2 ** Math.min(retries, 30),
-    maxReconnectDelay,
+  // Past 30 doublings the cap has long been reached; stopping there keeps
+  // the doubling finite.
+  return Math.round(
+    backoffDelay(Math.min(retries, 30) + 1, {
+      base: reconnectDelay,
+      max: maxReconnectDelay,
+      jitter: 0.5,
+    }),
   );
-  return Math.round(base / 2 + Math.random() * (base / 2));
 }

@@ -4,6 +4,9 @@
 // owner removes it, with a compare-and-delete script: an owner whose lock
 // already expired (and was taken by another) must not remove the new one.
 
+import type { StoreConnectionState } from "./_store_connection_state.ts";
+import type { CacheLockAttempt } from "./cache_provider.ts";
+
 /** Removes KEYS[1] only while it still holds ARGV[1] (the owner's token). */
 export const RELEASE_SCRIPT =
   'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end';
@@ -49,3 +52,21 @@ if ARGV[1] ~= "" and string.sub(v, 1, 9) == '{"tags":[' then
   if #keys > 0 then return {v, 2, unpack(redis.call("MGET", unpack(keys)))} end
 end
 return v`;
+
+/** A lock this owner took: `release` gives it back while it is still its. */
+export function acquiredLock(
+  link: StoreConnectionState,
+  lockFullKey: string,
+  token: string,
+): CacheLockAttempt {
+  return {
+    acquired: true,
+    release: async () => {
+      await link.send(
+        ["EVAL", RELEASE_SCRIPT, "1", lockFullKey, token],
+        lockFullKey,
+        undefined,
+      );
+    },
+  };
+}

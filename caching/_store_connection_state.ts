@@ -8,10 +8,11 @@ import {
 } from "./_deadlines.ts";
 import type { ErrorReporter } from "./_error_reporter.ts";
 import { isErrorReply } from "./_redis_connection.ts";
-import type {
-  RedisCommands,
-  RedisLink,
-  RedisLinkOptions,
+import {
+  backoff,
+  type RedisCommands,
+  type RedisLink,
+  type RedisLinkOptions,
 } from "./_redis_link.ts";
 import { createLink, type RedisTopology } from "./_redis_topology.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
@@ -24,6 +25,12 @@ import { CacheValueError } from "./cache_value_error.ts";
 // not sent (each answers its fallback at once), a failure of any of them
 // starts an outage that is reported once, and a PING probe, retried with the
 // reconnect backoff, ends it with a report of the recovery.
+
+/**
+ * The fallback a command is given so that its caller can tell that the
+ * store did not answer (a symbol no reply can be).
+ */
+export const UNANSWERED: unique symbol = Symbol("unanswered");
 
 /** What the state machine needs from its provider. */
 export interface StoreConnectionStateOptions {
@@ -387,8 +394,9 @@ export class StoreConnectionState {
       this.#probing !== undefined
     ) return;
     const { reconnectDelay, maxReconnectDelay } = this.#connectionOptions;
-    const base = Math.min(
-      reconnectDelay * 2 ** Math.min(this.#probeFailures++, 30),
+    const delay = backoff(
+      this.#probeFailures++,
+      reconnectDelay,
       maxReconnectDelay,
     );
     // Not tied to the request whose command found the store down.
@@ -396,7 +404,7 @@ export class StoreConnectionState {
       setTimeout(() => {
         this.#probeTimer = undefined;
         void this.probe();
-      }, Math.round(base / 2 + Math.random() * (base / 2)))
+      }, delay)
     ));
   }
 

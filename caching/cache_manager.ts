@@ -6,7 +6,8 @@ import {
 } from "../core/mod.ts";
 import { clockOption } from "./_clock.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
-import { CacheCore, CacheScope } from "./_cache_core.ts";
+import { CacheCore } from "./_cache_core.ts";
+import { CacheScope } from "./_cache_scope.ts";
 import { settleWithin } from "./_deadlines.ts";
 import type {
   CacheFactory,

@@ -1,32 +1,39 @@
-// Longer than the other files on purpose: this is one public class, the
-// cache's commands on Redis (read, write, lock, clear, tags, pub/sub), and a
-// third of it is the JSDoc of its options and methods. Whether the store
-// answers lives in _store_connection_state.ts, what happens to the changes
-// of an outage in _outage_recovery.ts and _outage_journal.ts.
+// The public face of the cache on Redis: each method says what it does to
+// the store and hands the work to one concept's file. Whether the store
+// answers lives in _store_connection_state.ts, the changes of an outage in
+// _outage_recovery.ts and _outage_journal.ts, the options' checks in
+// _remote_store_settings.ts (their reading from configuration in
+// _remote_store_configuration.ts), key names in _redis_keys.ts, the stored
+// form of an entry in _redis_entry.ts, reads in _redis_reads.ts, clear() in
+// _redis_clear.ts, tags in _redis_tag_store.ts, pub/sub in
+// _redis_invalidation_bus.ts and the store's lock in _redis_lock.ts.
+//
+// Over the ~600 lines a file is meant to stay under, on purpose: of its 706
+// lines, 384 are JSDoc (of the public class, of its options and of its 22
+// public members) and the options interface stays beside the class so that
+// the package's generated documentation does not change; the code is about
+// 280 lines, 36 of them imports, the rest delegation to the files above.
 
-import {
-  type IConfiguration,
-  kitConfigurationSections,
-} from "../config/mod.ts";
+import type { IConfiguration } from "../config/mod.ts";
 import {
   type Clock,
   deadlineSignal,
   type DisposeOptions,
-  systemClock,
 } from "../core/mod.ts";
-import { clockOption } from "./_clock.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
-import { TIMED_OUT } from "./_deadlines.ts";
-import { diagnosticsFromEnv } from "./_diagnostics.ts";
 import { ErrorReporter } from "./_error_reporter.ts";
-import type { RedisLinkOptions } from "./_redis_link.ts";
-import { keySlot, slotTag } from "./_redis_slots.ts";
-import {
-  checkTopology,
-  createLink,
-  describeTopology,
-  type RedisTopology,
-} from "./_redis_topology.ts";
+import { clearKeys } from "./_redis_clear.ts";
+import { encodeEntry, retention } from "./_redis_entry.ts";
+import { RedisInvalidationBus } from "./_redis_invalidation_bus.ts";
+import { RedisKeys } from "./_redis_keys.ts";
+import { acquiredLock, lockToken } from "./_redis_lock.ts";
+import { RedisReads } from "./_redis_reads.ts";
+import { RedisTagStore } from "./_redis_tag_store.ts";
+import { optionsFromConfiguration } from "./_remote_store_configuration.ts";
+import { remoteStoreSettings } from "./_remote_store_settings.ts";
+import { OutageJournal } from "./_outage_journal.ts";
+import { OutageRecovery } from "./_outage_recovery.ts";
+import { StoreConnectionState, UNANSWERED } from "./_store_connection_state.ts";
 import type { CacheError } from "./cache_error.ts";
 import type {
   CacheInvalidation,
@@ -40,26 +47,8 @@ import type {
   CacheReadOrLock,
   ICacheProvider,
 } from "./cache_provider.ts";
-import {
-  lockKey,
-  lockToken,
-  READ_OR_LOCK_SCRIPT,
-  RELEASE_SCRIPT,
-} from "./_redis_lock.ts";
-import {
-  decodeTag,
-  encodeTag,
-  INVALIDATE_SCRIPT,
-  invalidatedSince,
-  READ_SCRIPT,
-  tagKeyPrefix,
-} from "./_redis_tags.ts";
 import { CacheSerializationError } from "./cache_serialization_error.ts";
 import { CacheStoreUnavailableError } from "./cache_store_unavailable_error.ts";
-import { CacheValueError } from "./cache_value_error.ts";
-import { OutageJournal } from "./_outage_journal.ts";
-import { OutageRecovery } from "./_outage_recovery.ts";
-import { StoreConnectionState } from "./_store_connection_state.ts";
 
 /** Options of {@linkcode RemoteStoreCacheProvider}; all times are milliseconds. */
 export interface RemoteStoreCacheProviderOptions {
@@ -176,75 +165,6 @@ export interface RemoteStoreCacheProviderOptions {
   clock?: Clock | (() => number);
 }
 
-function checkNumber(
-  name: string,
-  value: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-  integer = true,
-): number {
-  if (
-    typeof value !== "number" || !(value >= min) || !(value <= max) ||
-    (integer && !Number.isInteger(value))
-  ) {
-    throw new RangeError(
-      `RemoteStoreCacheProvider ${name} must be ${
-        integer ? "an integer" : "a number"
-      } from ${min} to ${max}: ${value}`,
-    );
-  }
-  return value;
-}
-
-function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\]/g, "\\$&");
-}
-
-/** What a command answers when the store did not. */
-const UNANSWERED: unique symbol = Symbol("unanswered");
-
-function isEntry(value: unknown): value is CacheEntry {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return false;
-  }
-  const entry = value as Record<string, unknown>;
-  return typeof entry.storedAt === "number" &&
-    (entry.ttl === undefined || typeof entry.ttl === "number") &&
-    (entry.maxStale === undefined || typeof entry.maxStale === "number") &&
-    (entry.tags === undefined ||
-      (Array.isArray(entry.tags) &&
-        entry.tags.every((tag) => typeof tag === "string")));
-}
-
-function isInvalidation(value: unknown): value is CacheInvalidation {
-  if (typeof value !== "object" || value === null) return false;
-  const message = value as Record<string, unknown>;
-  return typeof message.source === "string" &&
-    (message.keys === undefined ||
-      (Array.isArray(message.keys) &&
-        message.keys.every((key) => typeof key === "string"))) &&
-    (message.prefix === undefined || typeof message.prefix === "string") &&
-    (message.tags === undefined ||
-      (Array.isArray(message.tags) &&
-        message.tags.every((tag) => typeof tag === "string"))) &&
-    (message.at === undefined || typeof message.at === "number");
-}
-
-function retention(
-  entry: CacheEntry,
-  ttl: number | undefined,
-  fallback: number,
-): number {
-  const keep = ttl ??
-    (entry.ttl === undefined ? fallback : entry.ttl + (entry.maxStale ?? 0));
-  return keep >= 1 ? Math.ceil(keep) : 1;
-}
-
-interface Subscriber {
-  onMessage(message: CacheInvalidation): void;
-  onResync?: () => void;
-}
-
 /**
  * A cache provider on Redis, through node-redis (the `redis` package).
  *
@@ -297,13 +217,10 @@ interface Subscriber {
  */
 export class RemoteStoreCacheProvider
   implements ICacheProvider, ICacheInvalidationBus {
-  readonly #prefix: string;
+  readonly #keys: RedisKeys;
   readonly #defaultTtl: number;
-  readonly #channel: string;
   readonly #address: string;
-  readonly #topology: RedisTopology;
-  readonly #hashTag: boolean;
-  readonly #connectionOptions: RedisLinkOptions;
+  readonly #cluster: boolean;
   readonly #reporter: ErrorReporter;
   readonly #required: boolean;
   readonly #tagRetention: number;
@@ -312,10 +229,12 @@ export class RemoteStoreCacheProvider
   readonly #now: () => number;
   /** Holds back the changes of an outage and re-sends them after it. */
   readonly #recovery: OutageRecovery;
-  #subscribers = new Set<Subscriber>();
-  #subscribed: Promise<boolean> | undefined;
   /** Whether the store answers, and the sending of commands. */
   readonly #link: StoreConnectionState;
+  readonly #tags: RedisTagStore;
+  readonly #bus: RedisInvalidationBus;
+  readonly #channel: string;
+  readonly #reads: RedisReads;
 
   /**
    * Creates the provider; no connection is opened before the first use.
@@ -328,110 +247,66 @@ export class RemoteStoreCacheProvider
    * cluster, a database other than 0 or a key prefix with an unclosed `{`.
    */
   constructor(options: RemoteStoreCacheProviderOptions = {}) {
-    const host = options.host ?? "localhost";
-    const port = checkNumber("port", options.port ?? 6379, 1, 65535);
-    const database = checkNumber("database", options.database ?? 0, 0);
-    this.#prefix = options.keyPrefix ?? "kit:cache:";
-    this.#defaultTtl = checkNumber(
-      "defaultTtl",
-      options.defaultTtl ?? 300_000,
-      1,
-      Number.MAX_SAFE_INTEGER,
-      false,
-    );
-    this.#topology = checkTopology({
-      host,
-      port,
-      database,
-      keyPrefix: this.#prefix,
-      cluster: options.cluster,
-      sentinel: options.sentinel,
-    });
-    this.#address = describeTopology(this.#topology);
-    const hashTag = options.hashTag ?? false;
-    if (typeof hashTag !== "boolean") {
-      throw new RangeError(
-        `RemoteStoreCacheProvider hashTag must be a boolean: ${hashTag}`,
-      );
-    }
-    this.#hashTag = hashTag;
-    this.#tagRetention = checkNumber(
-      "tagRetention",
-      options.tagRetention ?? 604_800_000,
-      1,
-    );
-    const required = options.required ?? false;
-    if (typeof required !== "boolean") {
-      throw new RangeError(
-        `RemoteStoreCacheProvider required must be a boolean: ${required}`,
-      );
-    }
-    this.#required = required;
-    const journalSize = checkNumber(
-      "outageJournalSize",
-      options.outageJournalSize ?? 1000,
-      0,
-    );
-    this.#journal = new OutageJournal(journalSize);
-    const clock = clockOption("RemoteStoreCacheProvider", options.clock) ??
-      systemClock;
+    const settings = remoteStoreSettings(options);
+    const keys = new RedisKeys(settings.keyPrefix, settings.hashTag);
+    this.#keys = keys;
+    this.#defaultTtl = settings.defaultTtl;
+    this.#address = settings.address;
+    this.#cluster = settings.topology.kind === "cluster";
+    this.#required = settings.required;
+    this.#tagRetention = settings.tagRetention;
+    this.#journal = new OutageJournal(settings.outageJournalSize);
+    const clock = settings.clock;
     this.#now = () => clock.now();
-    this.#channel = options.invalidationChannel ??
-      `kit:cache:invalidation:${database}:${this.#prefix}`;
+    this.#channel = settings.invalidationChannel;
     this.#reporter = new ErrorReporter(
       "RemoteStoreCacheProvider",
       options.onError,
     );
-    this.#connectionOptions = {
-      username: options.username,
-      password: options.password,
-      database,
-      connectTimeout: checkNumber(
-        "connectTimeout",
-        options.connectTimeout ?? 5000,
-        1,
-      ),
-      reconnectDelay: checkNumber(
-        "reconnectDelay",
-        options.reconnectDelay ?? 100,
-        1,
-      ),
-      maxReconnectDelay: checkNumber(
-        "maxReconnectDelay",
-        options.maxReconnectDelay ?? 2000,
-        1,
-      ),
-      offlineQueue: false,
-      // Read once here, never per command.
-      diagnostics: diagnosticsFromEnv(),
-      name: "cache",
-    };
-    this.#link = new StoreConnectionState({
-      topology: this.#topology,
+    const link = new StoreConnectionState({
+      topology: settings.topology,
       address: this.#address,
-      connectionOptions: this.#connectionOptions,
+      connectionOptions: settings.connectionOptions,
       reporter: this.#reporter,
-      commandTimeout: checkNumber(
-        "commandTimeout",
-        options.commandTimeout ?? 1000,
-        1,
-      ),
+      commandTimeout: settings.commandTimeout,
       onUp: () => this.#recovery.recovered(),
+    });
+    this.#link = link;
+    this.#tags = new RedisTagStore(
+      link,
+      keys,
+      this.#cluster,
+      this.#tagRetention,
+    );
+    this.#bus = new RedisInvalidationBus(
+      settings.topology,
+      settings.connectionOptions,
+      link,
+      this.#channel,
+    );
+    this.#reads = new RedisReads({
+      link,
+      keys,
+      tags: this.#tags,
+      journal: this.#journal,
+      cluster: this.#cluster,
+      reporter: this.#reporter,
+      tryLock: (key, ttl) => this.tryLock(key, ttl),
     });
     this.#recovery = new OutageRecovery({
       now: this.#now,
       journal: this.#journal,
-      journalSize,
-      link: this.#link,
+      journalSize: settings.outageJournalSize,
+      link,
       reporter: this.#reporter,
       address: this.#address,
-      diagnostics: this.#connectionOptions.diagnostics,
+      diagnostics: settings.connectionOptions.diagnostics,
       send: async (args, key) =>
-        (await this.#link.send(args, key, UNANSWERED)) !== UNANSWERED,
-      clear: (prefix) => this.#clear(prefix),
-      publish: async (message) => (await this.#publish(message)) !== UNANSWERED,
-      fullKey: (key) => this.#fullKey(key),
-      tagKey: (tag) => tagKeyPrefix(this.#prefix) + encodeTag(tag),
+        (await link.send(args, key, UNANSWERED)) !== UNANSWERED,
+      clear: (prefix) => clearKeys(link, keys.clearPatterns(prefix)),
+      publish: (message) => this.#bus.publish(message),
+      fullKey: (key) => keys.full(key),
+      tagKey: (tag) => keys.tag(tag),
       tagRetention: this.#tagRetention,
     });
   }
@@ -478,99 +353,14 @@ export class RemoteStoreCacheProvider
     config: IConfiguration,
     options: RemoteStoreCacheProviderOptions = {},
   ): RemoteStoreCacheProvider {
-    const read = (name: string): unknown => {
-      const key = `cache:redis:${name}`;
-      return config.hasValue(key) ? config.getValue<unknown>(key) : undefined;
-    };
-    const text = (name: string): string | undefined => {
-      const value = read(name);
-      return value === undefined || value === null || value === ""
-        ? undefined
-        : String(value);
-    };
-    const number = (name: string): number | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      const parsed = Number(value);
-      if (value.trim() === "" || !Number.isFinite(parsed)) {
-        throw new RangeError(`cache:redis:${name} must be a number: ${value}`);
-      }
-      return parsed;
-    };
-    const flag = (name: string): boolean | undefined => {
-      const value = read(name);
-      if (value === undefined || value === null || value === "") {
-        return undefined;
-      }
-      if (typeof value === "boolean") return value;
-      const word = String(value).trim().toLowerCase();
-      if (word === "true") return true;
-      if (word === "false") return false;
-      throw new RangeError(
-        `cache:redis:${name} must be true or false: ${String(value)}`,
-      );
-    };
-    // The keys read and their types are the configuration's declaration of
-    // the `cache:redis` section, the one appConfigSchema checks by.
-    const fromConfig: Record<string, unknown> = {};
-    for (
-      const [name, declared] of Object.entries(
-        kitConfigurationSections.cache.redis,
-      )
-    ) {
-      if (!("type" in declared)) continue; // cluster, sentinel: below
-      fromConfig[name] = declared.type === "integer"
-        ? number(name)
-        : declared.type === "boolean"
-        ? flag(name)
-        : text(name);
-    }
-    // A node list given as an array (a JSON file) or comma-separated (a
-    // variable).
-    const nodes = (name: string): unknown => {
-      const value = read(name);
-      if (Array.isArray(value)) return value.map(String);
-      return text(name);
-    };
-    const clusterNodes = nodes("cluster:nodes");
-    if (clusterNodes !== undefined) {
-      fromConfig.cluster = { nodes: clusterNodes };
-    }
-    const sentinelNodes = nodes("sentinel:nodes");
-    const sentinelName = text("sentinel:name");
-    if (sentinelNodes !== undefined || sentinelName !== undefined) {
-      if (sentinelNodes === undefined || sentinelName === undefined) {
-        throw new RangeError(
-          `cache:redis:sentinel:name and cache:redis:sentinel:nodes go together (REDIS_SENTINEL_NAME, REDIS_SENTINELS): only ${
-            sentinelName === undefined ? "the nodes are" : "the name is"
-          } set`,
-        );
-      }
-      fromConfig.sentinel = {
-        name: sentinelName,
-        nodes: sentinelNodes,
-        password: text("sentinel:password"),
-      };
-    }
-    if (options.cluster !== undefined || options.sentinel !== undefined) {
-      // A topology given in code wins whole.
-      delete fromConfig.cluster;
-      delete fromConfig.sentinel;
-    }
-    const merged: Record<string, unknown> = { ...options };
-    for (const [name, value] of Object.entries(fromConfig)) {
-      if (merged[name] === undefined && value !== undefined) {
-        merged[name] = value;
-      }
-    }
     return new RemoteStoreCacheProvider(
-      merged as RemoteStoreCacheProviderOptions,
+      optionsFromConfiguration(config, options),
     );
   }
 
   /** The prefix prepended to every key. */
   get keyPrefix(): string {
-    return this.#prefix;
+    return this.#keys.prefix;
   }
 
   /** `host:port` of the store. */
@@ -680,58 +470,7 @@ export class RemoteStoreCacheProvider
    * unreadable, or the store is unreachable.
    */
   get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
-    const fullKey = this.#fullKey(key);
-    if (this.#link.offline) {
-      return Promise.resolve(undefined);
-    }
-    if (this.#journal.size > 0) {
-      // Re-sending after an outage: what this instance changed meanwhile
-      // wins over what the store still holds.
-      const pending = this.#journal.lookup(key);
-      if (pending !== undefined) {
-        return Promise.resolve(
-          pending === null
-            ? undefined
-            : this.#checkTags(this.#decode(fullKey, pending)),
-        );
-      }
-    }
-    const client = this.#link.readyClient;
-    if (client === undefined) {
-      return this.#link.whenReady(() => this.get(key, tagged), undefined);
-    }
-    if (tagged === true && !client.cluster) {
-      const command = [
-        "EVAL",
-        READ_SCRIPT,
-        "1",
-        fullKey,
-        tagKeyPrefix(this.#prefix),
-      ];
-      return this.#link.race(client.send(command, fullKey))
-        .then(
-          (reply) => {
-            if (reply === TIMED_OUT) {
-              return this.#link.timedOut("EVAL", undefined);
-            }
-            if (!Array.isArray(reply)) return this.#decode(fullKey, reply);
-            const entry = this.#decode(fullKey, reply[0]);
-            return entry !== undefined &&
-                invalidatedSince(reply.slice(1), entry.storedAt)
-              ? undefined
-              : entry;
-          },
-          (error) => this.#link.failed("EVAL", fullKey, error, undefined),
-        );
-    }
-    return this.#link.race(client.send(["GET", fullKey], fullKey))
-      .then(
-        (value) =>
-          value === TIMED_OUT
-            ? this.#link.timedOut("GET", undefined)
-            : this.#checkTags(this.#decode(fullKey, value)),
-        (error) => this.#link.failed("GET", fullKey, error, undefined),
-      );
+    return this.#reads.get(key, tagged);
   }
 
   /**
@@ -744,26 +483,17 @@ export class RemoteStoreCacheProvider
    * @returns Settles when written, or skipped (never rejects).
    */
   set(key: string, entry: CacheEntry, ttl?: number): Promise<void> {
-    const fullKey = this.#fullKey(key);
+    const fullKey = this.#keys.full(key);
     let json: string;
     try {
-      // Tags first and encoded: the read script finds them by position.
-      if (entry.tags === undefined) json = JSON.stringify(entry);
-      else {
-        const { tags, ...rest } = entry;
-        json = JSON.stringify({ tags: tags.map(encodeTag), ...rest });
-      }
+      json = encodeEntry(entry);
     } catch (error) {
       this.#reporter.report(new CacheSerializationError(fullKey, error));
       return Promise.resolve();
     }
-    let kept = retention(entry, ttl, this.#defaultTtl);
-    if (entry.tags !== undefined && kept > this.#tagRetention) {
-      kept = this.#tagRetention;
-    }
-    const keep = String(kept);
+    const kept = retention(entry, ttl, this.#defaultTtl, this.#tagRetention);
     return this.#link.send(
-      ["SET", fullKey, json, "PX", keep],
+      ["SET", fullKey, json, "PX", String(kept)],
       fullKey,
       UNANSWERED,
     )
@@ -790,7 +520,7 @@ export class RemoteStoreCacheProvider
    * @returns Settles when done, or skipped (never rejects).
    */
   async delete(key: string): Promise<void> {
-    const fullKey = this.#fullKey(key);
+    const fullKey = this.#keys.full(key);
     const at = this.#now();
     const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
@@ -807,7 +537,7 @@ export class RemoteStoreCacheProvider
    * @returns `true` when present; `false` also while unreachable.
    */
   async has(key: string): Promise<boolean> {
-    const fullKey = this.#fullKey(key);
+    const fullKey = this.#keys.full(key);
     return (await this.#link.send(["EXISTS", fullKey], fullKey, 0)) === 1;
   }
 
@@ -822,115 +552,10 @@ export class RemoteStoreCacheProvider
    */
   async clear(prefix = ""): Promise<void> {
     const at = this.#now();
-    if (!(await this.#clear(prefix)) && this.#recovery.missed()) {
+    const done = await clearKeys(this.#link, this.#keys.clearPatterns(prefix));
+    if (!done && this.#recovery.missed()) {
       this.#journal.record({ kind: "clear", prefix, at });
     }
-  }
-
-  /** Answers `false` when the store could not finish it. */
-  async #clear(prefix: string): Promise<boolean> {
-    const client = await this.#link.commands();
-    if (client === undefined) return false;
-    let primaries: Array<(args: string[]) => Promise<unknown>>;
-    try {
-      // Bounded like a command: a cluster node being reached may never answer.
-      const listed = await this.#link.race(client.primaries());
-      if (listed === TIMED_OUT) return this.#link.timedOut("SCAN", false);
-      primaries = listed;
-    } catch (error) {
-      this.#link.failed("SCAN", undefined, error, undefined);
-      return false;
-    }
-    // On a cluster every primary holds its own share of the keys.
-    const done = await Promise.all(
-      primaries.map((primary) =>
-        Promise.all(
-          this.#clearPatterns(prefix).map((pattern) =>
-            this.#clearOn(primary, pattern, client.cluster)
-          ),
-        )
-      ),
-    );
-    return done.every((each) => each.every(Boolean));
-  }
-
-  /** The SCAN patterns of the keys under `keyPrefix + prefix`. */
-  #clearPatterns(prefix: string): string[] {
-    if (!this.#hashTag || prefix === "") {
-      return [escapeGlob(this.#fullKey(prefix)) + "*"];
-    }
-    if (prefix.includes(":")) return [escapeGlob(this.#fullKey(prefix)) + "*"];
-    // Without ":" the prefix may start a root key or an area's name.
-    return [
-      escapeGlob(this.#prefix + prefix) + "*",
-      escapeGlob(this.#prefix + "{" + prefix) + "*",
-    ];
-  }
-
-  /** Answers `false` when the node could not finish it. */
-  async #clearOn(
-    primary: (args: string[]) => Promise<unknown>,
-    pattern: string,
-    cluster: boolean,
-  ): Promise<boolean> {
-    let cursor = "0";
-    do {
-      const reply = await this.#link.sendVia(
-        primary,
-        ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
-        UNANSWERED,
-      );
-      if (reply === UNANSWERED) return false;
-      if (!Array.isArray(reply)) return true;
-      cursor = String(reply[0]);
-      const keys = reply[1] as string[];
-      if (keys.length === 0) continue;
-      if (!cluster) {
-        const removed = await this.#link.sendVia(
-          primary,
-          ["UNLINK", ...keys],
-          UNANSWERED,
-        );
-        if (removed === UNANSWERED) return false;
-        continue;
-      }
-      // A cluster node refuses a command whose keys span slots.
-      const bySlot = new Map<number, string[]>();
-      for (const key of keys) {
-        const slot = keySlot(key);
-        const group = bySlot.get(slot);
-        if (group === undefined) bySlot.set(slot, [key]);
-        else group.push(key);
-      }
-      const removed = await Promise.all(
-        [...bySlot.values()].map((group) =>
-          this.#link.sendVia(primary, ["UNLINK", ...group], UNANSWERED)
-        ),
-      );
-      if (removed.includes(UNANSWERED)) return false;
-    } while (cursor !== "0");
-    return true;
-  }
-
-  /**
-   * The Redis key of a cache key: under the prefix and, with `hashTag`, the
-   * area name (the text before the first `:`) as a hash tag.
-   */
-  #fullKey(key: string): string {
-    if (!this.#hashTag) return this.#prefix + key;
-    const colon = key.indexOf(":");
-    return colon <= 0
-      ? this.#prefix + key
-      : `${this.#prefix}{${key.slice(0, colon)}}${key.slice(colon)}`;
-  }
-
-  /**
-   * The lock key of a cache key. On a cluster it carries a hash tag of the
-   * entry's slot, so that one script can read the entry and take the lock.
-   */
-  #lockKey(key: string, fullKey: string, cluster: boolean): string {
-    if (!cluster) return lockKey(this.#prefix, key);
-    return lockKey(this.#prefix, `{${slotTag(keySlot(fullKey))}}${key}`);
   }
 
   /**
@@ -955,11 +580,7 @@ export class RemoteStoreCacheProvider
    * ```
    */
   async tryLock(key: string, ttl: number): Promise<CacheLockAttempt> {
-    const fullKey = this.#lockKey(
-      key,
-      this.#fullKey(key),
-      this.#topology.kind === "cluster",
-    );
+    const fullKey = this.#keys.lock(key, this.#keys.full(key), this.#cluster);
     const token = lockToken();
     const reply = await this.#link.send(
       ["SET", fullKey, token, "NX", "PX", String(Math.max(1, Math.ceil(ttl)))],
@@ -968,7 +589,7 @@ export class RemoteStoreCacheProvider
     );
     if (reply === UNANSWERED) return { acquired: false, held: false };
     if (reply !== "OK") return { acquired: false, held: true };
-    return this.#acquired(fullKey, token);
+    return acquiredLock(this.#link, fullKey, token);
   }
 
   /**
@@ -994,65 +615,7 @@ export class RemoteStoreCacheProvider
    * ```
    */
   async readOrLock(key: string, ttl: number): Promise<CacheReadOrLock> {
-    const fullKey = this.#fullKey(key);
-    if (this.#journal.size > 0 && this.#journal.lookup(key) !== undefined) {
-      // A change of this key is being re-sent after an outage: it wins over
-      // what the store still holds, as for get().
-      const entry = await this.get(key);
-      return entry === undefined
-        ? { entry, lock: await this.tryLock(key, ttl) }
-        : { entry };
-    }
-    const cluster = this.#topology.kind === "cluster";
-    const lockFullKey = this.#lockKey(key, fullKey, cluster);
-    const token = lockToken();
-    const reply = await this.#link.send(
-      [
-        "EVAL",
-        READ_OR_LOCK_SCRIPT,
-        "2",
-        fullKey,
-        lockFullKey,
-        // On a cluster the tag keys live in other slots: read apart.
-        cluster ? "" : tagKeyPrefix(this.#prefix),
-        token,
-        String(Math.max(1, Math.ceil(ttl))),
-      ],
-      fullKey,
-      UNANSWERED,
-    );
-    if (reply === UNANSWERED) {
-      return { entry: undefined, lock: { acquired: false, held: false } };
-    }
-    if (!Array.isArray(reply)) return { entry: this.#decode(fullKey, reply) };
-    const state = Number(reply[1]);
-    if (state === 1) {
-      return { entry: undefined, lock: this.#acquired(lockFullKey, token) };
-    }
-    if (state === 0) {
-      return { entry: undefined, lock: { acquired: false, held: true } };
-    }
-    const entry = this.#decode(fullKey, reply[0]);
-    if (cluster) return { entry: await this.#checkTags(entry) };
-    return {
-      entry: entry !== undefined &&
-          invalidatedSince(reply.slice(2), entry.storedAt)
-        ? undefined
-        : entry,
-    };
-  }
-
-  #acquired(lockFullKey: string, token: string): CacheLockAttempt {
-    return {
-      acquired: true,
-      release: async () => {
-        await this.#link.send(
-          ["EVAL", RELEASE_SCRIPT, "1", lockFullKey, token],
-          lockFullKey,
-          undefined,
-        );
-      },
-    };
+    return await this.#reads.readOrLock(key, ttl);
   }
 
   /**
@@ -1062,22 +625,9 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
-    const reply = await this.#publish(message);
-    if (reply === UNANSWERED && this.#recovery.missed()) {
+    if (!(await this.#bus.publish(message)) && this.#recovery.missed()) {
       this.#recovery.holdMessage(message);
     }
-  }
-
-  /** Publishes on the channel; answers `UNANSWERED` when it did not go out. */
-  async #publish(message: CacheInvalidation): Promise<unknown> {
-    const client = await this.#link.commands();
-    if (client === undefined) return UNANSWERED;
-    // Through the client's own publish: a cluster routes it to a node itself.
-    return await this.#link.sendVia(
-      (args) => client.publish(args[1], args[2]),
-      ["PUBLISH", this.#channel, JSON.stringify(message)],
-      UNANSWERED,
-    );
   }
 
   /**
@@ -1093,14 +643,7 @@ export class RemoteStoreCacheProvider
     onMessage: (message: CacheInvalidation) => void,
     onResync?: () => void,
   ): CacheInvalidationSubscription {
-    const subscriber: Subscriber = { onMessage, onResync };
-    this.#subscribers.add(subscriber);
-    return {
-      ready: this.#link.disposed ? Promise.resolve(false) : this.#subscribe(),
-      unsubscribe: () => {
-        this.#subscribers.delete(subscriber);
-      },
-    };
+    return this.#bus.subscribe(onMessage, onResync);
   }
 
   /**
@@ -1121,7 +664,7 @@ export class RemoteStoreCacheProvider
   async dispose(options?: DisposeOptions): Promise<void> {
     if (this.#link.disposed) return;
     const signal = deadlineSignal(options);
-    this.#subscribers.clear();
+    this.#bus.clear();
     this.#journal.discard();
     await this.#link.dispose(signal);
   }
@@ -1133,104 +676,6 @@ export class RemoteStoreCacheProvider
    */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
-  }
-
-  #subscribe(): Promise<boolean> {
-    if (this.#subscribed !== undefined) return this.#subscribed;
-    let subscribe!: (ok: boolean) => void;
-    this.#subscribed = new Promise<boolean>((resolve) => (subscribe = resolve));
-    // node-redis resubscribes by itself when it reconnects a client; a new
-    // client (after a silent handshake was given up) must subscribe anew.
-    let subscribedClient: unknown;
-    const connection = createLink(
-      this.#topology,
-      { ...this.#connectionOptions, offlineQueue: true, name: "cache pub/sub" },
-      {
-        onDown: (error) => this.#link.down(error),
-        onReady: (client, afterOutage) => {
-          if (client !== subscribedClient) {
-            subscribedClient = client;
-            // Bounded like any command: a silent server must not leave
-            // connect() of the tiered provider pending.
-            this.#link.deadlines.race(client.subscribe(
-              this.#channel,
-              (text: string) => this.#onMessage(text),
-            )).then(
-              (value) => {
-                if (value === TIMED_OUT) {
-                  this.#link.timedOut("SUBSCRIBE", false);
-                }
-                subscribe(value !== TIMED_OUT);
-              },
-              (error: unknown) => {
-                this.#link.down(error);
-                subscribe(false);
-              },
-            );
-          }
-          if (afterOutage) {
-            for (const subscriber of [...this.#subscribers]) {
-              subscriber.onResync?.();
-            }
-          }
-          if (this.#link.state === "down") void this.#link.probe();
-        },
-      },
-    );
-    this.#link.attachSubscriber(connection);
-    const first = connection.ensureReady();
-    if (first !== true) {
-      Promise.resolve(first).then((ok) => {
-        if (!ok) subscribe(false);
-      });
-    }
-    return this.#subscribed;
-  }
-
-  #onMessage(text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return; // Not ours: ignore.
-    }
-    if (!isInvalidation(message)) return;
-    for (const subscriber of [...this.#subscribers]) {
-      try {
-        subscriber.onMessage(message);
-      } catch (error) {
-        console.error(
-          "RemoteStoreCacheProvider: an invalidation handler threw:",
-          error,
-        );
-      }
-    }
-  }
-
-  /**
-   * A tagged entry is a miss when one of its tags was invalidated at or
-   * after it was stored (one MGET of the tags' times); the times cannot be
-   * read, it is a miss too.
-   */
-  #checkTags(
-    entry: CacheEntry | undefined,
-  ): CacheEntry | undefined | Promise<CacheEntry | undefined> {
-    if (entry === undefined || entry.tags === undefined) return entry;
-    if (entry.tags.length === 0) return entry;
-    const prefix = tagKeyPrefix(this.#prefix);
-    const keys = entry.tags.map((tag) => prefix + encodeTag(tag));
-    // On a cluster each tag key is in its own slot: one GET each, at once.
-    const times = this.#topology.kind === "cluster"
-      ? Promise.all(
-        keys.map((key) => this.#link.send(["GET", key], key, UNANSWERED)),
-      ).then((replies) => replies.includes(UNANSWERED) ? UNANSWERED : replies)
-      : this.#link.send(["MGET", ...keys], undefined, UNANSWERED);
-    return times.then(
-      (times) =>
-        !Array.isArray(times) || invalidatedSince(times, entry.storedAt)
-          ? undefined
-          : entry,
-    );
   }
 
   /**
@@ -1254,56 +699,8 @@ export class RemoteStoreCacheProvider
    */
   async invalidateTags(tags: string[], at: number): Promise<void> {
     if (tags.length === 0) return;
-    const prefix = tagKeyPrefix(this.#prefix);
-    const keys = tags.map((tag) => prefix + encodeTag(tag));
-    // On a cluster one script per slot (in parallel: still one round trip).
-    const groups = new Map<number, string[]>();
-    for (const key of keys) {
-      const slot = this.#topology.kind === "cluster" ? keySlot(key) : 0;
-      const group = groups.get(slot);
-      if (group === undefined) groups.set(slot, [key]);
-      else group.push(key);
-    }
-    const replies = await Promise.all(
-      [...groups.values()].map((group) =>
-        this.#link.send(
-          [
-            "EVAL",
-            INVALIDATE_SCRIPT,
-            String(group.length),
-            ...group,
-            String(at),
-            String(this.#tagRetention),
-          ],
-          group[0],
-          UNANSWERED,
-        )
-      ),
-    );
-    if (replies.includes(UNANSWERED) && this.#recovery.missed()) {
+    if (!(await this.#tags.invalidate(tags, at)) && this.#recovery.missed()) {
       for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
     }
-  }
-
-  #decode(fullKey: string, reply: unknown): CacheEntry | undefined {
-    this.#link.answered();
-    if (reply === null || reply === undefined) return undefined;
-    if (typeof reply !== "string") {
-      this.#reporter.report(new CacheValueError(fullKey, "not a string"));
-      return undefined;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(reply);
-    } catch (error) {
-      this.#reporter.report(new CacheValueError(fullKey, "not JSON", error));
-      return undefined;
-    }
-    if (!isEntry(parsed)) {
-      this.#reporter.report(new CacheValueError(fullKey, "not a cache entry"));
-      return undefined;
-    }
-    if (parsed.tags !== undefined) parsed.tags = parsed.tags.map(decodeTag);
-    return parsed;
   }
 }

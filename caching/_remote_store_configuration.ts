@@ -1,0 +1,106 @@
+// RemoteStoreCacheProvider.fromConfiguration's reading: the `cache:redis`
+// keys (as the configuration section declares them) filling the options
+// that code left unset.
+import {
+  type IConfiguration,
+  kitConfigurationSections,
+} from "../config/mod.ts";
+import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
+
+/**
+ * `options` completed from the `cache:redis` keys of `config`.
+ *
+ * @throws {RangeError} For a number or flag that does not read as one, or a
+ * sentinel name without nodes (or the reverse).
+ */
+export function optionsFromConfiguration(
+  config: IConfiguration,
+  options: RemoteStoreCacheProviderOptions,
+): RemoteStoreCacheProviderOptions {
+  const read = (name: string): unknown => {
+    const key = `cache:redis:${name}`;
+    return config.hasValue(key) ? config.getValue<unknown>(key) : undefined;
+  };
+  const text = (name: string): string | undefined => {
+    const value = read(name);
+    return value === undefined || value === null || value === ""
+      ? undefined
+      : String(value);
+  };
+  const number = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (value.trim() === "" || !Number.isFinite(parsed)) {
+      throw new RangeError(`cache:redis:${name} must be a number: ${value}`);
+    }
+    return parsed;
+  };
+  const flag = (name: string): boolean | undefined => {
+    const value = read(name);
+    if (value === undefined || value === null || value === "") {
+      return undefined;
+    }
+    if (typeof value === "boolean") return value;
+    const word = String(value).trim().toLowerCase();
+    if (word === "true") return true;
+    if (word === "false") return false;
+    throw new RangeError(
+      `cache:redis:${name} must be true or false: ${String(value)}`,
+    );
+  };
+  // The keys read and their types are the configuration's declaration of
+  // the `cache:redis` section, the one appConfigSchema checks by.
+  const fromConfig: Record<string, unknown> = {};
+  for (
+    const [name, declared] of Object.entries(
+      kitConfigurationSections.cache.redis,
+    )
+  ) {
+    if (!("type" in declared)) continue; // cluster, sentinel: below
+    fromConfig[name] = declared.type === "integer"
+      ? number(name)
+      : declared.type === "boolean"
+      ? flag(name)
+      : text(name);
+  }
+  // A node list given as an array (a JSON file) or comma-separated (a
+  // variable).
+  const nodes = (name: string): unknown => {
+    const value = read(name);
+    if (Array.isArray(value)) return value.map(String);
+    return text(name);
+  };
+  const clusterNodes = nodes("cluster:nodes");
+  if (clusterNodes !== undefined) {
+    fromConfig.cluster = { nodes: clusterNodes };
+  }
+  const sentinelNodes = nodes("sentinel:nodes");
+  const sentinelName = text("sentinel:name");
+  if (sentinelNodes !== undefined || sentinelName !== undefined) {
+    if (sentinelNodes === undefined || sentinelName === undefined) {
+      throw new RangeError(
+        `cache:redis:sentinel:name and cache:redis:sentinel:nodes go together (REDIS_SENTINEL_NAME, REDIS_SENTINELS): only ${
+          sentinelName === undefined ? "the nodes are" : "the name is"
+        } set`,
+      );
+    }
+    fromConfig.sentinel = {
+      name: sentinelName,
+      nodes: sentinelNodes,
+      password: text("sentinel:password"),
+    };
+  }
+  if (options.cluster !== undefined || options.sentinel !== undefined) {
+    // A topology given in code wins whole.
+    delete fromConfig.cluster;
+    delete fromConfig.sentinel;
+  }
+  const merged: Record<string, unknown> = { ...options };
+  for (const [name, value] of Object.entries(fromConfig)) {
+    if (merged[name] === undefined && value !== undefined) {
+      merged[name] = value;
+    }
+  }
+  return merged as RemoteStoreCacheProviderOptions;
+}

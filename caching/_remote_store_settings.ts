@@ -1,0 +1,149 @@
+// RemoteStoreCacheProvider's options checked and completed with their
+// defaults, in the order the constructor has always checked them (so that,
+// of two bad options, the same one is named).
+import { type Clock, systemClock } from "../core/mod.ts";
+import { clockOption } from "./_clock.ts";
+import { diagnosticsFromEnv } from "./_diagnostics.ts";
+import type { RedisLinkOptions } from "./_redis_link.ts";
+import {
+  checkTopology,
+  describeTopology,
+  type RedisTopology,
+} from "./_redis_topology.ts";
+import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
+
+/** The provider's options, checked, with every default filled in. */
+export interface RemoteStoreSettings {
+  readonly keyPrefix: string;
+  readonly defaultTtl: number;
+  readonly topology: RedisTopology;
+  /** How messages and health checks name the store. */
+  readonly address: string;
+  readonly hashTag: boolean;
+  readonly tagRetention: number;
+  readonly required: boolean;
+  readonly outageJournalSize: number;
+  /** The clock of the entries' `storedAt`. */
+  readonly clock: Clock;
+  readonly invalidationChannel: string;
+  readonly connectionOptions: RedisLinkOptions;
+  readonly commandTimeout: number;
+}
+
+function checkNumber(
+  name: string,
+  value: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  integer = true,
+): number {
+  if (
+    typeof value !== "number" || !(value >= min) || !(value <= max) ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw new RangeError(
+      `RemoteStoreCacheProvider ${name} must be ${
+        integer ? "an integer" : "a number"
+      } from ${min} to ${max}: ${value}`,
+    );
+  }
+  return value;
+}
+
+function checkBoolean(name: string, value: boolean): boolean {
+  if (typeof value !== "boolean") {
+    throw new RangeError(
+      `RemoteStoreCacheProvider ${name} must be a boolean: ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks `options` and fills in the defaults.
+ *
+ * @throws {RangeError} As the provider's constructor documents.
+ */
+export function remoteStoreSettings(
+  options: RemoteStoreCacheProviderOptions,
+): RemoteStoreSettings {
+  const host = options.host ?? "localhost";
+  const port = checkNumber("port", options.port ?? 6379, 1, 65535);
+  const database = checkNumber("database", options.database ?? 0, 0);
+  const keyPrefix = options.keyPrefix ?? "kit:cache:";
+  const defaultTtl = checkNumber(
+    "defaultTtl",
+    options.defaultTtl ?? 300_000,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    false,
+  );
+  const topology = checkTopology({
+    host,
+    port,
+    database,
+    keyPrefix,
+    cluster: options.cluster,
+    sentinel: options.sentinel,
+  });
+  const address = describeTopology(topology);
+  const hashTag = checkBoolean("hashTag", options.hashTag ?? false);
+  const tagRetention = checkNumber(
+    "tagRetention",
+    options.tagRetention ?? 604_800_000,
+    1,
+  );
+  const required = checkBoolean("required", options.required ?? false);
+  const outageJournalSize = checkNumber(
+    "outageJournalSize",
+    options.outageJournalSize ?? 1000,
+    0,
+  );
+  const clock = clockOption("RemoteStoreCacheProvider", options.clock) ??
+    systemClock;
+  const invalidationChannel = options.invalidationChannel ??
+    `kit:cache:invalidation:${database}:${keyPrefix}`;
+  const connectionOptions: RedisLinkOptions = {
+    username: options.username,
+    password: options.password,
+    database,
+    connectTimeout: checkNumber(
+      "connectTimeout",
+      options.connectTimeout ?? 5000,
+      1,
+    ),
+    reconnectDelay: checkNumber(
+      "reconnectDelay",
+      options.reconnectDelay ?? 100,
+      1,
+    ),
+    maxReconnectDelay: checkNumber(
+      "maxReconnectDelay",
+      options.maxReconnectDelay ?? 2000,
+      1,
+    ),
+    offlineQueue: false,
+    // Read once here, never per command.
+    diagnostics: diagnosticsFromEnv(),
+    name: "cache",
+  };
+  const commandTimeout = checkNumber(
+    "commandTimeout",
+    options.commandTimeout ?? 1000,
+    1,
+  );
+  return {
+    keyPrefix,
+    defaultTtl,
+    topology,
+    address,
+    hashTag,
+    tagRetention,
+    required,
+    outageJournalSize,
+    clock,
+    invalidationChannel,
+    connectionOptions,
+    commandTimeout,
+  };
+}
