@@ -9,14 +9,18 @@
 // (hooks, headers, a custom fetch) are part of the provider's surface, and
 // ky loads only when the first batch goes out.
 import type { KyInstance, Options as KyOptions } from "ky";
-import type { Clock } from "../core/mod.ts";
-import type { DeliveryFailure } from "../internal/delivery_queue.ts";
+import { type Clock, maskSecretText } from "../core/mod.ts";
+import type {
+  DeliveryFailure,
+  FailedBatch,
+} from "../internal/delivery_queue.ts";
 import { parseRetryAfter } from "../internal/retry_after.ts";
 import {
   type ServerAttributes,
   serverAttributes,
 } from "../internal/telemetry.ts";
 import { partialSuccess } from "./_otlp.ts";
+import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
 import { endDeliverySpan, runIn, startDeliverySpan } from "./_telemetry.ts";
 
@@ -57,6 +61,52 @@ function detach(error: unknown, depth = 0): Error {
   copy.name = error.name;
   if (error.stack !== undefined) copy.stack = error.stack;
   return copy;
+}
+
+/** Characters of a collector's reason for rejecting records shown at most. */
+const MAX_REASON_CHARS = 200;
+
+/**
+ * What the provider reports when a collector took a batch but rejected
+ * `rejected` of its `of` entries; the collector's own words are masked, cut
+ * and escaped, since the default onError prints them on the console.
+ */
+export function rejectionMessage(
+  endpoint: string,
+  rejected: number,
+  of: number,
+  reason: string,
+): string {
+  const why = reason
+    ? `: ${escapeControls(maskSecretText(reason).slice(0, MAX_REASON_CHARS))}`
+    : "";
+  return `RemoteLogProvider: ${endpoint} rejected ${
+    entries(rejected)
+  } of ${of}${why}`;
+}
+
+/** What the provider reports when the queue gave up on a batch. */
+export function failureMessage(
+  endpoint: string,
+  { failure, error, attempts, items, probe }: FailedBatch,
+): string {
+  if (!failure.retriable) {
+    return error instanceof RedirectNotFollowed
+      ? `RemoteLogProvider: ${endpoint} ${error.message}; ${
+        entries(items)
+      } dropped`
+      : `RemoteLogProvider: ${endpoint} answered ${failure.status}; ${
+        entries(items)
+      } dropped (not retried)`;
+  }
+  if (probe) {
+    return `RemoteLogProvider: ${
+      entries(items)
+    } dropped: ${endpoint} is unreachable (a batch used up its retries and the next attempt failed too)`;
+  }
+  return `RemoteLogProvider: ${entries(items)} dropped after ${
+    attempts === 1 ? "1 attempt" : `${attempts} attempts`
+  }: ${failure.reason}`;
 }
 
 const RETRY_STATUSES: number[] = [408, 429];

@@ -16,7 +16,6 @@ import { REMOTE_RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter } from "./_format.ts";
 import { RESOLVED } from "./_resolved.ts";
-import { RedirectNotFollowed } from "./_redirect.ts";
 import { type Clock, systemClock } from "../core/mod.ts";
 import { randomId } from "../internal/random_id.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
@@ -27,13 +26,14 @@ import {
   OtlpFormatter,
 } from "./_otlp.ts";
 import { countRecords } from "./_telemetry.ts";
-import { entries, PROVIDER, RemoteSender } from "./_remote_delivery.ts";
+import {
+  entries,
+  failureMessage,
+  PROVIDER,
+  rejectionMessage,
+  RemoteSender,
+} from "./_remote_delivery.ts";
 import { DeliveryQueue, type FailedBatch } from "../internal/delivery_queue.ts";
-import { escapeControls } from "./_escape.ts";
-import { maskSecretText } from "../core/mod.ts";
-
-/** Characters of a collector's reason for rejecting records shown at most. */
-const MAX_REASON_CHARS = 200;
 
 // One batch's request, the same on every attempt: the body (with the drop
 // announcement it carries) and the idempotency key.
@@ -494,20 +494,14 @@ export class RemoteLogProvider implements ILogProvider {
     this.#prepared = undefined;
     const rejected = Math.min(accepted.rejected, batch.length);
     if (rejected === 0) return;
-    // The collector's own words: masked, cut and escaped, since the
-    // default onError prints them on the console.
-    const why = accepted.message
-      ? `: ${
-        escapeControls(
-          maskSecretText(accepted.message).slice(0, MAX_REASON_CHARS),
-        )
-      }`
-      : "";
     this.#reportDrop(
       rejected,
-      `RemoteLogProvider: ${this.#endpoint} rejected ${
-        entries(rejected)
-      } of ${batch.length}${why}`,
+      rejectionMessage(
+        this.#endpoint,
+        rejected,
+        batch.length,
+        accepted.message,
+      ),
       accepted.status,
     );
     const indices = new Set<number>();
@@ -519,30 +513,12 @@ export class RemoteLogProvider implements ILogProvider {
 
   // The queue gave up on a batch: refused, out of retries, or (while the
   // endpoint is unreachable) a failed probe with the rest of the flush.
-  #failed({ failure, error, attempts, items, probe }: FailedBatch): void {
+  #failed(failed: FailedBatch): void {
     this.#prepared = undefined;
-    const endpoint = this.#endpoint;
-    let message: string;
-    if (!failure.retriable) {
-      message = error instanceof RedirectNotFollowed
-        ? `RemoteLogProvider: ${endpoint} ${error.message}; ${
-          entries(items)
-        } dropped`
-        : `RemoteLogProvider: ${endpoint} answered ${failure.status}; ${
-          entries(items)
-        } dropped (not retried)`;
-    } else if (probe) {
-      message = `RemoteLogProvider: ${
-        entries(items)
-      } dropped: ${endpoint} is unreachable (a batch used up its retries and the next attempt failed too)`;
-      this.#reportDrop(items, message);
-      return;
-    } else {
-      message = `RemoteLogProvider: ${entries(items)} dropped after ${
-        attempts === 1 ? "1 attempt" : `${attempts} attempts`
-      }: ${failure.reason}`;
-    }
-    this.#reportDrop(items, message, failure.status, failure.cause);
+    const { failure, items, probe } = failed;
+    const message = failureMessage(this.#endpoint, failed);
+    if (probe && failure.retriable) this.#reportDrop(items, message);
+    else this.#reportDrop(items, message, failure.status, failure.cause);
   }
 
   // The event loop ran empty with entries undelivered (no dispose() was
