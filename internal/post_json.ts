@@ -67,8 +67,8 @@ export interface PostJsonAnswer {
  * @returns The answer.
  * @throws {Error} A network error, the deadline, or the signal's reason.
  *
- * @example Usage
- * ```ts
+ * @example Usage (needs a collector listening)
+ * ```ts ignore
  * import { postJson } from "./post_json.ts";
  *
  * const answer = await postJson("http://127.0.0.1:4318/ingest", "[]", {
