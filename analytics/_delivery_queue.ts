@@ -8,7 +8,6 @@
 // in flight, half jitter on the backoff, a full queue drops the newest
 // event, a failed probe drops its own batch only, and an idle queue forgets
 // an outage (the next batch gets its full retry schedule).
-import type { AnalyticsFlushResult } from "./analytics_provider.ts";
 import {
   AnalyticsDeliveryAbortedError,
   AnalyticsDeliveryError,
@@ -17,7 +16,7 @@ import {
 import { SendFailure } from "./_http.ts";
 import { countEvents, inDeliverySpan } from "./_telemetry.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
-import type { Clock, DisposeOptions } from "../core/mod.ts";
+import type { Clock } from "../core/mod.ts";
 import {
   type DeliveryFailure,
   DeliveryQueue as SharedQueue,
@@ -61,8 +60,7 @@ export type BreakerState = "closed" | "retrying" | "open";
 
 const BREAKER = { up: "closed", retrying: "retrying", down: "open" } as const;
 
-export class DeliveryQueue<T> {
-  readonly #queue: SharedQueue<T>;
+export class DeliveryQueue<T> extends SharedQueue<T> {
   #droppedAtLastCheck = 0;
 
   constructor(o: DeliveryQueueOptions<T>) {
@@ -73,7 +71,7 @@ export class DeliveryQueue<T> {
         // An error hook that throws must not break delivery.
       }
     };
-    this.#queue = new SharedQueue<T>({
+    super({
       batchSize: o.batchSize,
       flushInterval: o.flushInterval,
       maxQueueSize: o.maxQueueSize,
@@ -126,40 +124,17 @@ export class DeliveryQueue<T> {
     });
   }
 
-  get queued(): number {
-    return this.#queue.queued;
-  }
-  get inFlight(): number {
-    return this.#queue.inFlight;
-  }
-  get delivered(): number {
-    return this.#queue.delivered;
-  }
-  get dropped(): number {
-    return this.#queue.dropped;
-  }
-  get closed(): boolean {
-    return this.#queue.closed;
-  }
-  get breaker(): BreakerState {
-    return BREAKER[this.#queue.outage];
-  }
-  /** Whether the last request failed (until one succeeds). */
-  get failing(): boolean {
-    return this.#queue.failing;
-  }
-
   /**
    * The queue's health: degraded while the last request failed, while the
    * breaker is not closed, or when events were dropped since the previous
    * call (which this call then resets). Counts only, never an address.
    */
   health(extraDegraded?: string): HealthCheckResult {
-    const dropped = this.#queue.dropped;
+    const { dropped, delivered, outage, failing: lastFailed } = this.state;
     const droppedSinceLastCheck = dropped - this.#droppedAtLastCheck;
     this.#droppedAtLastCheck = dropped;
-    const breaker = this.breaker;
-    const failing = this.#queue.failing || breaker !== "closed";
+    const breaker = BREAKER[outage];
+    const failing = lastFailed || breaker !== "closed";
     const reasons: string[] = [];
     if (extraDegraded !== undefined) reasons.push(extraDegraded);
     if (failing) reasons.push("deliveries are failing");
@@ -169,8 +144,8 @@ export class DeliveryQueue<T> {
       );
     }
     const detail = {
-      pending: this.#queue.queued + this.#queue.inFlight,
-      delivered: this.#queue.delivered,
+      pending: this.queued + this.inFlight,
+      delivered,
       dropped,
       droppedSinceLastCheck,
       failing,
@@ -180,31 +155,6 @@ export class DeliveryQueue<T> {
       status: "degraded",
       detail: { ...detail, reason: reasons.join("; ") },
     };
-  }
-
-  /** Adds an event. Returns false when it was dropped (queue full or closed). */
-  enqueue(value: T): boolean {
-    return this.#queue.enqueue(value);
-  }
-
-  /** Counts an event as dropped without queueing it. */
-  drop(): void {
-    this.#queue.drop(1);
-  }
-
-  /**
-   * Sends everything queued now, and resolves when all of it (and whatever
-   * was already in flight) is delivered or dropped, or when the options'
-   * signal or timeout fires (then what is left is dropped and reported once).
-   * Rejects only for an invalid timeout.
-   */
-  flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
-    return this.#queue.flush(options);
-  }
-
-  /** Stops accepting events, then flushes (within the options' limits). */
-  close(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
-    return this.#queue.close(options);
   }
 }
 

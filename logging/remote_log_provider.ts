@@ -434,11 +434,12 @@ export class RemoteLogProvider implements ILogProvider {
    */
   checkHealth(): HealthCheckResult {
     const dropped = this.#dropped - this.#droppedAtCheck;
-    const failed = this.#queue.failedAttempts - this.#failedAtCheck;
+    const { failedAttempts, failing } = this.#queue.state;
+    const failed = failedAttempts - this.#failedAtCheck;
     this.#droppedAtCheck = this.#dropped;
-    this.#failedAtCheck = this.#queue.failedAttempts;
+    this.#failedAtCheck = failedAttempts;
     return {
-      status: this.#queue.failing || dropped > 0 ? "degraded" : "healthy",
+      status: failing || dropped > 0 ? "degraded" : "healthy",
       detail: { dropped, failed, buffered: this.buffered },
     };
   }

@@ -91,7 +91,7 @@ describe("DeliveryQueue", () => {
     assert.deepEqual(result, { delivered: 5, dropped: 0 });
     assert.deepEqual(bodies(server), [[0, 1], [2, 3], [4]]);
     assert.equal(counts.delivered, 5);
-    assert.equal(queue.delivered, 5);
+    assert.equal(queue.state.delivered, 5);
   });
 
   it("bounds its buffer: a full queue drops the newest, counts it and tells once", async () => {
@@ -103,7 +103,7 @@ describe("DeliveryQueue", () => {
     const kept = [0, 1, 2, 3, 4].map((i) => queue.enqueue(i));
     assert.deepEqual(kept, [true, true, true, false, false]);
     assert.equal(queue.queued, 3);
-    assert.equal(queue.dropped, 2);
+    assert.equal(queue.state.dropped, 2);
     assert.equal(counts.dropped, 2);
     assert.equal(h.overflows, 1, "one report per overflow episode");
     await queue.flush();
@@ -120,7 +120,7 @@ describe("DeliveryQueue", () => {
       overflow: "drop-oldest",
     });
     for (let i = 0; i < 5; i++) queue.enqueue(i);
-    assert.equal(queue.dropped, 2);
+    assert.equal(queue.state.dropped, 2);
     await queue.flush();
     assert.deepEqual(bodies(server), [[2, 3, 4]]);
   });
@@ -183,7 +183,7 @@ describe("DeliveryQueue", () => {
     // The first batch: 3 attempts; then 2 probes of one attempt each.
     assert.equal(server.requests.length, 5);
     assert.deepEqual(failed.map((batch) => batch.probe), [false, true, true]);
-    assert.equal(queue.outage, "up", "an idle queue forgets the outage");
+    assert.equal(queue.state.outage, "up", "an idle queue forgets the outage");
   });
 
   it("with afterFailedProbe: drop-waiting, a failed probe drops the rest of the flush at once", async () => {
@@ -200,7 +200,7 @@ describe("DeliveryQueue", () => {
     await queue.flush();
     assert.equal(server.requests.length, 4);
     assert.deepEqual(failed.map((batch) => batch.items), [10, 20]);
-    assert.equal(queue.outage, "down");
+    assert.equal(queue.state.outage, "down");
   });
 
   it("bounds the probe rate: probes start at least minProbeInterval apart", async () => {
@@ -247,6 +247,6 @@ describe("DeliveryQueue", () => {
       dropped: 0,
     });
     assert.equal(queue.enqueue(2), false);
-    assert.equal(queue.dropped, 1);
+    assert.equal(queue.state.dropped, 1);
   });
 });
