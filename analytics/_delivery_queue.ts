@@ -16,7 +16,7 @@ import {
 import { SendFailure } from "./_http.ts";
 import { countEvents, inDeliverySpan } from "./_telemetry.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
-import type { Clock } from "../core/mod.ts";
+import type { ResolvedDeliveryOptions } from "./_options.ts";
 import {
   type DeliveryFailure,
   DeliveryQueue as SharedQueue,
@@ -34,25 +34,25 @@ export type SendBatch<T> = (
   signal: AbortSignal,
 ) => Promise<ReadonlySet<number> | void>;
 
-export interface DeliveryQueueOptions<T> {
+/** The providers' delivery options (the clock runs the timer and waits). */
+export interface DeliveryQueueOptions<T> extends
+  Pick<
+    ResolvedDeliveryOptions,
+    | "batchSize"
+    | "flushInterval"
+    | "maxQueueSize"
+    | "maxRetries"
+    | "retryDelay"
+    | "maxRetryDelay"
+    | "maxConcurrentRequests"
+    | "onError"
+    | "clock"
+  > {
   name: string;
   endpoint: string;
-  batchSize: number;
-  flushInterval: number;
-  maxQueueSize: number;
-  maxRetries: number;
-  retryDelay: number;
-  maxRetryDelay: number;
-  maxConcurrentRequests: number;
   send: SendBatch<T>;
   /** When set, a batch only holds events with the same key as its first one. */
   batchKey?: (value: T) => string;
-  onError: (error: Error) => void;
-  /**
-   * Runs the interval timer and the retry waits (the system clock's timers
-   * are unref'd).
-   */
-  clock: Clock;
 }
 
 /** Where the circuit breaker stands, in the words of the health detail. */
