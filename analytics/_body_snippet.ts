@@ -2,8 +2,8 @@
 //
 // A collector may answer an error with a body of any length (a proxy's HTML
 // page, or a stream that never ends); only a short part of it is ever shown,
-// so only that much is read and the rest is cancelled, which also closes the
-// connection instead of draining it.
+// so only that much is read (internal/post_json.ts reads it) and the rest is
+// cancelled, which also closes the connection instead of draining it.
 //
 // The logging package needs none of this: its remote provider cancels an
 // error answer's body without reading it. Control characters are escaped
@@ -21,41 +21,18 @@ export const SNIPPET_CHARS = 200;
 const CUT_MARGIN = 256;
 
 /**
- * Reads at most {@linkcode SNIPPET_READ_BYTES} of the body, cancels the rest,
- * and returns its start: masked, trimmed, at most {@linkcode SNIPPET_CHARS}
- * characters, control characters escaped (`\x1b`), so a collector's answer
- * can neither show a secret nor drive the terminal an error is printed on.
- * Never throws: a body that fails to read gives what arrived before.
+ * The start of an answer's body as shown in a failure: masked, trimmed, at
+ * most {@linkcode SNIPPET_CHARS} characters, control characters escaped
+ * (`\x1b`), so a collector's answer can neither show a secret nor drive the
+ * terminal an error is printed on. `text` is what was read of the body (at
+ * most {@linkcode SNIPPET_READ_BYTES}, internal/post_json.ts's bound);
+ * `cut` says whether the body went on.
  */
-export async function readSnippet(
-  response: Response,
+export function snippetOf(
+  text: string,
+  cut: boolean,
   mask: (text: string) => string,
-): Promise<string> {
-  const body = response.body;
-  if (body === null) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  let cut = false;
-  try {
-    while (bytes < SNIPPET_READ_BYTES) {
-      const read = await reader.read();
-      if (read.done) break;
-      const room = SNIPPET_READ_BYTES - bytes;
-      const chunk = read.value.length > room
-        ? read.value.subarray(0, room)
-        : read.value;
-      if (chunk !== read.value) cut = true;
-      bytes += chunk.length;
-      text += decoder.decode(chunk, { stream: true });
-    }
-    if (bytes >= SNIPPET_READ_BYTES) cut = true;
-  } catch {
-    // The connection broke, or the request timed out: show what arrived.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
+): string {
   // Masked before it is cut, so a secret across the cut is masked too.
   let masked = mask(text);
   if (cut) masked = masked.slice(0, Math.max(0, masked.length - CUT_MARGIN));

@@ -1,14 +1,13 @@
-// Internal: one JSON POST with a timeout, classified for the retry policy of
-// the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
-// browsers); nothing here is runtime-specific.
-import { unrefTimer } from "../core/mod.ts";
+// Internal: one JSON POST (internal/post_json.ts: the deadline, the bounded
+// read, redirects only within the origin), its answer classified for the
+// retry policy of the delivery queue and worded for analytics' errors.
 import { parseRetryAfter } from "../internal/retry_after.ts";
-import { readSnippet } from "./_body_snippet.ts";
+import { SNIPPET_READ_BYTES, snippetOf } from "./_body_snippet.ts";
+import { MAX_REDIRECTS, type RedirectVerdict } from "../internal/redirect.ts";
 import {
-  MAX_REDIRECTS,
-  type RedirectVerdict,
-  redirectVerdict,
-} from "../internal/redirect.ts";
+  postJson as post,
+  type PostJsonAnswer,
+} from "../internal/post_json.ts";
 
 /** Why a send failed, and whether trying again can help. */
 export interface SendFailureInfo {
@@ -70,97 +69,19 @@ export async function postJson(
   options: PostOptions = {},
 ): Promise<void> {
   const mask = options.mask ?? ((text: string) => text);
-  const outer = options.signal;
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(new Error(`request timed out after ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  unrefTimer(timer);
-  const onAbort = (): void => controller.abort(outer?.reason);
-  if (outer?.aborted) onAbort();
-  else outer?.addEventListener("abort", onAbort, { once: true });
+  let answer: PostJsonAnswer;
   try {
-    let target = url;
-    for (let redirects = 0;; redirects++) {
-      const response = await send(target, body, headers, options, controller);
-      const status = response.status;
-      if (response.ok || response.type === "opaque") {
-        // Read a short body so the connection can be reused; a long one is
-        // cancelled after a few KiB.
-        await readSnippet(response, (text) => text);
-        return;
-      }
-      const verdict = redirectVerdict(response, target, redirects);
-      const next = verdict === undefined ? undefined : redirectTarget(verdict);
-      if (typeof next === "string") {
-        await response.body?.cancel().catch(() => {});
-        target = next;
-        continue;
-      }
-      let detail: string;
-      if (next === undefined) {
-        const snippet = await readSnippet(response, mask);
-        detail = snippet ? ": " + snippet : "";
-      } else {
-        await response.body?.cancel().catch(() => {});
-        detail = next.reason;
-      }
-      const retriable = status === 408 || status === 429 || status >= 500;
-      throw new SendFailure({
-        retriable,
-        status,
-        retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
-        reason: mask(
-          `HTTP ${status}${
-            response.statusText ? " " + response.statusText : ""
-          }${detail}`,
-        ),
-      });
-    }
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
-  }
-}
-
-// One fetch. Redirects are never left to fetch: it would send the headers
-// (the API key) and the body on to whatever origin the collector names.
-async function send(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  options: PostOptions,
-  controller: AbortController,
-): Promise<Response> {
-  const mask = options.mask ?? ((text: string) => text);
-  try {
-    const init: RequestInit = {
-      method: "POST",
-      headers: {
-        "content-type": options.contentType ?? "application/json",
-        ...headers,
-      },
-      body,
-      signal: controller.signal,
-      redirect: "manual",
-    };
-    if (options.noCors === true) {
-      init.mode = "no-cors";
-      init.credentials = "omit";
-      // A page's send without CORS carries no key (the measurement id is
-      // public) and its answer cannot be read anyway: the browser follows
-      // the collector's redirects as it does for Google's own tag.
-      init.redirect = "follow";
-    }
-    // In a page that is being unloaded, keepalive lets the request finish.
-    if (
-      "document" in globalThis && body.length < BROWSER_KEEPALIVE_LIMIT
-    ) {
-      init.keepalive = true;
-    }
-    return await fetch(url, init);
+    answer = await post(url, body, {
+      headers,
+      contentType: options.contentType,
+      timeout: timeoutMs,
+      signal: options.signal,
+      maxResponseBytes: SNIPPET_READ_BYTES,
+      noCors: options.noCors,
+      // In a page that is being unloaded, keepalive lets the request finish.
+      keepalive: "document" in globalThis &&
+        body.length < BROWSER_KEEPALIVE_LIMIT,
+    });
   } catch (error) {
     const reason = `network error: ${messageOf(error)}`;
     const masked = mask(reason);
@@ -172,37 +93,44 @@ async function send(
       cause: masked === reason ? error : new Error(masked),
     });
   }
+  if (answer.ok) return;
+  const status = answer.status;
+  const snippet = snippetOf(answer.text, answer.truncated, mask);
+  const detail = answer.redirect !== undefined
+    ? redirectReason(answer.redirect)
+    : snippet
+    ? ": " + snippet
+    : "";
+  throw new SendFailure({
+    retriable: status === 408 || status === 429 || status >= 500,
+    status,
+    retryAfterMs: parseRetryAfter(answer.headers.get("retry-after")),
+    reason: mask(
+      `HTTP ${status}${
+        answer.statusText ? " " + answer.statusText : ""
+      }${detail}`,
+    ),
+  });
 }
 
 /**
- * Where a redirect leads (the rule is internal/redirect.ts's): the address to
- * POST to next, in the origin of the endpoint (and the body goes with it),
- * or why it is not followed, in the words of this package.
+ * Why a redirect is not followed (the rule is internal/redirect.ts's), in
+ * the words of this package.
  */
-function redirectTarget(verdict: RedirectVerdict): string | { reason: string } {
-  if ("follow" in verdict) return verdict.follow;
+function redirectReason(
+  verdict: Exclude<RedirectVerdict, { follow: string }>,
+): string {
   switch (verdict.refused) {
     case "opaque":
-      return {
-        reason:
-          `: redirect not followed: the browser does not reveal where it leads, and the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`,
-      };
+      return `: redirect not followed: the browser does not reveal where it leads, and the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`;
     case "no-location":
-      return { reason: ": redirect without a valid Location, not followed" };
+      return ": redirect without a valid Location, not followed";
     case "other-origin":
-      return {
-        reason:
-          ` to another origin, ${verdict.to}, not followed: the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`,
-      };
+      return ` to another origin, ${verdict.to}, not followed: the key and the events go only to ${verdict.from} (set the endpoint to the address that accepts them)`;
     case "method-change":
-      return {
-        reason:
-          ` to ${verdict.to}, not followed: it would turn the POST into a GET without the events (answer 307 or 308, or set the endpoint to the new address)`,
-      };
+      return ` to ${verdict.to}, not followed: it would turn the POST into a GET without the events (answer 307 or 308, or set the endpoint to the new address)`;
     case "too-many":
-      return {
-        reason: `: more than ${MAX_REDIRECTS} redirects, not followed further`,
-      };
+      return `: more than ${MAX_REDIRECTS} redirects, not followed further`;
   }
 }
 

@@ -8,13 +8,12 @@ import type {
   AnalyticsFlushResult,
   IAnalyticsProvider,
 } from "./analytics_provider.ts";
-import { adoptErrors, reportByDefault } from "./_error_route.ts";
+import { adoptErrors } from "./_error_route.ts";
 import {
-  AnalyticsConfigurationError,
   AnalyticsProviderError,
   type AnalyticsProviderOperation,
 } from "./analytics_errors.ts";
-import { isSampledIn, validateSamplingRate } from "./sampling.ts";
+import { isSampledIn } from "./sampling.ts";
 import { randomId } from "../internal/random_id.ts";
 import {
   browserGlobals,
@@ -26,122 +25,19 @@ import {
   type PerformanceTracking,
 } from "./_browser_tracking.ts";
 import { installRuntimeErrorTracking } from "./_runtime_errors_deno.ts";
-import { secretMasker } from "./_mask.ts";
-import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import type {
+  AnalyticsConsentState,
+  AnalyticsOptions,
+  AnalyticsStats,
+} from "./analytics_options.ts";
 import {
-  type HealthCheckResult,
-  type HealthStatus,
-  RequestContext,
-} from "../platform/mod.ts";
-
-/**
- * What happens to events while consent is pending: `"hold"` keeps them in
- * memory (at most `maxHeldEvents`) until `setConsent(true)` releases them;
- * `"drop"` discards them.
- */
-export type AnalyticsConsentMode = "hold" | "drop";
-
-/**
- * Consent state: `"pending"` (required and not given yet), `"granted"`
- * (events flow, also when consent is not required), `"denied"` (revoked or
- * refused; events are dropped).
- */
-export type AnalyticsConsentState = "pending" | "granted" | "denied";
-
-/**
- * Options of {@linkcode AnalyticsManager.configure}
- * (`enableAutoPageTracking`, `enableErrorTracking`,
- * `enablePerformanceTracking`, `samplingRate`) and the consent, identity
- * and error settings. Every option may be changed by a later `configure`
- * call; options left out keep their value.
- */
-export interface AnalyticsOptions {
-  /**
-   * Browsers: a page view on load and on every history
-   * `pushState`/`replaceState`/`popstate` that changes the URL. No-op on
-   * Deno, Node and Bun. Default `false`.
-   */
-  enableAutoPageTracking?: boolean;
-  /**
-   * Track uncaught errors and unhandled promise rejections as `exception`
-   * events (`description`, `errorName`, `stack`, `source`, `fatal`).
-   * Browsers: the `error` and `unhandledrejection` events. Deno, Node, Bun:
-   * the runtime's uncaught-error and unhandled-rejection hooks, never
-   * swallowing the error (see the README). Default `false`.
-   */
-  enableErrorTracking?: boolean;
-  /**
-   * Browsers: `performance` events from PerformanceObserver (navigation
-   * timing after load; LCP, CLS and INP when the page is hidden or the
-   * manager disposed), each where the browser supports it. No-op elsewhere.
-   * Default `false`.
-   */
-  enablePerformanceTracking?: boolean;
-  /**
-   * Fraction of users whose events are kept, from 0 to 1 (0.1 keeps 10 %).
-   * Decided per id (`userId`, else `anonymousId`) with a stable hash
-   * ({@linkcode isSampledIn}), so a kept user keeps all their events; every
-   * kept event carries the rate as `sampleRate`. Default 1.
-   */
-  samplingRate?: number;
-  /** Hold back events until `setConsent(true)`. Default `false`. */
-  requireConsent?: boolean;
-  /** What pending consent does to events. Default `"hold"`. */
-  consentMode?: AnalyticsConsentMode;
-  /** Events held while consent is pending, at most; later ones are dropped. Default 100. */
-  maxHeldEvents?: number;
-  /**
-   * The anonymous id of this manager's events. Default: a random UUID per
-   * manager; pass a persisted one to recognise returning visitors.
-   */
-  anonymousId?: string;
-  /**
-   * Browsers: flush the providers when the page is hidden or unloaded (the
-   * HTTP providers then send with `keepalive`). Default `true`.
-   */
-  flushOnPageHide?: boolean;
-  /**
-   * Deno, Node, Bun: how long a crash waits for the `exception` event to be
-   * flushed before it proceeds. Default 2000 ms.
-   */
-  errorFlushTimeout?: number;
-  /**
-   * Receives what providers threw or rejected with, wrapped in
-   * {@linkcode AnalyticsProviderError}, and the delivery errors
-   * ({@linkcode AnalyticsDeliveryError}, queue overflow…) of Kit's providers
-   * added to this manager that have no `onError` of their own. Default:
-   * the running application's logging (category `kit.analytics`, level
-   * error), or `console.error` outside an application with a logging step.
-   */
-  onError?: (error: Error) => void;
-}
-
-/** Counters of {@linkcode AnalyticsManager.stats}. */
-export interface AnalyticsStats {
-  /** Events handed to the providers. */
-  dispatched: number;
-  /** Events discarded by sampling. */
-  sampledOut: number;
-  /** Events held right now, waiting for consent. */
-  held: number;
-  /** Events dropped for lack of consent (drop mode, held overflow, revocation). */
-  droppedByConsent: number;
-  /** Provider failures reported to `onError`. */
-  providerErrors: number;
-}
-
-interface ResolvedOptions {
-  enableAutoPageTracking: boolean;
-  enableErrorTracking: boolean;
-  enablePerformanceTracking: boolean;
-  samplingRate: number;
-  requireConsent: boolean;
-  consentMode: AnalyticsConsentMode;
-  maxHeldEvents: number;
-  flushOnPageHide: boolean;
-  errorFlushTimeout: number;
-  onError: (error: Error) => void;
-}
+  DEFAULT_OPTIONS,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./_resolved_options.ts";
+import { providerName, settleAll, sum, worstHealth } from "./_fan_out.ts";
+import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
+import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 
 /**
  * The entry point of analytics: fans each `track`, `page` and `identify`
@@ -177,18 +73,7 @@ interface ResolvedOptions {
  */
 export class AnalyticsManager {
   #providers: IAnalyticsProvider[] = [];
-  #options: ResolvedOptions = {
-    enableAutoPageTracking: false,
-    enableErrorTracking: false,
-    enablePerformanceTracking: false,
-    samplingRate: 1,
-    requireConsent: false,
-    consentMode: "hold",
-    maxHeldEvents: 100,
-    flushOnPageHide: true,
-    errorFlushTimeout: 2000,
-    onError: reportByDefault,
-  };
+  #options: ResolvedOptions = DEFAULT_OPTIONS;
   #anonymousId: string;
   #userId: string | undefined;
   #consent: AnalyticsConsentState = "granted";
@@ -307,50 +192,7 @@ export class AnalyticsManager {
    * ```
    */
   configure(options: AnalyticsOptions): this {
-    const next: ResolvedOptions = { ...this.#options };
-    if (options.samplingRate !== undefined) {
-      next.samplingRate = validateSamplingRate(options.samplingRate);
-    }
-    if (options.maxHeldEvents !== undefined) {
-      const value = options.maxHeldEvents;
-      if (!Number.isInteger(value) || value < 0) {
-        throw new AnalyticsConfigurationError(
-          `maxHeldEvents must be an integer of at least 0: ${String(value)}`,
-        );
-      }
-      next.maxHeldEvents = value;
-    }
-    if (options.consentMode !== undefined) {
-      if (options.consentMode !== "hold" && options.consentMode !== "drop") {
-        throw new AnalyticsConfigurationError(
-          `consentMode must be "hold" or "drop": ${
-            String(options.consentMode)
-          }`,
-        );
-      }
-      next.consentMode = options.consentMode;
-    }
-    if (options.errorFlushTimeout !== undefined) {
-      const value = options.errorFlushTimeout;
-      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-        throw new AnalyticsConfigurationError(
-          `errorFlushTimeout must be a number of at least 0: ${String(value)}`,
-        );
-      }
-      next.errorFlushTimeout = value;
-    }
-    for (
-      const flag of [
-        "enableAutoPageTracking",
-        "enableErrorTracking",
-        "enablePerformanceTracking",
-        "requireConsent",
-        "flushOnPageHide",
-      ] as const
-    ) {
-      if (options[flag] !== undefined) next[flag] = Boolean(options[flag]);
-    }
-    if (options.onError !== undefined) next.onError = options.onError;
+    const next = resolveOptions(this.#options, options);
     if (options.anonymousId !== undefined) {
       this.#anonymousId = options.anonymousId;
     }
@@ -529,7 +371,12 @@ export class AnalyticsManager {
    */
   async flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
     const signal = deadlineSignal(options);
-    const results = await this.#settleAll(this.#providers, "flush", signal);
+    const results = await settleAll(
+      this.#providers,
+      "flush",
+      signal,
+      this.#reporter,
+    );
     return sum(results);
   }
 
@@ -552,29 +399,7 @@ export class AnalyticsManager {
    * ```
    */
   async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
-    const checked = this.#providers.filter((provider) =>
-      typeof provider.checkHealth === "function"
-    );
-    const results = await Promise.all(checked.map(async (provider) => {
-      try {
-        return await provider.checkHealth!(signal);
-      } catch (error) {
-        return {
-          status: "unhealthy",
-          detail: `checkHealth failed: ${MASK_TEXT(describe(error))}`,
-        } as HealthCheckResult;
-      }
-    }));
-    const providers: Record<string, HealthCheckResult> = {};
-    let status: HealthStatus = "healthy";
-    results.forEach((result, index) => {
-      const base = providerName(checked[index]);
-      let name = base;
-      for (let n = 2; name in providers; n++) name = `${base} #${n}`;
-      providers[name] = result;
-      if (RANK[result.status] > RANK[status]) status = result.status;
-    });
-    return { status, detail: { providers } };
+    return await worstHealth(this.#providers, signal);
   }
 
   /**
@@ -607,7 +432,7 @@ export class AnalyticsManager {
     this.#dropHeld();
     const providers = this.#providers;
     this.#providers = [];
-    await this.#settleAll(providers, "dispose", signal);
+    await settleAll(providers, "dispose", signal, this.#reporter);
   }
 
   /**
@@ -688,55 +513,11 @@ export class AnalyticsManager {
     }
   }
 
-  // Runs flush or dispose on every provider in parallel. With a signal, a
-  // provider still busy when it fires (plus one task, so that the built-in
-  // providers, which resolve on the signal, are seen to) is reported and no
-  // longer waited for.
-  #settleAll(
-    providers: readonly IAnalyticsProvider[],
-    operation: "flush" | "dispose",
-    signal: AbortSignal | undefined,
-  ): Promise<(AnalyticsFlushResult | void)[]> {
-    const running = providers.map((provider) =>
-      this.#settle(provider, operation, signal)
-    );
-    if (signal === undefined) return Promise.all(running);
-    let stop!: () => void;
-    const stopped = new Promise<typeof GAVE_UP>((resolve) => {
-      // Ref'd on purpose: the caller awaits this answer.
-      stop = () => {
-        setTimeout(() => resolve(GAVE_UP), 0);
-      };
-    });
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-    // The deadline's timer is unref'd; the caller awaits the answer, so keep
-    // the process alive until it comes.
-    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
-    return Promise.all(running.map(async (promise, index) => {
-      const result = await Promise.race([promise, stopped]);
-      if (result !== GAVE_UP) return result;
-      this.#report(providers[index], operation, signal.reason);
-      return undefined;
-    })).finally(() => {
-      clearTimeout(keepAlive);
-      signal.removeEventListener("abort", stop);
-    });
-  }
-
-  async #settle(
+  #reporter = (
     provider: IAnalyticsProvider,
-    operation: "flush" | "dispose",
-    signal: AbortSignal | undefined,
-  ): Promise<AnalyticsFlushResult | void> {
-    try {
-      return signal === undefined
-        ? await provider[operation]()
-        : await provider[operation]({ signal });
-    } catch (error) {
-      this.#report(provider, operation, error);
-    }
-  }
+    operation: AnalyticsProviderOperation,
+    error: unknown,
+  ): void => this.#report(provider, operation, error);
 
   #report(
     provider: IAnalyticsProvider,
@@ -832,38 +613,4 @@ export class AnalyticsManager {
       this.#reportingError = false;
     }
   }
-}
-
-const GAVE_UP = Symbol("gave up");
-
-// Longest delay setTimeout accepts.
-const KEEP_ALIVE_MS = 2_147_483_647;
-
-const RANK: Readonly<Record<HealthStatus, number>> = {
-  healthy: 0,
-  degraded: 1,
-  unhealthy: 2,
-};
-
-const MASK_TEXT = secretMasker([]);
-
-function providerName(provider: IAnalyticsProvider): string {
-  return provider.name ??
-    (provider as { constructor?: { name?: string } }).constructor?.name ??
-    "provider";
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function sum(results: (AnalyticsFlushResult | void)[]): AnalyticsFlushResult {
-  let delivered = 0;
-  let dropped = 0;
-  for (const result of results) {
-    if (result === undefined || result === null) continue;
-    delivered += Number(result.delivered) || 0;
-    dropped += Number(result.dropped) || 0;
-  }
-  return { delivered, dropped };
 }

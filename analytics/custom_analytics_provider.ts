@@ -183,12 +183,12 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
 
   /** Events dropped so far: queue overflow, rejected batches, after dispose. */
   get droppedCount(): number {
-    return this.#queue.dropped;
+    return this.#queue.state.dropped;
   }
 
   /** Events delivered so far. */
   get deliveredCount(): number {
-    return this.#queue.delivered;
+    return this.#queue.state.delivered;
   }
 
   /** Events queued or in flight right now. */

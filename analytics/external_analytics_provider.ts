@@ -297,12 +297,12 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
 
   /** Events dropped so far (overflow, rejected batches, no API secret). */
   get droppedCount(): number {
-    return this.#queue.dropped;
+    return this.#queue.state.dropped;
   }
 
   /** Events delivered so far. */
   get deliveredCount(): number {
-    return this.#queue.delivered;
+    return this.#queue.state.delivered;
   }
 
   /** Events queued or in flight right now. */

@@ -47,6 +47,7 @@ export * from "./analytics_errors.ts";
 export type * from "./analytics_delivery_options.ts";
 export * from "./sampling.ts";
 export * from "./analytics_manager.ts";
+export * from "./analytics_options.ts";
 export * from "./custom_analytics_provider.ts";
 export * from "./external_analytics_provider.ts";
 // The shared types of flush/dispose limits and health checks, re-exported so

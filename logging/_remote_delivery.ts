@@ -1,11 +1,20 @@
-// How RemoteLogProvider sends one batch: the POST with ky, Kit's own retries
-// (exponential backoff, Retry-After, the unreachable-endpoint probe), a
-// "log batch delivery" span per attempt and the kit.log.records counts. The
-// provider keeps the buffer and decides what goes in a batch.
+// How RemoteLogProvider makes one attempt at a batch: the POST with ky
+// (redirects followed only within the endpoint's origin), a "log batch
+// delivery" span, an OTLP answer's partialSuccess, and what a failure means
+// for the retries. The batching, the bounds, the retries through the
+// backoff and the unreachable-endpoint probe are the shared delivery queue's
+// (internal/delivery_queue.ts).
+//
+// Logging keeps ky rather than internal/post_json.ts: its client options
+// (hooks, headers, a custom fetch) are part of the provider's surface, and
+// ky loads only when the first batch goes out.
 import type { KyInstance, Options as KyOptions } from "ky";
 import { type Clock, maskSecretText } from "../core/mod.ts";
-import { randomId } from "../internal/random_id.ts";
-import { retryDelay, sleep } from "../internal/backoff.ts";
+import type {
+  DeliveryFailure,
+  FailedBatch,
+} from "../internal/delivery_queue.ts";
+import { parseRetryAfter } from "../internal/retry_after.ts";
 import {
   type ServerAttributes,
   serverAttributes,
@@ -13,12 +22,7 @@ import {
 import { partialSuccess } from "./_otlp.ts";
 import { escapeControls } from "./_escape.ts";
 import { followRedirect, RedirectNotFollowed } from "./_redirect.ts";
-import {
-  countRecords,
-  endDeliverySpan,
-  runIn,
-  startDeliverySpan,
-} from "./_telemetry.ts";
+import { endDeliverySpan, runIn, startDeliverySpan } from "./_telemetry.ts";
 
 /** `kit.log.provider` of the remote provider. */
 export const PROVIDER = "remote";
@@ -27,11 +31,15 @@ export const PROVIDER = "remote";
 // (whose remote provider most processes never start) does not load it. A
 // failed import is tried again at the next attempt.
 let kyModule: Promise<typeof import("ky")> | undefined;
+// Once loaded, for telling its HTTPError apart.
+let kyLoaded: typeof import("ky") | undefined;
 function loadKy(): Promise<typeof import("ky")> {
-  return kyModule ??= import("ky").catch((error: unknown) => {
-    kyModule = undefined;
-    throw error;
-  });
+  return kyModule ??= import("ky").then((ky) => kyLoaded = ky).catch(
+    (error: unknown) => {
+      kyModule = undefined;
+      throw error;
+    },
+  );
 }
 
 /** "1 entry", "2 entries". */
@@ -58,194 +66,156 @@ function detach(error: unknown, depth = 0): Error {
 /** Characters of a collector's reason for rejecting records shown at most. */
 const MAX_REASON_CHARS = 200;
 
+/**
+ * What the provider reports when a collector took a batch but rejected
+ * `rejected` of its `of` entries; the collector's own words are masked, cut
+ * and escaped, since the default onError prints them on the console.
+ */
+export function rejectionMessage(
+  endpoint: string,
+  rejected: number,
+  of: number,
+  reason: string,
+): string {
+  const why = reason
+    ? `: ${escapeControls(maskSecretText(reason).slice(0, MAX_REASON_CHARS))}`
+    : "";
+  return `RemoteLogProvider: ${endpoint} rejected ${
+    entries(rejected)
+  } of ${of}${why}`;
+}
+
+/** What the provider reports when the queue gave up on a batch. */
+export function failureMessage(
+  endpoint: string,
+  { failure, error, attempts, items, probe }: FailedBatch,
+): string {
+  if (!failure.retriable) {
+    return error instanceof RedirectNotFollowed
+      ? `RemoteLogProvider: ${endpoint} ${error.message}; ${
+        entries(items)
+      } dropped`
+      : `RemoteLogProvider: ${endpoint} answered ${failure.status}; ${
+        entries(items)
+      } dropped (not retried)`;
+  }
+  if (probe) {
+    return `RemoteLogProvider: ${
+      entries(items)
+    } dropped: ${endpoint} is unreachable (a batch used up its retries and the next attempt failed too)`;
+  }
+  return `RemoteLogProvider: ${entries(items)} dropped after ${
+    attempts === 1 ? "1 attempt" : `${attempts} attempts`
+  }: ${failure.reason}`;
+}
+
 const RETRY_STATUSES: number[] = [408, 429];
 for (let status = 500; status < 600; status++) RETRY_STATUSES.push(status);
 
-/**
- * Longest delay setTimeout accepts: a ref'd keep-alive while someone awaits
- * flush() or dispose() (the flush timer and the retry waits are unref'd).
- */
-export const KEEP_ALIVE_MS = 2_147_483_647;
-
-/** How one batch ended. */
-export type Outcome = "sent" | "dropped" | "aborted" | "unreachable";
-
-/** What a {@linkcode RemoteDelivery} is given by its provider. */
-export interface DeliverySettings {
+/** What a {@linkcode RemoteSender} is given by its provider. */
+export interface SenderSettings {
   readonly endpoint: string;
   /** The request timeout (ms); also bounds reading an OTLP answer. */
   readonly timeout: number;
-  readonly maxRetries: number;
-  readonly retryDelay: number;
-  readonly maxRetryDelay: number;
-  /** Runs the retry waits; Retry-After dates are read against it. */
+  /** Retry-After dates are read against it. */
   readonly clock: Clock;
   readonly clientOptions: KyOptions;
   /** Whether answers are OTLP (their partialSuccess is read). */
   readonly otlp: boolean;
-  /** Drops entries: counts and reports them. */
-  readonly drop: (
-    count: number,
-    message: string,
-    status?: number,
-    cause?: unknown,
-  ) => void;
 }
 
-/** Sends batches, one at a time, with retries. */
-export class RemoteDelivery {
-  readonly #settings: DeliverySettings;
+/** An answer that took the batch. */
+export interface Accepted {
+  readonly status: number;
+  /** Records the collector rejected (OTLP partialSuccess). */
+  readonly rejected: number;
+  /** The collector's reason for rejecting them. */
+  readonly message: string;
+}
+
+/** Makes the attempts at batches, one POST each. */
+export class RemoteSender {
+  readonly #settings: SenderSettings;
   readonly #server: ServerAttributes;
   #client: KyInstance | undefined;
-  /** A batch used up its retries and none has gone through since. */
-  unreachable = false;
-  /** The last attempt failed. */
-  failing = false;
-  /** Failed attempts (checkHealth resets it). */
-  failedAttempts = 0;
 
-  constructor(settings: DeliverySettings) {
+  constructor(settings: SenderSettings) {
     this.#settings = settings;
     this.#server = serverAttributes(settings.endpoint);
   }
 
   /**
-   * POSTs `body` (`size` items, of which `batchLength` are the batch's
-   * entries, the rest a drop announcement) until it is delivered, refused,
-   * out of retries or aborted. Entries it gives up on are dropped through
-   * the settings' `drop`; it never throws.
+   * POSTs `body` (`size` items) once, with the batch's idempotency `key`.
+   * Throws on a failure (see {@linkcode RemoteSender.prototype.classify}).
    */
-  async post(
+  async attempt(
     body: string,
     size: number,
-    batchLength: number,
+    attempt: number,
+    key: string,
     signal: AbortSignal,
-  ): Promise<Outcome> {
+  ): Promise<Accepted> {
     const settings = this.#settings;
-    const endpoint = settings.endpoint;
-    const probe = this.unreachable;
-    // One key per batch, the same on every retry of it.
-    const key = randomId();
-    for (let attempt = 1;; attempt++) {
-      let status: number | undefined;
-      let retryAfter: string | null = null;
-      let ky: typeof import("ky") | undefined;
-      // One CLIENT span per POST; the POST itself runs where tracing is
-      // suppressed (see startDeliverySpan).
-      const delivery = startDeliverySpan(size, attempt - 1, this.#server);
-      try {
-        // Inside the try: a failed import of ky is a failed attempt,
-        // retried and then counted as dropped like a network error.
-        ky = await loadKy();
-        const client = this.#client ??= ky.default.create(
-          settings.clientOptions,
-        );
-        const response = await runIn(
-          delivery.context,
-          () => this.#send(client, ky!, body, signal, key),
-        );
-        // An OTLP collector may accept a batch in part: its answer's
-        // partialSuccess counts the records it rejected.
-        const partial = settings.otlp
-          ? await partialSuccess(response, settings.timeout)
-          : undefined;
-        if (partial === undefined) {
-          await response.body?.cancel().catch(() => {});
-        }
-        const rejected = Math.min(partial?.rejected ?? 0, batchLength);
-        endDeliverySpan(delivery.span, response.status, undefined);
-        countRecords(PROVIDER, "delivered", batchLength - rejected);
-        this.unreachable = false;
-        this.failing = false;
-        if (rejected > 0) {
-          // The collector's own words: masked, cut and escaped, since the
-          // default onError prints them on the console.
-          const why = partial?.message
-            ? `: ${
-              escapeControls(
-                maskSecretText(partial.message).slice(0, MAX_REASON_CHARS),
-              )
-            }`
-            : "";
-          settings.drop(
-            rejected,
-            `RemoteLogProvider: ${endpoint} rejected ${
-              entries(rejected)
-            } of ${batchLength}${why}`,
-            response.status,
-          );
-        }
-        return "sent";
-      } catch (error) {
-        const httpError = ky !== undefined && error instanceof ky.HTTPError
-          ? error
-          : undefined;
-        if (httpError !== undefined) status = httpError.response.status;
-        const refused = error instanceof RedirectNotFollowed
-          ? error
-          : undefined;
-        if (refused !== undefined) status = refused.status;
-        endDeliverySpan(delivery.span, status, error);
-        if (signal.aborted) return "aborted";
-        this.failing = true;
-        this.failedAttempts++;
-        if (httpError !== undefined) {
-          retryAfter = httpError.response.headers.get("retry-after");
-          await httpError.response.body?.cancel().catch(() => {});
-        }
-        if (status !== undefined && !RETRY_STATUSES.includes(status)) {
-          // The endpoint answered: it is reachable.
-          this.unreachable = false;
-          settings.drop(
-            batchLength,
-            refused !== undefined
-              ? `RemoteLogProvider: ${endpoint} ${refused.message}; ${
-                entries(batchLength)
-              } dropped`
-              : `RemoteLogProvider: ${endpoint} answered ${status}; ${
-                entries(batchLength)
-              } dropped (not retried)`,
-            status,
-            detach(error),
-          );
-          return "dropped";
-        }
-        if (probe) return "unreachable";
-        if (attempt > settings.maxRetries) {
-          this.unreachable = true;
-          const reason = error instanceof Error ? error.message : String(error);
-          settings.drop(
-            batchLength,
-            `RemoteLogProvider: ${entries(batchLength)} dropped after ${
-              attempt === 1 ? "1 attempt" : `${attempt} attempts`
-            }: ${reason}`,
-            status,
-            detach(error),
-          );
-          return "dropped";
-        }
-      }
-      // Network errors, timeouts, 408, 429 and 5xx: wait, then send the same
-      // batch again. Retry-After (capped by maxRetryDelay) replaces the
-      // backoff, which has no jitter here: one provider sends one batch at
-      // a time.
-      countRecords(PROVIDER, "retried", batchLength);
-      await sleep(
-        settings.clock,
-        retryDelay(
-          attempt,
-          {
-            base: settings.retryDelay,
-            max: settings.maxRetryDelay,
-            jitter: 0,
-          },
-          retryAfter,
-          settings.clock,
-        ),
-        signal,
+    let ky: typeof import("ky") | undefined;
+    // One CLIENT span per POST; the POST itself runs where tracing is
+    // suppressed (see startDeliverySpan).
+    const delivery = startDeliverySpan(size, attempt - 1, this.#server);
+    try {
+      // Inside the try: a failed import of ky is a failed attempt, retried
+      // and then counted as dropped like a network error.
+      ky = await loadKy();
+      const client = this.#client ??= ky.default.create(
+        settings.clientOptions,
       );
-      if (signal.aborted) return "aborted";
+      const response = await runIn(
+        delivery.context,
+        () => this.#send(client, ky!, body, signal, key),
+      );
+      // An OTLP collector may accept a batch in part: its answer's
+      // partialSuccess counts the records it rejected.
+      const partial = settings.otlp
+        ? await partialSuccess(response, settings.timeout)
+        : undefined;
+      if (partial === undefined) {
+        await response.body?.cancel().catch(() => {});
+      }
+      endDeliverySpan(delivery.span, response.status, undefined);
+      return {
+        status: response.status,
+        rejected: partial?.rejected ?? 0,
+        message: partial?.message ?? "",
+      };
+    } catch (error) {
+      endDeliverySpan(delivery.span, statusOf(error, ky), error);
+      if (ky !== undefined && error instanceof ky.HTTPError) {
+        await error.response.body?.cancel().catch(() => {});
+      }
+      throw error;
     }
+  }
+
+  /**
+   * What a failed attempt means: network errors, timeouts, 408, 429 and 5xx
+   * are worth a retry (after the answer's Retry-After, read against the
+   * clock, when it has one); another status is not. The reason holds no
+   * header: the cause is a plain copy of the error.
+   */
+  classify(error: unknown): DeliveryFailure {
+    const ky = kyLoaded;
+    const status = statusOf(error, ky);
+    const http = ky !== undefined && error instanceof ky.HTTPError
+      ? error
+      : undefined;
+    return {
+      retriable: status === undefined || RETRY_STATUSES.includes(status),
+      status,
+      retryAfterMs: http === undefined ? undefined : parseRetryAfter(
+        http.response.headers.get("retry-after"),
+        this.#settings.clock.now(),
+      ),
+      reason: error instanceof Error ? error.message : String(error),
+      cause: detach(error),
+    };
   }
 
   // One POST, following the collector's redirects within the endpoint's
@@ -276,4 +246,14 @@ export class RemoteDelivery {
       }
     }
   }
+}
+
+function statusOf(
+  error: unknown,
+  ky: typeof import("ky") | undefined,
+): number | undefined {
+  if (ky !== undefined && error instanceof ky.HTTPError) {
+    return error.response.status;
+  }
+  return error instanceof RedirectNotFollowed ? error.status : undefined;
 }

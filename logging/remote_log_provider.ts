@@ -28,11 +28,22 @@ import {
 import { countRecords } from "./_telemetry.ts";
 import {
   entries,
-  KEEP_ALIVE_MS,
-  type Outcome,
+  failureMessage,
   PROVIDER,
-  RemoteDelivery,
+  rejectionMessage,
+  RemoteSender,
 } from "./_remote_delivery.ts";
+import { DeliveryQueue, type FailedBatch } from "../internal/delivery_queue.ts";
+
+// One batch's request, the same on every attempt: the body (with the drop
+// announcement it carries) and the idempotency key.
+interface Prepared {
+  readonly batch: readonly string[];
+  readonly body: string;
+  readonly size: number;
+  readonly announced: number;
+  readonly key: string;
+}
 
 /** `service.name` when neither `serviceName` nor `OTEL_SERVICE_NAME` is set. */
 const DEFAULT_SERVICE_NAME = "unknown_service";
@@ -144,37 +155,26 @@ function reasonText(reason: unknown): string {
  */
 export class RemoteLogProvider implements ILogProvider {
   readonly #endpoint: string;
-  readonly #batchSize: number;
-  readonly #flushInterval: number;
-  readonly #maxBufferSize: number;
   readonly #level: LogLevel;
   readonly #json: JsonFormatter;
   readonly #otlp: OtlpFormatter | undefined;
   readonly #onError: (error: Error) => void;
   readonly #exitHooks: ExitHooks;
-  readonly #delivery: RemoteDelivery;
+  readonly #sender: RemoteSender;
+  readonly #queue: DeliveryQueue<string>;
+  readonly #maxBufferSize: number;
 
-  // Serialized entries waiting; #head is the first one not yet taken.
-  #buffer: string[] = [];
-  #head = 0;
-  #sending: Promise<void> | undefined;
-  // Aborts the run in progress (a flush's signal fired).
-  #controller: AbortController | undefined;
-  #sendAll = false;
-  #timer: unknown;
-  readonly #clock: Clock;
   #disposed = false;
   #dropped = 0;
   // Dropped but not yet announced to the endpoint.
   #unreported = 0;
-  // A buffer-full warning was given and no batch has gone through since.
-  #overflowing = false;
-  // Entries of the batch being posted.
-  #inFlight = 0;
-  // Entries of a batch whose posting was aborted, not yet counted.
-  #abandoned = 0;
-  // For checkHealth: `dropped` at the last check.
+  // The batch being sent.
+  #prepared: Prepared | undefined;
+  // What is flushing, for the report of a flush stopped by its signal.
+  #what = "flush()";
+  // For checkHealth: `dropped` and failed attempts at the last check.
   #droppedAtCheck = 0;
+  #failedAtCheck = 0;
   #exitFlushing = false;
 
   /**
@@ -199,9 +199,7 @@ export class RemoteLogProvider implements ILogProvider {
       (checked[name] as number | undefined) ?? fallback;
     this.#endpoint = (checked.endpoint as string | undefined) ??
       otlpEndpointFromEnvironment();
-    this.#batchSize = number("batchSize", 100);
-    this.#flushInterval = number("flushInterval", 5000);
-    this.#clock = (checked.clock as Clock | undefined) ?? systemClock;
+    const clock = (checked.clock as Clock | undefined) ?? systemClock;
     this.#maxBufferSize = number("maxBufferSize", 10_000);
     this.#level = (checked.level as LogLevel | undefined) ?? LogLevel.Debug;
     this.#onError = (checked.onError as ((error: Error) => void) | undefined) ??
@@ -235,17 +233,62 @@ export class RemoteLogProvider implements ILogProvider {
       // redirect itself, and only within the endpoint's origin.
       redirect: "manual",
     };
-    this.#delivery = new RemoteDelivery({
+    this.#sender = new RemoteSender({
       endpoint: this.#endpoint,
       timeout: number("timeout", 10_000),
+      clock,
+      clientOptions,
+      otlp,
+    });
+    this.#queue = new DeliveryQueue<string>({
+      batchSize: number("batchSize", 100),
+      flushInterval: number("flushInterval", 5000),
+      maxQueueSize: this.#maxBufferSize,
       maxRetries: number("maxRetries", 5),
       retryDelay: number("retryDelay", 1000),
       maxRetryDelay: number("maxRetryDelay", 30_000),
-      clock: this.#clock,
-      clientOptions,
-      otlp,
-      drop: (count, message, status, cause) =>
-        this.#drop(count, message, status, cause),
+      clock,
+      // One batch in flight, so entries arrive in order; no jitter, as one
+      // provider sends one batch at a time.
+      maxConcurrentRequests: 1,
+      jitter: 0,
+      // A full buffer drops the oldest entries; its warning is given again
+      // only after a batch got through.
+      overflow: "drop-oldest",
+      overflowEndsOn: "delivery",
+      // While the endpoint is unreachable a failed probe drops the rest of
+      // the flush at once, an idle provider still knows it is unreachable,
+      // and a stopped flush drops everything undelivered.
+      afterFailedProbe: "drop-waiting",
+      forgetOutageWhenIdle: false,
+      abandon: "all",
+      send: (batch, signal, attempt) => this.#send(batch, signal, attempt),
+      classify: (error) => this.#sender.classify(error),
+      count: (outcome, count) => {
+        if (outcome === "dropped") {
+          this.#dropped += count;
+          this.#unreported += count;
+        }
+        countRecords(PROVIDER, outcome, count);
+      },
+      onOverflow: () =>
+        this.#report(
+          new LogDeliveryError(
+            "RemoteLogProvider",
+            `RemoteLogProvider: buffer full (maxBufferSize ${this.#maxBufferSize}); oldest entries are being dropped`,
+            1,
+          ),
+        ),
+      onFailed: (failed) => this.#failed(failed),
+      onAbandoned: (count, reason) =>
+        this.#reportDrop(
+          count,
+          `RemoteLogProvider: ${
+            entries(count)
+          } dropped: ${this.#what} stopped (${
+            reasonText(reason)
+          }) before ${this.#endpoint} took them`,
+        ),
     });
     this.#exitHooks = {
       beforeExit: () => this.#beforeExit(),
@@ -260,7 +303,7 @@ export class RemoteLogProvider implements ILogProvider {
 
   /** Entries buffered and not yet sent. */
   get buffered(): number {
-    return this.#buffer.length - this.#head;
+    return this.#queue.queued;
   }
 
   /**
@@ -272,7 +315,8 @@ export class RemoteLogProvider implements ILogProvider {
    */
   log(entry: LogEntry): Promise<void> {
     if (this.#disposed) {
-      this.#drop(
+      this.#queue.drop(1);
+      this.#reportDrop(
         1,
         "RemoteLogProvider: 1 entry dropped: logged after dispose()",
       );
@@ -284,27 +328,8 @@ export class RemoteLogProvider implements ILogProvider {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.buffered >= this.#maxBufferSize) {
-      this.#head++;
-      this.#compact();
-      this.#dropped++;
-      this.#unreported++;
-      countRecords(PROVIDER, "dropped", 1);
-      if (!this.#overflowing) {
-        this.#overflowing = true;
-        this.#report(
-          new LogDeliveryError(
-            "RemoteLogProvider",
-            `RemoteLogProvider: buffer full (maxBufferSize ${this.#maxBufferSize}); oldest entries are being dropped`,
-            1,
-          ),
-        );
-      }
-    }
-    if (this.#buffer.length === this.#head) registerForExit(this.#exitHooks);
-    this.#buffer.push(json);
-    if (this.buffered >= this.#batchSize) this.#kick(false);
-    else this.#arm();
+    if (this.#queue.queued === 0) registerForExit(this.#exitHooks);
+    this.#queue.enqueue(json);
     return RESOLVED;
   }
 
@@ -362,10 +387,10 @@ export class RemoteLogProvider implements ILogProvider {
    */
   async dispose(options?: DisposeOptions): Promise<void> {
     const signal = deadlineSignal(options);
-    this.#clearTimer();
+    this.#queue.stop();
     await this.#deliver(signal, "dispose()");
     this.#disposed = true;
-    this.#clearTimer();
+    this.#queue.stop();
     unregisterForExit(this.#exitHooks);
     if (this.#unreported > 0) {
       const count = this.#unreported;
@@ -409,11 +434,12 @@ export class RemoteLogProvider implements ILogProvider {
    */
   checkHealth(): HealthCheckResult {
     const dropped = this.#dropped - this.#droppedAtCheck;
-    const failed = this.#delivery.failedAttempts;
+    const { failedAttempts, failing } = this.#queue.state;
+    const failed = failedAttempts - this.#failedAtCheck;
     this.#droppedAtCheck = this.#dropped;
-    this.#delivery.failedAttempts = 0;
+    this.#failedAtCheck = failedAttempts;
     return {
-      status: this.#delivery.failing || dropped > 0 ? "degraded" : "healthy",
+      status: failing || dropped > 0 ? "degraded" : "healthy",
       detail: { dropped, failed, buffered: this.buffered },
     };
   }
@@ -424,160 +450,83 @@ export class RemoteLogProvider implements ILogProvider {
     return '{"id":"' + randomId() + '",' + this.#json.format(entry).slice(1);
   }
 
+  // Flushes until nothing is buffered or in flight (entries logged during
+  // the flush go too), or until the signal fires.
   async #deliver(signal: AbortSignal | undefined, what: string): Promise<void> {
-    if (signal?.aborted) {
-      this.#controller?.abort(signal.reason);
-      this.#abandonAll(what, signal.reason);
-      await this.#sending;
-      this.#abandonAll(what, signal.reason);
-      return;
+    const queue = this.#queue;
+    do {
+      this.#what = what;
+      await queue.flush({ signal });
+    } while (queue.queued + queue.inFlight > 0 && !signal?.aborted);
+  }
+
+  // One attempt at a batch: the same body and key on every attempt, with
+  // the announcement of entries dropped before it.
+  async #send(
+    batch: readonly string[],
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<ReadonlySet<number> | void> {
+    let prepared = this.#prepared;
+    if (prepared?.batch !== batch) {
+      const announced = this.#unreported;
+      const items = announced > 0
+        ? [this.#dropEntry(announced), ...batch]
+        : batch;
+      prepared = this.#prepared = {
+        batch,
+        body: this.#otlp !== undefined
+          ? this.#otlp.body(items)
+          : '{"entries":[' + items.join(",") + "]}",
+        size: items.length,
+        announced,
+        key: randomId(),
+      };
     }
-    if (this.#sending === undefined && this.buffered === 0) return;
-    // Someone waits for the delivery: keep the process alive until it is
-    // done, though the retry waits are unref'd.
-    const keepAlive = setTimeout(() => {}, KEEP_ALIVE_MS);
-    // Counted at once when the signal fires, so whoever waits on the same
-    // signal (the manager) sees the count as soon as it resumes.
-    const onAbort = (): void => {
-      this.#controller?.abort(signal?.reason);
-      this.#abandonAll(what, signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      while (
-        (this.#sending !== undefined || this.buffered > 0) && !signal?.aborted
-      ) {
-        this.#kick(true);
-        await this.#sending;
-      }
-      if (signal?.aborted) {
-        await this.#sending;
-        this.#abandonAll(what, signal.reason);
-      }
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      clearTimeout(keepAlive);
-    }
-  }
-
-  // A flush's signal fired: the batch in flight and everything buffered are
-  // given up on, counted and reported in one event.
-  #abandonAll(what: string, reason: unknown): void {
-    const count = this.#inFlight + this.#abandoned + this.buffered;
-    this.#inFlight = 0;
-    this.#abandoned = 0;
-    this.#buffer = [];
-    this.#head = 0;
-    if (count === 0) return;
-    this.#drop(
-      count,
-      `RemoteLogProvider: ${entries(count)} dropped: ${what} stopped (${
-        reasonText(reason)
-      }) before ${this.#endpoint} took them`,
-    );
-  }
-
-  #arm(): void {
-    if (this.#timer !== undefined || this.#disposed) return;
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#timer = undefined;
-      this.#kick(true);
-    }, this.#flushInterval);
-  }
-
-  #clearTimer(): void {
-    if (this.#timer !== undefined) {
-      this.#clock.clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-  }
-
-  #kick(all: boolean): void {
-    if (all) this.#sendAll = true;
-    if (this.#sending === undefined) this.#sending = this.#run();
-  }
-
-  // The single sender: batches while there is a full batch, or everything
-  // while a flush (timer, flush(), dispose()) asked for it.
-  async #run(): Promise<void> {
-    const controller = new AbortController();
-    this.#controller = controller;
-    try {
-      while (!controller.signal.aborted) {
-        const count = this.buffered;
-        if (count === 0) {
-          this.#sendAll = false;
-          this.#clearTimer();
-          break;
-        }
-        if (count < this.#batchSize && !this.#sendAll) break;
-        const take = Math.min(count, this.#batchSize);
-        const batch = this.#buffer.slice(this.#head, this.#head + take);
-        this.#head += take;
-        this.#compact();
-        this.#inFlight = take;
-        const outcome = await this.#post(batch, controller.signal);
-        // Zero when an abort already counted the batch.
-        const rest = this.#inFlight;
-        this.#inFlight = 0;
-        if (outcome === "aborted") {
-          this.#abandoned += rest;
-          break;
-        }
-        if (outcome === "unreachable") this.#giveUp(take);
-      }
-    } finally {
-      this.#inFlight = 0;
-      if (this.#controller === controller) this.#controller = undefined;
-      this.#sending = undefined;
-      if (this.buffered > 0) this.#arm();
-    }
-  }
-
-  // A probe failed while the endpoint was known to be unreachable: the probe
-  // batch is dropped, and so is the rest of a flush, at once (one report).
-  #giveUp(probe: number): void {
-    let count = probe;
-    if (this.#sendAll) {
-      count += this.buffered;
-      this.#buffer = [];
-      this.#head = 0;
-    }
-    this.#drop(
-      count,
-      `RemoteLogProvider: ${
-        entries(count)
-      } dropped: ${this.#endpoint} is unreachable (a batch used up its retries and the next attempt failed too)`,
-    );
-  }
-
-  async #post(batch: string[], signal: AbortSignal): Promise<Outcome> {
-    const announced = this.#unreported;
-    const items = announced > 0
-      ? [this.#dropEntry(announced), ...batch]
-      : batch;
-    const body = this.#otlp !== undefined
-      ? this.#otlp.body(items)
-      : '{"entries":[' + items.join(",") + "]}";
-    const outcome = await this.#delivery.post(
-      body,
-      items.length,
-      batch.length,
+    const accepted = await this.#sender.attempt(
+      prepared.body,
+      prepared.size,
+      attempt,
+      prepared.key,
       signal,
     );
-    if (outcome === "sent") {
-      // The drop entry went through with the batch.
-      this.#unreported -= announced;
-      this.#overflowing = false;
+    // The drop entry went through with the batch.
+    this.#unreported -= prepared.announced;
+    this.#prepared = undefined;
+    const rejected = Math.min(accepted.rejected, batch.length);
+    if (rejected === 0) return;
+    this.#reportDrop(
+      rejected,
+      rejectionMessage(
+        this.#endpoint,
+        rejected,
+        batch.length,
+        accepted.message,
+      ),
+      accepted.status,
+    );
+    const indices = new Set<number>();
+    for (let i = batch.length - rejected; i < batch.length; i++) {
+      indices.add(i);
     }
-    return outcome;
+    return indices;
+  }
+
+  // The queue gave up on a batch: refused, out of retries, or (while the
+  // endpoint is unreachable) a failed probe with the rest of the flush.
+  #failed(failed: FailedBatch): void {
+    this.#prepared = undefined;
+    const { failure, items, probe } = failed;
+    const message = failureMessage(this.#endpoint, failed);
+    if (probe && failure.retriable) this.#reportDrop(items, message);
+    else this.#reportDrop(items, message, failure.status, failure.cause);
   }
 
   // The event loop ran empty with entries undelivered (no dispose() was
   // awaited): start a bounded flush, which keeps the process alive.
   #beforeExit(): boolean {
     if (this.#disposed || this.#exitFlushing) return false;
-    if (this.#sending === undefined && this.buffered === 0) return false;
+    if (this.#queue.queued + this.#queue.inFlight === 0) return false;
     this.#exitFlushing = true;
     this.flush({ timeout: EXIT_FLUSH_TIMEOUT }).finally(() => {
       this.#exitFlushing = false;
@@ -587,14 +536,11 @@ export class RemoteLogProvider implements ILogProvider {
 
   // The process ends now: count and tell what is lost.
   #exit(): void {
-    const count = this.buffered + this.#inFlight + this.#abandoned;
-    if (count === 0 || this.#disposed) return;
+    if (this.#disposed) return;
+    const count = this.#queue.discard();
+    if (count === 0) return;
     this.#dropped += count;
     countRecords(PROVIDER, "dropped", count);
-    this.#buffer = [];
-    this.#head = 0;
-    this.#inFlight = 0;
-    this.#abandoned = 0;
     try {
       globalThis.console.error(
         `RemoteLogProvider: ${
@@ -616,15 +562,13 @@ export class RemoteLogProvider implements ILogProvider {
     });
   }
 
-  #drop(
+  // Reports entries dropped (the queue counted them).
+  #reportDrop(
     count: number,
     message: string,
     status?: number,
     cause?: unknown,
   ): void {
-    this.#dropped += count;
-    this.#unreported += count;
-    countRecords(PROVIDER, "dropped", count);
     this.#report(
       new LogDeliveryError(
         "RemoteLogProvider",
@@ -641,17 +585,6 @@ export class RemoteLogProvider implements ILogProvider {
       this.#onError(error);
     } catch {
       // A failing error handler must not break logging.
-    }
-  }
-
-  #compact(): void {
-    const buffer = this.#buffer;
-    if (this.#head === buffer.length) {
-      buffer.length = 0;
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > buffer.length) {
-      buffer.splice(0, this.#head);
-      this.#head = 0;
     }
   }
 }
