@@ -14,7 +14,8 @@ import type {
   HealthReport,
 } from "./health.ts";
 import { ServiceCreationError } from "./service_creation_error.ts";
-import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
+import { ServiceLocator } from "./service_locator.ts";
+import type { ServiceMap } from "./service_registration.ts";
 import {
   inReadiness,
   type RegisteredCheck,
