@@ -9,8 +9,8 @@ import { cacheClocks } from "./_cache_clock.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
 import type { Translator } from "./translator.ts";
 
-// A translator of forCulture, shared by the calls for its culture.
-interface Slot {
+/** A translator of forCulture, shared by the calls for its culture. */
+export interface Slot {
   readonly promise: Promise<Translator>;
   // Infinity while fresh; a time on the cache's clock, or -Infinity once
   // the slot's timer ran.
@@ -36,17 +36,18 @@ export class TranslatorCache {
     return this.#translators.size;
   }
 
-  /** The translator of `culture` while it is fresh, else `undefined`. */
-  fresh(culture: string): Promise<Translator> | undefined {
-    const slot = this.#translators.get(culture);
-    if (
-      slot !== undefined &&
-      (slot.expires === Infinity ||
-        (this.#clock !== undefined && this.#clock() < slot.expires))
-    ) {
-      return slot.promise;
-    }
-    return undefined;
+  /**
+   * The translators by culture, for the manager's lookup to read inline (it
+   * is its hot path): a slot is fresh while its `expires` is `Infinity`, or
+   * while {@linkcode TranslatorCache.prototype.fresh} says so.
+   */
+  get slots(): ReadonlyMap<string, Slot> {
+    return this.#translators;
+  }
+
+  /** Whether a slot whose `expires` is a time is still fresh. */
+  fresh(slot: Slot): boolean {
+    return this.#clock !== undefined && this.#clock() < slot.expires;
   }
 
   /**

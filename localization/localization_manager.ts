@@ -4,7 +4,7 @@ import { partsFromConfiguration } from "./_configuration.ts";
 import { cultureChain } from "./_culture_chain.ts";
 import { cultureOfRequest } from "./_request_culture.ts";
 import { ResourceLoader } from "./_resource_loading.ts";
-import { TranslatorCache } from "./_translator_cache.ts";
+import { type Slot, TranslatorCache } from "./_translator_cache.ts";
 import { CultureTranslator, type Host, Translations } from "./_translations.ts";
 import { assertCultureName, isCultureName } from "./culture_name.ts";
 import { InvalidCultureError } from "./invalid_culture_error.ts";
@@ -85,6 +85,7 @@ export class LocalizationManager {
   readonly #loader: ResourceLoader;
   readonly #host: Host;
   readonly #translators: TranslatorCache;
+  readonly #slots: ReadonlyMap<string, Slot>;
   #state: Translations;
   #ticket = 0;
 
@@ -145,6 +146,7 @@ export class LocalizationManager {
       onMessageError: options.onMessageError ?? messageErrorByDefault,
     };
     this.#translators = new TranslatorCache(cache);
+    this.#slots = this.#translators.slots;
     const culture = cultureProvider.culture;
     this.#state = new Translations(
       culture,
@@ -441,7 +443,14 @@ export class LocalizationManager {
    * ```
    */
   forCulture(culture: string): Promise<Translator> {
-    return this.#translators.fresh(culture) ?? this.#newTranslator(culture);
+    const slot = this.#slots.get(culture);
+    if (
+      slot !== undefined &&
+      (slot.expires === Infinity || this.#translators.fresh(slot))
+    ) {
+      return slot.promise;
+    }
+    return this.#newTranslator(culture);
   }
 
   /**
