@@ -7,7 +7,7 @@ import { isPromiseLike } from "../core/mod.ts";
 import { AsyncServiceError } from "./async_service_error.ts";
 import { CircularDependencyError } from "./circular_dependency_error.ts";
 import type { LocatorState } from "./_locator_state.ts";
-import { type ChildView, invokeFactory } from "./_resolution.ts";
+import { invokeFactory, type LocatorViews } from "./_resolution.ts";
 import { type Scope, scopeOfContext } from "./_scope.ts";
 import { ServiceLifetimeError } from "./service_lifetime_error.ts";
 import type { ServiceLocator } from "./service_locator.ts";
@@ -27,7 +27,7 @@ export function resolveScopedOrTransient(
   lifetime: "scoped" | "transient",
   wait: boolean,
   owner: ServiceLocator,
-  child: ChildView,
+  views: LocatorViews,
 ): unknown {
   let scope: Scope | undefined;
   if (lifetime === "scoped") {
@@ -66,7 +66,7 @@ export function resolveScopedOrTransient(
   const result = invokeFactory(
     state,
     name,
-    () => factory(child(owner, name, scope ?? viewScope)),
+    () => factory(views.child(owner, name, scope ?? viewScope)),
   );
   if (!isPromiseLike(result)) {
     scope?.store(name, result);

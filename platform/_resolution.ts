@@ -9,22 +9,33 @@ import { CircularDependencyError } from "./circular_dependency_error.ts";
 import { isDisposable } from "./_dispose.ts";
 import type { LocatorState } from "./_locator_state.ts";
 import type { Scope } from "./_scope.ts";
-import { suggest } from "./_suggest.ts";
 import { RequestContext } from "./request_context.ts";
 import type { ServiceFactory } from "./service_registration.ts";
 import type { ServiceLocator } from "./service_locator.ts";
-import { ServiceNotFoundError } from "./service_not_found_error.ts";
+import type { ServiceNotFoundError } from "./service_not_found_error.ts";
 
-/**
- * Makes the locator handed to the factory of `name`: a view of `owner`'s
- * state whose chain of services being created ends with `name`, resolving
- * scoped services from `scope`.
- */
-export type ChildView = (
-  owner: ServiceLocator,
-  name: string,
-  scope: Scope | undefined,
-) => ServiceLocator;
+/** What only the locator's class can make. */
+export interface LocatorViews {
+  /**
+   * The locator handed to the factory of `name`: a view of `owner`'s state
+   * whose chain of services being created ends with `name`, resolving
+   * scoped services from `scope`.
+   */
+  child(
+    owner: ServiceLocator,
+    name: string,
+    scope: Scope | undefined,
+  ): ServiceLocator;
+  /**
+   * The error for a name nothing is registered under, made in the locator's
+   * own file so that an uncaught one points there.
+   */
+  notFound(
+    state: LocatorState,
+    path: readonly string[],
+    name: string,
+  ): ServiceNotFoundError;
+}
 
 /**
  * A singleton through `get()`: created now when its factory is synchronous.
@@ -37,7 +48,7 @@ export function createSingleton(
   path: readonly string[],
   name: string,
   owner: ServiceLocator,
-  child: ChildView,
+  views: LocatorViews,
 ): unknown {
   if (state.instances.has(name)) return state.instances.get(name);
   if (state.pending.has(name)) {
@@ -46,7 +57,7 @@ export function createSingleton(
     }
     throw new AsyncServiceError(name);
   }
-  const result = runFactory(state, path, name, owner, child);
+  const result = runFactory(state, path, name, owner, views);
   if (!isPromiseLike(result)) return result;
   // An async factory reached through get(): keep the creation going so a
   // getAsync() shares it, and tell the caller to await it.
@@ -65,20 +76,10 @@ export function runFactory(
   path: readonly string[],
   name: string,
   owner: ServiceLocator,
-  child: ChildView,
+  views: LocatorViews,
 ): unknown {
   const factory = state.factories.get(name);
-  if (factory === undefined) {
-    // The services being created when this one was asked for: through the
-    // locator handed to the factory (async factories too), else the
-    // synchronous creations under way.
-    const creating = path.length > 0 ? path : state.resolving;
-    throw new ServiceNotFoundError(
-      name,
-      suggest(name, [...state.factories.keys(), ...state.instances.keys()]),
-      creating,
-    );
-  }
+  if (factory === undefined) throw views.notFound(state, path, name);
   const started = performance.now();
   // Outside the caller's request context (and span): a singleton outlives
   // the request that happened to create it, and its timers and callbacks
@@ -86,7 +87,8 @@ export function runFactory(
   const result = invokeFactory(
     state,
     name,
-    () => RequestContext.detach(() => factory(child(owner, name, undefined))),
+    () =>
+      RequestContext.detach(() => factory(views.child(owner, name, undefined))),
   );
   if (!isPromiseLike(result)) store(state, name, result, factory, started);
   else state.started.set(result, started);

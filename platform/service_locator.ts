@@ -12,7 +12,14 @@ import {
   newestRunning,
   openRunning,
 } from "./_running_locators.ts";
-import { createSingleton, runFactory, trackCreation } from "./_resolution.ts";
+import {
+  createSingleton,
+  type LocatorViews,
+  runFactory,
+  trackCreation,
+} from "./_resolution.ts";
+import { ServiceNotFoundError } from "./service_not_found_error.ts";
+import { suggest } from "./_suggest.ts";
 import type { ServiceScope } from "./service_scope.ts";
 import { currentScope, Scope, ScopeHandle } from "./_scope.ts";
 import type {
@@ -24,10 +31,10 @@ import type {
   ServiceRegistrationOptions,
 } from "./service_registration.ts";
 
-// Longer than ~600 lines (about 710), for a reason: about 430 of them are
+// Longer than ~600 lines (about 730), for a reason: about 430 of them are
 // the JSDoc and examples of the public API (the class, 9 static and 13
 // instance members, each with an example), which stay with the class; its
-// code is about 240 lines. It is a façade: the registry and its checks are in
+// code is about 260 lines. It is a façade: the registry and its checks are in
 // _locator_state.ts, the creation of singletons and cycle detection in
 // _resolution.ts, the scoped and transient lifetimes in _lifetimes.ts, which
 // locator the static methods read in _running_locators.ts, disposal in
@@ -506,7 +513,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         lifetime,
         false,
         this as ServiceLocator,
-        ServiceLocator.#child,
+        ServiceLocator.#views,
       ) as ResolvedService<T, TServices, K>;
     }
     return createSingleton(
@@ -514,7 +521,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       this.#path,
       name,
       this as ServiceLocator,
-      ServiceLocator.#child,
+      ServiceLocator.#views,
     ) as ResolvedService<T, TServices, K>;
   }
 
@@ -564,7 +571,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
         lifetime,
         true,
         this as ServiceLocator,
-        ServiceLocator.#child,
+        ServiceLocator.#views,
       ) as R;
     }
     const pending = state.pending.get(name);
@@ -579,7 +586,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       this.#path,
       name,
       this as ServiceLocator,
-      ServiceLocator.#child,
+      ServiceLocator.#views,
     );
     if (!isPromiseLike(result)) return result as R;
     return await trackCreation(state, name, result) as R;
@@ -691,17 +698,28 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     return this.dispose();
   }
 
-  // The locator handed to the factory of `name` (see _resolution.ts): a
-  // view of the same state, with `name` on its chain of creations.
-  static #child(
-    owner: ServiceLocator,
-    name: string,
-    scope: Scope | undefined,
-  ): ServiceLocator {
-    const view = new ServiceLocator();
-    view.#state = owner.#state;
-    view.#path = [...owner.#path, name];
-    view.#scope = scope;
-    return view;
-  }
+  // What the creation of services (_resolution.ts, _lifetimes.ts) needs the
+  // class for: the locator handed to a factory (a view of the same state,
+  // with `name` on its chain of creations), and the "not found" error, made
+  // here so that an uncaught one points at this file.
+  static #views: LocatorViews = {
+    child: (owner, name, scope): ServiceLocator => {
+      const view = new ServiceLocator();
+      view.#state = owner.#state;
+      view.#path = [...owner.#path, name];
+      view.#scope = scope;
+      return view;
+    },
+    notFound: (state, path, name): ServiceNotFoundError => {
+      // The services being created when this one was asked for: through the
+      // locator handed to the factory (async factories too), else the
+      // synchronous creations under way.
+      const creating = path.length > 0 ? path : state.resolving;
+      return new ServiceNotFoundError(
+        name,
+        suggest(name, [...state.factories.keys(), ...state.instances.keys()]),
+        creating,
+      );
+    },
+  };
 }
