@@ -13,7 +13,7 @@ import { LoaderLocalizationProvider } from "./loader_localization_provider.ts";
 import { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
 import type { LocalizationProvider } from "./localization_provider.ts";
-import type { LocalizationManagerConfigurationOptions } from "./localization_manager.ts";
+import type { LocalizationManagerConfigurationOptions } from "./localization_manager_options.ts";
 
 // Types, bounds and the default culture come from the configuration's one
 // declaration of these keys, the one appConfigSchema checks by.

@@ -9,7 +9,7 @@ import { LocalizationMessageError } from "./localization_message_error.ts";
 import type {
   MissingTranslationHandler,
   MissingTranslationReport,
-} from "./localization_manager.ts";
+} from "./localization_manager_options.ts";
 import type { TranslateFunction, Translator } from "./translator.ts";
 import type { LocalizationValueParser } from "./value_parser.ts";
 

@@ -1,11 +1,10 @@
 import type { IConfiguration } from "../config/mod.ts";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
-import { hostLogger, RequestContext, type Signal } from "../platform/mod.ts";
+import { hostLogger, type Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
-import { cacheClocks } from "./_cache_clock.ts";
-import type { Source } from "./_compiler.ts";
 import { cultureChain } from "./_culture_chain.ts";
-import { pickCulture } from "./_pick_culture.ts";
+import { cultureOfRequest } from "./_request_culture.ts";
+import { ResourceLoader } from "./_resource_loading.ts";
+import { type Slot, TranslatorCache } from "./_translator_cache.ts";
 import { CultureTranslator, type Host, Translations } from "./_translations.ts";
 import { assertCultureName, isCultureName } from "./culture_name.ts";
 import { InvalidCultureError } from "./invalid_culture_error.ts";
@@ -14,212 +13,24 @@ import { FormatLocalizationValueParser } from "./format_localization_value_parse
 import { IcuLocalizationValueParser } from "./icu_localization_value_parser.ts";
 import { IdentityKeyResolver } from "./identity_key_resolver.ts";
 import type { LocalizationKeyResolver } from "./key_resolver.ts";
-import type { LocalizationHttpClient } from "./http_localization_loader.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
-import { LocalizationLoadError } from "./localization_load_error.ts";
-import type { LocalizationMessageError } from "./localization_message_error.ts";
-import { negotiateCulture, parseAcceptLanguage } from "./negotiate_culture.ts";
 import type {
-  LocalizationProvider,
-  LocalizationResources,
-} from "./localization_provider.ts";
+  ForRequestOptions,
+  LocalizationManagerConfigurationOptions,
+  LocalizationManagerOptions,
+  LocalizationRequest,
+  MissingTranslationHandler,
+} from "./localization_manager_options.ts";
+import type { LocalizationMessageError } from "./localization_message_error.ts";
+import type { LocalizationProvider } from "./localization_provider.ts";
 import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
 import type { TranslateFunction, Translator } from "./translator.ts";
 import type { LocalizationValueParser } from "./value_parser.ts";
 
-/**
- * Produces the text shown for a key no culture of the fallback chain has
- * (for example `[key]` or the key itself).
- *
- * @param key The key as given to `translate`.
- * @param culture The current culture.
- * @returns The text to show.
- */
-export type MissingTranslationHandler = (
-  key: string,
-  culture: string,
-) => string;
-
-/**
- * One step of the fallback chain at which a key was missing, reported to
- * {@linkcode LocalizationManagerOptions.onMissing}.
- */
-export interface MissingTranslationReport {
-  /** The key as given to `translate`. */
-  readonly key: string;
-  /** The key after the key resolver, as looked up. */
-  readonly resolvedKey: string;
-  /** The current culture, the one `translate` was asked for. */
-  readonly requestedCulture: string;
-  /** The culture of this step, which has no text for the key. */
-  readonly missingCulture: string;
-  /**
-   * The culture that supplied the text in the end, or `undefined` when none
-   * did and the missing-translation handler's result was returned.
-   */
-  readonly answeringCulture: string | undefined;
-}
-
-/** Options of a {@linkcode LocalizationManager}. */
-export interface LocalizationManagerOptions {
-  /**
-   * The culture read last, after the requested culture and its shorter forms
-   * (`fr-CA` → `fr` → `fallbackCulture`). Loaded with every `setCulture`.
-   * Default: none.
-   */
-  fallbackCulture?: string;
-  /**
-   * Called, on each `translate` call, once for every culture of the chain
-   * that lacked the key, also when a later culture supplied the text.
-   * A throwing callback is reported with `console.error` and ignored.
-   */
-  onMissing?: (report: MissingTranslationReport) => void;
-  /**
-   * Called when a reload fails and the cache's last good translations are
-   * served instead. Default: a warning in the running application's logging
-   * (category `kit.localization`); nothing outside an application with a
-   * logging step.
-   */
-  onLoadError?: (error: unknown, culture: string) => void;
-  /**
-   * Called once per key and culture when a translation is not valid ICU
-   * MessageFormat; the key is then treated as missing in that culture (the
-   * next culture of the chain, or the missing-translation handler, answers).
-   * Default: the error goes to the running application's logging (category
-   * `kit.localization`, level error), or its message is written with
-   * `console.error` outside an application with a logging step.
-   */
-  onMessageError?: (error: LocalizationMessageError) => void;
-}
-
-/**
- * The shape of a request {@linkcode LocalizationManager.prototype.forRequest}
- * reads: a Fetch API `Request` fits, and so does anything with a URL and
- * headers.
- */
-export interface LocalizationRequest {
-  /** The full URL of the request (its query may hold the culture). */
-  readonly url: string;
-  /** The request headers (`Accept-Language`, `Cookie`). */
-  readonly headers: { get(name: string): string | null };
-}
-
-/** Options of {@linkcode LocalizationManager.prototype.forRequest}. */
-export interface ForRequestOptions {
-  /**
-   * The cultures on offer, as named in the resources (`["en-US", "fr-FR"]`).
-   * With them, what the request asks for is matched best-fit (`fr-CH` gets
-   * `fr-FR`); without them, the first valid culture asked for is used as is
-   * (and falls back along its chain).
-   */
-  cultures?: readonly string[];
-  /**
-   * The query parameter that chooses the culture (`?culture=fr`), or `false`
-   * for none. Default `"culture"`.
-   */
-  queryParameter?: string | false;
-  /** The cookie that holds the chosen culture; none by default. */
-  cookie?: string;
-  /**
-   * What to answer in when the request asks for nothing on offer. Default:
-   * the manager's `fallbackCulture`, else the first of `cultures`, else the
-   * current culture.
-   */
-  fallback?: string;
-}
-
-/**
- * Options of {@linkcode LocalizationManager.fromConfiguration}. Each one given
- * here wins over the configuration; the configuration fills only what is not
- * given.
- */
-export interface LocalizationManagerConfigurationOptions
-  extends LocalizationManagerOptions {
-  /** The starting culture; wins over `localization:defaultCulture`. */
-  culture?: string;
-  /**
-   * Holds the current culture (for example a
-   * {@linkcode NavigatorCultureProvider}); wins over `culture` and
-   * `localization:defaultCulture`.
-   */
-  cultureProvider?: CultureProvider;
-  /**
-   * Supplies the translations; wins over `resourceUrl`, `resourcePath` and
-   * their keys.
-   */
-  provider?: LocalizationProvider;
-  /**
-   * Address template holding `{culture}` to load translations over HTTP;
-   * wins over `localization:resourceUrl` and `localization:resourcePath`.
-   */
-  resourceUrl?: string;
-  /**
-   * File path template holding `{culture}` to read translations from JSON
-   * files; wins over `localization:resourceUrl` and
-   * `localization:resourcePath`.
-   */
-  resourcePath?: string;
-  /**
-   * The HTTP client for an address template (Kit's `HttpClient`, whose
-   * base address, interceptors, timeouts and retries then apply). Without
-   * one, `fetch` is used with `timeout`.
-   */
-  client?: LocalizationHttpClient;
-  /**
-   * Limit of one load through `fetch` in milliseconds (`0` = none); wins
-   * over `localization:timeout`. Default 10000.
-   */
-  timeout?: number;
-  /**
-   * The cache of loaded translations, or `false` for none; wins over
-   * `localization:cache:*`. Default: a {@linkcode LocalizationCache} with
-   * `localization:cache:maxSize` and `localization:cache:ttl`.
-   */
-  cache?: LocalizationCache | false;
-  /** The text for a key no culture has; default `[key]`. */
-  missingTranslationHandler?: MissingTranslationHandler;
-  /** The value parsers, as for the constructor. */
-  valueParsers?: readonly LocalizationValueParser[];
-  /** How requested keys map to resource keys. */
-  keyResolver?: LocalizationKeyResolver;
-}
-
-// A translator of forCulture, shared by the calls for its culture.
-interface Slot {
-  readonly promise: Promise<Translator>;
-  // Infinity while fresh; a time on the cache's clock, or -Infinity once
-  // the slot's timer ran.
-  expires: number;
-  timer?: TimerHandle;
-}
-
-function forget(translators: Map<string, Slot>, culture: string): void {
-  const slot = translators.get(culture);
-  if (slot === undefined) return;
-  if (slot.timer !== undefined) clearTimeout(slot.timer);
-  translators.delete(culture);
-}
-
-function cookieValue(
-  header: string | null,
-  name: string,
-): string | undefined {
-  if (header === null) return undefined;
-  for (const part of header.split(";")) {
-    const cut = part.indexOf("=");
-    if (cut === -1 || part.slice(0, cut).trim() !== name) continue;
-    try {
-      return decodeURIComponent(part.slice(cut + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
-type Loaded =
-  | { readonly culture: string; readonly texts: LocalizationResources }
-  | { readonly culture: string; readonly error: unknown };
+// A façade: loading the catalogs (_resource_loading.ts), the per-culture
+// translators of forCulture (_translator_cache.ts) and the culture of a
+// request (_request_culture.ts) have their own files; lookup and formatting
+// live in _translations.ts.
 
 /**
  * Translates keys for the current culture.
@@ -268,26 +79,13 @@ type Loaded =
  * ```
  */
 export class LocalizationManager {
-  readonly #provider: LocalizationProvider;
   readonly #cultureProvider: CultureProvider;
-  readonly #handler: MissingTranslationHandler;
-  readonly #cache: LocalizationCache | undefined;
   readonly #parsers: readonly LocalizationValueParser[];
   readonly #fallbackCulture: string | undefined;
-  readonly #onMissing:
-    | ((report: MissingTranslationReport) => void)
-    | undefined;
-  readonly #onLoadError:
-    | ((error: unknown, culture: string) => void)
-    | undefined;
-  readonly #loading = new Map<string, Promise<LocalizationResources>>();
+  readonly #loader: ResourceLoader;
   readonly #host: Host;
-  readonly #translators = new Map<string, Slot>();
-  readonly #maxTranslators: number;
-  readonly #ttl: number;
-  // The cache's own clock when it has one (tests); otherwise translators
-  // expire through an unref'd timer, so forCulture reads no clock.
-  readonly #clock: (() => number) | undefined;
+  readonly #translators: TranslatorCache;
+  readonly #slots: ReadonlyMap<string, Slot>;
   #state: Translations;
   #ticket = 0;
 
@@ -335,25 +133,20 @@ export class LocalizationManager {
     ],
     options: LocalizationManagerOptions = {},
   ) {
-    this.#provider = provider;
     this.#cultureProvider = cultureProvider;
-    this.#handler = missingTranslationHandler;
-    this.#cache = cache;
     this.#parsers = [...valueParsers];
     this.#fallbackCulture = options.fallbackCulture === undefined
       ? undefined
       : assertCultureName(options.fallbackCulture);
-    this.#onMissing = options.onMissing;
-    this.#onLoadError = options.onLoadError;
+    this.#loader = new ResourceLoader(provider, cache, options.onLoadError);
     this.#host = {
       resolver: undefined,
       handler: missingTranslationHandler,
       onMissing: options.onMissing,
       onMessageError: options.onMessageError ?? messageErrorByDefault,
     };
-    this.#maxTranslators = cache?.maxSize ?? 1000;
-    this.#ttl = cache?.ttl ?? 3_600_000;
-    this.#clock = cache === undefined ? undefined : cacheClocks.get(cache);
+    this.#translators = new TranslatorCache(cache);
+    this.#slots = this.#translators.slots;
     const culture = cultureProvider.culture;
     this.#state = new Translations(
       culture,
@@ -505,35 +298,10 @@ export class LocalizationManager {
     assertCultureName(culture);
     const ticket = ++this.#ticket;
     const chain = cultureChain(culture, this.#fallbackCulture);
-    const sources = await this.#sourcesOf(chain);
+    const sources = await this.#loader.sourcesOf(chain);
     if (ticket !== this.#ticket) return;
     this.#state = new Translations(culture, chain, sources, this.#parsers);
     this.#cultureProvider.setCulture(culture);
-  }
-
-  // Loads every culture of a chain; those the provider does not have are
-  // skipped, and the chain fails only when none is found.
-  async #sourcesOf(chain: readonly string[]): Promise<Source[]> {
-    const loaded = await Promise.all(chain.map((name) => this.#settle(name)));
-    const sources: Source[] = [];
-    let notFound: unknown;
-    for (const result of loaded) {
-      if ("texts" in result) {
-        sources.push({
-          culture: result.culture,
-          texts: result.texts,
-          compiled: new Map(),
-        });
-      } else if (
-        result.error instanceof LocalizationLoadError && result.error.notFound
-      ) {
-        notFound ??= result.error;
-      } else {
-        throw result.error;
-      }
-    }
-    if (sources.length === 0) throw notFound;
-    return sources;
   }
 
   /**
@@ -675,11 +443,10 @@ export class LocalizationManager {
    * ```
    */
   forCulture(culture: string): Promise<Translator> {
-    const slot = this.#translators.get(culture);
+    const slot = this.#slots.get(culture);
     if (
       slot !== undefined &&
-      (slot.expires === Infinity ||
-        (this.#clock !== undefined && this.#clock() < slot.expires))
+      (slot.expires === Infinity || this.#translators.fresh(slot))
     ) {
       return slot.promise;
     }
@@ -735,7 +502,12 @@ export class LocalizationManager {
   ): Promise<Translator> {
     let culture: string;
     try {
-      culture = this.#cultureOf(request, options);
+      culture = cultureOfRequest(
+        request,
+        options,
+        this.#fallbackCulture,
+        this.#state.culture,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -751,79 +523,17 @@ export class LocalizationManager {
     return this.#translators.size;
   }
 
-  #cultureOf(request: LocalizationRequest, options: ForRequestOptions): string {
-    const cultures = options.cultures;
-    const fallback = options.fallback ?? this.#fallbackCulture ??
-      cultures?.[0] ?? this.#state.culture;
-    const chosen: string[] = [];
-    const parameter = options.queryParameter ?? "culture";
-    if (parameter !== false) {
-      const query = request.url.indexOf("?");
-      if (query !== -1) {
-        const value = new URLSearchParams(request.url.slice(query + 1)).get(
-          parameter,
-        );
-        if (value !== null && isCultureName(value)) chosen.push(value);
-      }
-    }
-    if (options.cookie !== undefined) {
-      const value = cookieValue(request.headers.get("cookie"), options.cookie);
-      if (value !== undefined && isCultureName(value)) chosen.push(value);
-    }
-    const accept = request.headers.get("accept-language");
-    if (cultures === undefined) {
-      assertCultureName(fallback);
-      if (chosen.length !== 0) return chosen[0];
-      return parseAcceptLanguage(accept).find(isCultureName) ?? fallback;
-    }
-    for (const value of chosen) {
-      const picked = pickCulture([value], cultures);
-      if (picked !== undefined) return picked;
-    }
-    return negotiateCulture(accept, cultures, fallback);
-  }
-
   #newTranslator(culture: string): Promise<Translator> {
     if (!isCultureName(culture)) {
       return Promise.reject(new InvalidCultureError(culture));
     }
-    const slot: Slot = {
-      promise: this.#buildTranslator(culture),
-      expires: Infinity,
-    };
-    const translators = this.#translators;
-    forget(translators, culture);
-    if (translators.size >= this.#maxTranslators) {
-      forget(translators, translators.keys().next().value!);
-    }
-    translators.set(culture, slot);
-    slot.promise.then(
-      () => {
-        const ttl = this.#ttl;
-        if (ttl === 0) return;
-        if (this.#clock !== undefined) {
-          slot.expires = this.#clock() + ttl;
-        } else if (ttl < 2 ** 31) {
-          // Not in the request that loaded it: the timer would keep that
-          // request's context alive for the whole time to live.
-          slot.timer = unrefTimer(RequestContext.detach(() =>
-            setTimeout(() => {
-              slot.expires = -Infinity;
-            }, ttl)
-          ));
-        }
-      },
-      () => {
-        if (translators.get(culture) === slot) forget(translators, culture);
-      },
-    );
-    return slot.promise;
+    return this.#translators.add(culture, this.#buildTranslator(culture));
   }
 
   async #buildTranslator(culture: string): Promise<Translator> {
     const fallback = this.#fallbackCulture;
     const chain = cultureChain(culture, fallback);
-    const sources = await this.#sourcesOf(chain);
+    const sources = await this.#loader.sourcesOf(chain);
     if (fallback !== undefined && culture !== fallback) {
       const fallbackChain = cultureChain(fallback, undefined);
       if (
@@ -837,49 +547,6 @@ export class LocalizationManager {
       new Translations(culture, chain, sources, this.#parsers),
       this.#host,
     );
-  }
-
-  #settle(culture: string): Promise<Loaded> {
-    return this.#load(culture).then(
-      (texts) => ({ culture, texts }),
-      (error: unknown) => ({ culture, error }),
-    );
-  }
-
-  // At most one load per culture at a time; a fresh cache entry is used as
-  // is.
-  #load(culture: string): Promise<LocalizationResources> {
-    const cached = this.#cache?.get(culture);
-    if (cached !== undefined) return Promise.resolve(cached);
-    let loading = this.#loading.get(culture);
-    if (loading === undefined) {
-      loading = this.#loadFromProvider(culture).finally(() => {
-        this.#loading.delete(culture);
-      });
-      this.#loading.set(culture, loading);
-    }
-    return loading;
-  }
-
-  async #loadFromProvider(culture: string): Promise<LocalizationResources> {
-    try {
-      const texts = await this.#provider.load(culture);
-      this.#cache?.set(culture, texts);
-      return texts;
-    } catch (error) {
-      const stale = this.#cache?.getStale(culture);
-      if (stale === undefined) throw error;
-      if (this.#onLoadError !== undefined) this.#onLoadError(error, culture);
-      else {
-        hostLogger("kit.localization")?.warning(
-          `Reloading the translations of '${culture}' failed; the last good ones are served: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
-          { culture, error },
-        );
-      }
-      return stale;
-    }
   }
 }
 

@@ -47,6 +47,7 @@
  * @module
  */
 export * from "./localization_manager.ts";
+export type * from "./localization_manager_options.ts";
 export type * from "./translator.ts";
 export * from "./negotiate_culture.ts";
 export * from "./culture_name.ts";

@@ -5,12 +5,12 @@
 import { disposeValue, isDisposable } from "./_dispose.ts";
 import type { CreatedService } from "./_locator_hooks.ts";
 import { ContextFrame, frames } from "./_async_context_frame.ts";
+import type { ServiceLocator } from "./service_locator.ts";
 import type {
   ResolvedService,
-  ServiceLocator,
   ServiceMap,
   ServiceName,
-} from "./service_locator.ts";
+} from "./service_registration.ts";
 import type { ServiceScope } from "./service_scope.ts";
 import type { ServiceLifetimeProblem } from "./service_lifetime_error.ts";
 

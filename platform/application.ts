@@ -1,6 +1,4 @@
-import { ApplicationStartError } from "./application_start_error.ts";
 import type {
-  ApplicationLogger,
   ApplicationOptions,
   ApplicationRunOptions,
   FetchHandler,
@@ -9,46 +7,25 @@ import type {
 } from "./application_options.ts";
 import type {
   HealthCheck,
-  HealthCheckable,
   HealthCheckOptions,
   HealthReport,
 } from "./health.ts";
-import { ServiceCreationError } from "./service_creation_error.ts";
-import { ServiceLocator, type ServiceMap } from "./service_locator.ts";
-import {
-  inReadiness,
-  type RegisteredCheck,
-  runChecks,
-} from "./_health_checks.ts";
+import type { ServiceLocator } from "./service_locator.ts";
+import type { ServiceMap } from "./service_registration.ts";
+import { consoleLogger } from "./_application_support.ts";
+import { HostedServices } from "./_hosted_services.ts";
+import { HostState } from "./_host_state.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
-import { registerHostLogging } from "./_host_logging.ts";
-import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
-import { wrapHandler, wrapHandlerAtOnce } from "./_request_handler.ts";
-import { type HealthGauge, healthGauge } from "./_telemetry.ts";
-import { STEP_NAMES } from "./_steps.ts";
-import {
-  abandonAfter,
-  consoleLogger,
-  diagnosticsEnabled,
-  loggerOf,
-  messageOf,
-} from "./_application_support.ts";
-import { deadlineSignal } from "../core/mod.ts";
-import { readEnvironmentVariable } from "../internal/environment.ts";
+import { wrapHandler } from "./_request_handler.ts";
+import { runUntilSignal } from "./_run_until_signal.ts";
 import { shutdown } from "./_shutdown.ts";
-import { logConfigurationFindings } from "./_config_findings.ts";
-import { HostServer } from "./_server_host.ts";
-import { type TestHooks, testHooksOf } from "./_testing_hooks.ts";
-import {
-  configuredShutdownTimeout,
-  type ServerSettings,
-  serverSettings,
-} from "./_server_settings.ts";
+import { startHosted, startUp } from "./_start_up.ts";
 
-type State = "starting" | "running" | "stopping" | "stopped";
-
-const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
-const DEFAULT_CHECK_TIMEOUT = 2_000;
+// A façade: the host's state is in _host_state.ts, the start-up (the four
+// steps, eager and hosted services, the server) in _start_up.ts, the
+// shutdown with its deadline in _shutdown.ts, health checks in
+// _application_health.ts and _health_checks.ts, request handling in
+// _request_handler.ts, and run()'s signal handling in _run_until_signal.ts.
 
 /**
  * The application host: runs the four start-up steps in order
@@ -94,59 +71,10 @@ const DEFAULT_CHECK_TIMEOUT = 2_000;
  * ```
  */
 export class Application<TServices extends object = ServiceMap> {
-  readonly #services: ServiceLocator<TServices>;
-  #shutdownTimeout: number;
-  readonly #shutdownTimeoutInCode: boolean;
-  // The HTTP server of the `serve` option, once it listens; and the same
-  // until a shutdown takes it to stop it.
-  #server: HostServer | undefined;
-  #serverToStop: HostServer | undefined;
-  readonly #checks = new Map<string, RegisteredCheck>();
-  // Checks found on created services (checkHealth()), by service name.
-  readonly #serviceChecks = new Map<string, HealthCheckable>();
-  readonly #hosted: { name: string; service: HostedService }[] = [];
-  readonly #started: { name: string; service: HostedService }[] = [];
-  readonly #running = new AbortController();
-  readonly #diagnostics: boolean;
-  readonly #detachCreated: () => void;
-  // kit.health.status, from the last report of health().
-  readonly #healthGauge: HealthGauge = healthGauge();
-  #state: State = "starting";
-  #logger: ApplicationLogger;
-  #hasLogging = false;
-  // Takes this application's logging off the list hostLogger() reads.
-  #unregisterLogging: (() => void) | undefined;
-  #stopping: Promise<ShutdownReport> | undefined;
+  readonly #host: HostState<TServices>;
 
   private constructor(options: ApplicationOptions<TServices, unknown>) {
-    const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
-    if (
-      typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < 0
-    ) {
-      throw new RangeError(
-        `shutdownTimeout must be a number of milliseconds of 0 or more: ${timeout}`,
-      );
-    }
-    this.#shutdownTimeout = timeout;
-    this.#shutdownTimeoutInCode = options.shutdownTimeout !== undefined;
-    this.#services = options.locator ?? new ServiceLocator<TServices>();
-    this.#diagnostics = diagnosticsEnabled(
-      readEnvironmentVariable("KIT_LOG_LEVEL"),
-    );
-    this.#logger = consoleLogger(this.#diagnostics);
-    this.#detachCreated = this.#services.serviceCreated.add((event) => {
-      const service = event.service as Partial<HealthCheckable> | null;
-      if (
-        service !== null && typeof service === "object" &&
-        typeof service.checkHealth === "function"
-      ) {
-        this.#serviceChecks.set(event.name, service as HealthCheckable);
-      }
-      this.#debug(
-        `Service '${event.name}' created in ${event.durationMs.toFixed(1)} ms`,
-        { service: event.name, durationMs: event.durationMs },
-      );
-    });
+    this.#host = new HostState(options);
   }
 
   /**
@@ -181,7 +109,13 @@ export class Application<TServices extends object = ServiceMap> {
     const app = new Application<TServices>(
       options as ApplicationOptions<TServices, unknown>,
     );
-    await app.#start(options as ApplicationOptions<TServices, unknown>);
+    const host = app.#host;
+    await startUp(
+      host,
+      app,
+      options as ApplicationOptions<TServices, unknown>,
+      (logStop) => app.#stop(logStop),
+    );
     return app;
   }
 
@@ -210,60 +144,14 @@ export class Application<TServices extends object = ServiceMap> {
   static async run<TServices extends object = ServiceMap, TConfig = unknown>(
     options: ApplicationRunOptions<TServices, TConfig>,
   ): Promise<number> {
-    const exit = options.exit !== false;
-    const done = (code: number): number => {
-      if (exit) exitProcess(code);
-      return code;
-    };
-    let received: ((signal: string) => void) | undefined;
-    let stopping = false;
-    const signals: string[] = [];
-    const detach = onShutdownSignal((signal) => {
-      // A second signal, during start-up or shutdown, ends the process at
-      // once: a hung start-up or disposal can always be interrupted.
-      if (stopping || signals.length > 0) {
-        const code = signal === "SIGINT" ? 130 : 143;
-        console.error(
-          `Received ${signal} again during ${
-            stopping ? "shutdown" : "start-up"
-          }: exiting now with ${code} without waiting.`,
-        );
-        exitProcess(code);
-        return;
-      }
-      signals.push(signal);
-      if (received !== undefined) received(signal);
-      else {
-        console.error(
-          `Received ${signal} during start-up: stopping once it ends (send it again to exit now).`,
-        );
-      }
-    });
-    // Waiting for a signal is the point of run(): keep the process alive
-    // until one arrives (signal listeners alone do not in Node.js).
-    const keepAlive = setInterval(() => {}, 2_147_483_647);
-    let app: Application<TServices>;
-    try {
-      try {
-        app = await Application.start(options);
-      } catch (error) {
-        // Printed here unless the logging step has written it already.
-        if (!loggedFailures.has(error as object)) {
-          console.error(startFailureLine(error));
-        }
-        return done(1);
-      }
-      const signal = signals[0] ?? await new Promise<string>((resolve) => {
-        received = resolve;
-      });
-      stopping = true;
-      app.#logger.info(`Received ${signal}: stopping`, { signal });
-      const report = await app.stop();
-      return done(report.ok ? 0 : 1);
-    } finally {
-      clearInterval(keepAlive);
-      detach();
-    }
+    return await runUntilSignal(
+      options.exit !== false,
+      () => Application.start(options),
+      async (app, signal) => {
+        app.#host.logger.info(`Received ${signal}: stopping`, { signal });
+        return (await app.stop()).ok;
+      },
+    );
   }
 
   /**
@@ -283,7 +171,7 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   get services(): ServiceLocator<TServices> {
-    return this.#services;
+    return this.#host.services;
   }
 
   /**
@@ -309,7 +197,7 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   get url(): string | undefined {
-    return this.#server?.url;
+    return this.#host.server?.url;
   }
 
   /**
@@ -331,7 +219,7 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   get shutdownTimeout(): number {
-    return this.#shutdownTimeout;
+    return this.#host.shutdownTimeout;
   }
 
   /**
@@ -359,22 +247,16 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   async addHostedService(name: string, service: HostedService): Promise<void> {
-    if (
-      service === null || typeof service !== "object" ||
-      typeof service.start !== "function" || typeof service.stop !== "function"
-    ) {
-      throw new TypeError(
-        `addHostedService('${name}'): a hosted service needs start(signal) and stop() methods`,
-      );
-    }
-    if (this.#state === "stopping" || this.#state === "stopped") {
+    HostedServices.check(name, service);
+    const host = this.#host;
+    if (host.phase === "stopping" || host.phase === "stopped") {
       throw new Error(
-        `addHostedService('${name}'): the application is ${this.#state}`,
+        `addHostedService('${name}'): the application is ${host.phase}`,
       );
     }
     const entry = { name, service };
-    this.#hosted.push(entry);
-    if (this.#state === "running") await this.#startHosted(entry);
+    host.hosted.toStart.push(entry);
+    if (host.phase === "running") await startHosted(host, entry);
   }
 
   /**
@@ -410,37 +292,7 @@ export class Application<TServices extends object = ServiceMap> {
     check: HealthCheck,
     options: HealthCheckOptions = {},
   ): this {
-    if (typeof check !== "function") {
-      throw new TypeError(
-        `addHealthCheck('${name}'): the check must be a function`,
-      );
-    }
-    const timeout = options.timeout ?? DEFAULT_CHECK_TIMEOUT;
-    if (
-      typeof timeout !== "number" || !(timeout > 0) ||
-      timeout > 2_147_483_647
-    ) {
-      throw new RangeError(
-        `addHealthCheck('${name}'): timeout must be a positive number of milliseconds, at most 2147483647: ${timeout}`,
-      );
-    }
-    const tags = options.tags;
-    if (
-      tags !== undefined &&
-      (!Array.isArray(tags) || tags.some((tag) => typeof tag !== "string"))
-    ) {
-      throw new TypeError(
-        `addHealthCheck('${name}'): tags must be an array of strings`,
-      );
-    }
-    this.#checks.set(name, {
-      check,
-      timeout,
-      critical: options.critical ?? true,
-      ...(tags !== undefined && tags.length > 0
-        ? { tags: Object.freeze([...tags]) }
-        : {}),
-    });
+    this.#host.health.add(name, check, options);
     return this;
   }
 
@@ -470,34 +322,7 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   health(): Promise<HealthReport> {
-    return this.#health(false);
-  }
-
-  // The report of every check, or of those that count for readiness.
-  async #health(readiness: boolean): Promise<HealthReport> {
-    if (this.#state !== "running") {
-      return {
-        status: this.#state === "starting" ? "starting" : "stopping",
-        checks: {},
-      };
-    }
-    const checks = new Map<string, RegisteredCheck>();
-    for (const [name, service] of this.#serviceChecks) {
-      checks.set(name, {
-        check: (signal) => service.checkHealth(signal),
-        timeout: DEFAULT_CHECK_TIMEOUT,
-        critical: true,
-      });
-    }
-    for (const [name, check] of this.#checks) {
-      if (readiness && !inReadiness(check)) checks.delete(name);
-      else checks.set(name, check);
-    }
-    const report = await runChecks(checks);
-    if (this.#state === "running" && !readiness) {
-      this.#healthGauge.update(report);
-    }
-    return report;
+    return this.#host.healthReport(false);
   }
 
   /**
@@ -581,7 +406,8 @@ export class Application<TServices extends object = ServiceMap> {
   handle<A extends unknown[]>(
     handler: FetchHandler<A>,
   ): (request: Request, ...args: A) => Promise<Response> {
-    return wrapHandler(handler, () => this.#logger);
+    const host = this.#host;
+    return wrapHandler(handler, () => host.logger);
   }
 
   /**
@@ -608,7 +434,7 @@ export class Application<TServices extends object = ServiceMap> {
    * ```
    */
   stop(): Promise<ShutdownReport> {
-    return this.#stopping ??= this.#stop(true);
+    return this.#host.stopping ??= this.#stop(true);
   }
 
   /**
@@ -620,300 +446,31 @@ export class Application<TServices extends object = ServiceMap> {
     await this.stop();
   }
 
-  async #start(options: ApplicationOptions<TServices, unknown>): Promise<void> {
-    const services = this.#services;
-    // Static ServiceLocator calls read this locator until the app stops.
-    locatorHooks.get(services)?.open();
-    const began = performance.now();
-    let step: 1 | 2 | 3 | 4 = 1;
-    try {
-      let settings: ServerSettings | undefined;
-      await this.#step(1, async () => {
-        services.register("config" as never, options.configuration as never);
-        const config: unknown = await services.getAsync("config" as never);
-        // The host's own settings come from code, then this configuration.
-        if (!this.#shutdownTimeoutInCode) {
-          this.#shutdownTimeout = configuredShutdownTimeout(config) ??
-            this.#shutdownTimeout;
-        }
-        if (options.serve !== undefined) {
-          settings = serverSettings(options.server, config);
-        }
-      });
-      const config = services.get("config" as never) as unknown;
-      if (options.logging !== undefined) {
-        step = 2;
-        const logging = options.logging;
-        await this.#step(2, async () => {
-          services.register(
-            "logging" as never,
-            (() => logging(config, services)) as never,
-          );
-          const value = await services.getAsync("logging" as never);
-          this.#hasLogging = true;
-          this.#unregisterLogging = registerHostLogging(value);
-          const logger = loggerOf(value);
-          if (logger !== undefined) this.#logger = logger;
-          return value;
-        });
-      }
-      // Variables one underscore short of a known key, otherwise ignored.
-      logConfigurationFindings(config, this.#logger);
-      if (options.platform !== undefined) {
-        step = 3;
-        const platform = options.platform;
-        await this.#step(3, () => platform(services, config, this));
-      }
-      if (options.services !== undefined) {
-        step = 4;
-        const setup = options.services;
-        await this.#step(4, () => setup(services, config, this));
-      }
-      step = 4;
-      await this.#createEager();
-      this.#checkNotStopped(4);
-      for (const entry of this.#hosted) {
-        await this.#startHosted(entry);
-        this.#checkNotStopped(4);
-      }
-      if (options.serve !== undefined) {
-        await this.#listen(
-          options.serve,
-          config,
-          settings!,
-          testHooksOf(options),
-        );
-      }
-    } catch (error) {
-      const failure = error instanceof ApplicationStartError
-        ? error
-        : new ApplicationStartError(step, error);
-      // Without a logging step, run() or the caller prints the rejection.
-      if (this.#hasLogging && this.#stopping === undefined) {
-        this.#logger.error(startFailureLine(failure), {
-          error: failure.cause,
-          ...(failure.serviceName !== undefined
-            ? { service: failure.serviceName }
-            : {}),
-        });
-        loggedFailures.add(failure);
-      }
-      this.#state = "stopping";
-      if (this.#stopping !== undefined) {
-        // stop() ran meanwhile; take what was created after it began.
-        await this.#stopping;
-        await this.#stop(false);
-      } else {
-        this.#stopping = this.#stop(false);
-        await this.#stopping;
-      }
-      throw failure;
-    }
-    this.#state = "running";
-    const ms = (performance.now() - began).toFixed(1);
-    this.#logger.info(`Application started in ${ms} ms`, {
-      durationMs: Number(ms),
-    });
-  }
-
-  // Last in start-up: the server listens once everything it serves runs.
-  async #listen(
-    serve: NonNullable<ApplicationOptions<TServices, unknown>["serve"]>,
-    config: unknown,
-    settings: ServerSettings,
-    test: TestHooks | undefined,
-  ): Promise<void> {
-    let server: HostServer;
-    try {
-      const handler = await serve(this.#services, config, this);
-      if (typeof handler !== "function") {
-        throw new TypeError(
-          `serve must return a request handler (request) => Response, not ${
-            handler === null ? "null" : typeof handler
-          }`,
-        );
-      }
-      server = await HostServer.start(handler, settings, {
-        handle: (inner) => wrapHandlerAtOnce(inner, () => this.#logger),
-        health: this.healthHandler(),
-        readiness: () => this.#health(true),
-      }, test === undefined || test.listen);
-    } catch (error) {
-      throw new ApplicationStartError(4, error, "server");
-    }
-    this.#server = this.#serverToStop = server;
-    this.#checkNotStopped(4);
-    // A test application sends requests through the same handler, in memory.
-    test?.served((request) => server.fetch(request));
-    if (server.url === undefined) {
-      this.#logger.info("Serving in memory (no port)");
-      return;
-    }
-    this.#logger.info(`Listening on ${server.url} (${server.kind})`, {
-      url: server.url,
-    });
-  }
-
-  // Start-up ends early when stop() was called meanwhile (from a step, a
-  // hosted service, or a signal handler): what it created is then disposed.
-  #checkNotStopped(step: 1 | 2 | 3 | 4): void {
-    if (this.#stopping !== undefined) {
-      throw new ApplicationStartError(
-        step,
-        new Error("stop() was called during start-up"),
-      );
-    }
-  }
-
-  async #step(step: 1 | 2 | 3 | 4, run: () => unknown): Promise<void> {
-    const began = performance.now();
-    try {
-      await run();
-    } catch (error) {
-      // A service a step asked for and could not be created is named.
-      throw new ApplicationStartError(
-        step,
-        error,
-        error instanceof ServiceCreationError ? error.serviceName : undefined,
-      );
-    }
-    this.#checkNotStopped(step);
-    const durationMs = performance.now() - began;
-    this.#debug(
-      `Start-up step ${step} (${STEP_NAMES[step - 1]}) done in ${
-        durationMs.toFixed(1)
-      } ms`,
-      { step, durationMs },
-    );
-  }
-
-  async #createEager(): Promise<void> {
-    const services = this.#services;
-    try {
-      await services.createEagerServices();
-    } catch (error) {
-      const name = error instanceof ServiceCreationError
-        ? error.serviceName
-        : undefined;
-      throw new ApplicationStartError(4, error, name);
-    }
-    for (const [name, options] of services.eagerServices()) {
-      if (options.hosted !== true) continue;
-      const service = services.get(name as never) as HostedService;
-      if (
-        service === null || typeof service !== "object" ||
-        typeof service.start !== "function" ||
-        typeof service.stop !== "function"
-      ) {
-        throw new ApplicationStartError(
-          4,
-          new TypeError(
-            `service '${name}' is registered as hosted but has no start(signal) and stop() methods`,
-          ),
-          name,
-        );
-      }
-      if (!this.#hosted.some((entry) => entry.service === service)) {
-        this.#hosted.push({ name, service });
-      }
-    }
-  }
-
-  async #startHosted(
-    entry: { name: string; service: HostedService },
-  ): Promise<void> {
-    const began = performance.now();
-    try {
-      await entry.service.start(this.#running.signal);
-    } catch (error) {
-      const cause = new Error(
-        `hosted service '${entry.name}' could not start: ${messageOf(error)}`,
-        { cause: error },
-      );
-      if (this.#state === "starting") {
-        throw new ApplicationStartError(4, cause, entry.name);
-      }
-      throw cause;
-    }
-    if (this.#stopping !== undefined) {
-      // stop() began while this one was starting: stop it now, bounded.
-      const signal = deadlineSignal({ timeout: this.#shutdownTimeout })!;
-      await abandonAfter(
-        Promise.resolve().then(() => entry.service.stop(signal)),
-        signal,
-      ).catch((error) =>
-        this.#logger.error(
-          `Hosted service '${entry.name}' failed to stop: ${messageOf(error)}`,
-          { error },
-        )
-      );
-      return;
-    }
-    this.#started.push(entry);
-    this.#debug(
-      `Hosted service '${entry.name}' started in ${
-        (performance.now() - began).toFixed(1)
-      } ms`,
-      { service: entry.name },
-    );
-  }
-
   async #stop(logStop: boolean): Promise<ShutdownReport> {
-    this.#state = "stopping";
-    this.#healthGauge.close();
-    this.#running.abort(new Error("The application is stopping"));
+    const host = this.#host;
+    host.phase = "stopping";
+    host.health.close();
+    host.running.abort(new Error("The application is stopping"));
     const report = await shutdown({
-      timeout: this.#shutdownTimeout,
-      reserveForLogging: this.#hasLogging,
+      timeout: host.shutdownTimeout,
+      reserveForLogging: host.hasLogging,
       logStop,
-      logger: () => this.#logger,
-      server: this.#takeServer(),
-      hosted: this.#started.splice(0),
+      logger: () => host.logger,
+      server: host.takeServer(),
+      hosted: host.hosted.takeStarted(),
       takeCreated: () => {
-        const hooks = locatorHooks.get(this.#services);
+        const hooks = locatorHooks.get(host.services);
         // A service created after this would never be disposed.
         hooks?.close("the application has stopped");
         return hooks?.takeCreated() ?? [];
       },
-      afterServices: () => this.#detachCreated(),
+      afterServices: () => host.detachCreated(),
     });
-    this.#logger = consoleLogger(this.#diagnostics);
+    host.logger = consoleLogger(host.diagnostics);
     // Last: Kit's parts wrote to this logging until now.
-    this.#unregisterLogging?.();
-    this.#unregisterLogging = undefined;
-    this.#state = "stopped";
+    host.unregisterLogging?.();
+    host.unregisterLogging = undefined;
+    host.phase = "stopped";
     return report;
   }
-
-  #takeServer(): HostServer | undefined {
-    const server = this.#serverToStop;
-    this.#serverToStop = undefined;
-    return server;
-  }
-
-  #debug(message: string, properties: Record<string, unknown>): void {
-    if (!this.#diagnostics) return;
-    const logger = this.#logger;
-    if (logger.isEnabled !== undefined && !logger.isEnabled(0)) {
-      console.error(`[kit] ${message}`);
-    } else {
-      logger.debug(message, properties);
-    }
-  }
-}
-
-// The start-up failures the logging step has written, so that run() does
-// not print them a second time.
-const loggedFailures = new WeakSet<object>();
-
-// The line of a failed start-up: its message, and the service at fault when
-// the message does not name it already.
-function startFailureLine(error: unknown): string {
-  const message = messageOf(error);
-  const name = error instanceof ApplicationStartError
-    ? error.serviceName
-    : undefined;
-  return name === undefined || message.includes(`'${name}'`)
-    ? message
-    : `${message} (service '${name}')`;
 }

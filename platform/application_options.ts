@@ -1,4 +1,5 @@
-import type { ServiceLocator, ServiceMap } from "./service_locator.ts";
+import type { ServiceLocator } from "./service_locator.ts";
+import type { ServiceMap } from "./service_registration.ts";
 import type { Application } from "./application.ts";
 import type { ServerOptions } from "./server_options.ts";
 

@@ -26,6 +26,7 @@
  * @module
  */
 export * from "./service_locator.ts";
+export type * from "./service_registration.ts";
 export * from "./service_not_found_error.ts";
 export * from "./circular_dependency_error.ts";
 export * from "./async_service_error.ts";

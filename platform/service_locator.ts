@@ -1,179 +1,46 @@
 import { isPromiseLike } from "../core/mod.ts";
-import { AsyncServiceError } from "./async_service_error.ts";
 import { CircularDependencyError } from "./circular_dependency_error.ts";
-import { ServiceNotFoundError } from "./service_not_found_error.ts";
 import { ServiceCreationError } from "./service_creation_error.ts";
-import { Signal } from "./signal.ts";
-import { disposeValue, isDisposable } from "./_dispose.ts";
+import type { Signal } from "./signal.ts";
+import { disposeCreated, takeCreated } from "./_locator_disposal.ts";
 import { type CreatedService, locatorHooks } from "./_locator_hooks.ts";
+import { LocatorState } from "./_locator_state.ts";
+import { resolveScopedOrTransient } from "./_lifetimes.ts";
+import {
+  closeRunning,
+  explainNotRunning,
+  newestRunning,
+  openRunning,
+} from "./_running_locators.ts";
+import {
+  createSingleton,
+  type LocatorViews,
+  runFactory,
+  trackCreation,
+} from "./_resolution.ts";
+import { ServiceNotFoundError } from "./service_not_found_error.ts";
 import { suggest } from "./_suggest.ts";
-import { RequestContext } from "./request_context.ts";
-import { ServiceLifetimeError } from "./service_lifetime_error.ts";
 import type { ServiceScope } from "./service_scope.ts";
-import { currentScope, Scope, ScopeHandle, scopeOfContext } from "./_scope.ts";
+import { currentScope, Scope, ScopeHandle } from "./_scope.ts";
+import type {
+  ResolvedService,
+  ServiceCreatedEvent,
+  ServiceFactory,
+  ServiceMap,
+  ServiceName,
+  ServiceRegistrationOptions,
+} from "./service_registration.ts";
 
-/**
- * The default service map of a {@linkcode ServiceLocator}: any name, each
- * service `unknown` until a type argument says what it is.
- */
-export type ServiceMap = Record<string, unknown>;
-
-/**
- * Creates a service. It receives the locator so it can `get` its own
- * dependencies; it may return the service or a promise for it (then ask for
- * the service with {@linkcode ServiceLocator.getAsync}).
- *
- * @typeParam T The type of the service.
- * @typeParam TServices The locator's map of names to service types.
- */
-export type ServiceFactory<
-  T = unknown,
-  TServices extends object = ServiceMap,
-> = (locator: ServiceLocator<TServices>) => T | Promise<T>;
-
-/**
- * How long a service lives:
- * - `"singleton"` (the default): one instance, created on first request,
- *   disposed when the locator is (at the application's shutdown);
- * - `"scoped"`: one instance per scope (each request handled through
- *   `app.handle()`, or a scope made with `createScope()`), disposed when
- *   the scope ends;
- * - `"transient"`: a new instance on every request; the locator does not
- *   keep or dispose it (the code that asked for it owns it).
- *
- * @example Usage
- * ```ts
- * import type { ServiceLifetime } from "@vendor/kit/platform";
- *
- * const lifetime: ServiceLifetime = "scoped";
- * ```
- */
-export type ServiceLifetime = "singleton" | "scoped" | "transient";
-
-const LIFETIMES: readonly string[] = ["singleton", "scoped", "transient"];
-
-/**
- * How a service is registered.
- *
- * @example Usage
- * ```ts
- * import type { ServiceRegistrationOptions } from "@vendor/kit/platform";
- *
- * const options: ServiceRegistrationOptions = { eager: true };
- * ```
- */
-export interface ServiceRegistrationOptions {
-  /**
-   * How long the service lives (see {@linkcode ServiceLifetime}). Default
-   * `"singleton"`. A singleton or transient service cannot depend on a
-   * scoped one (a {@linkcode ServiceLifetimeError} names both).
-   */
-  lifetime?: ServiceLifetime;
-  /**
-   * Create the service during the application's start-up (after its four
-   * steps) instead of on first request, so a bad password or a missing file
-   * fails start-up, naming the service, rather than the first request.
-   * {@linkcode ServiceLocator.createEagerServices} does it for a locator used
-   * without the application host. Default `false`.
-   */
-  eager?: boolean;
-  /**
-   * The service is a hosted service (it has `start(signal)` and `stop()`):
-   * the application host creates it eagerly, starts it after the eager
-   * services and stops it first at shutdown. Default `false`.
-   */
-  hosted?: boolean;
-}
-
-/**
- * What {@linkcode ServiceLocator.serviceCreated} dispatches: the name and
- * the new service, and how long its factory took.
- *
- * @example Usage
- * ```ts
- * import { ServiceLocator } from "@vendor/kit/platform";
- *
- * const locator = new ServiceLocator();
- * locator.serviceCreated.add(({ name, durationMs }) =>
- *   console.log(`${name} took ${durationMs.toFixed(1)} ms`)
- * );
- * ```
- */
-export interface ServiceCreatedEvent {
-  /** The service name. */
-  readonly name: string;
-  /** The service. */
-  readonly service: unknown;
-  /** How long its factory took, in milliseconds (until its promise settled). */
-  readonly durationMs: number;
-}
-
-/**
- * The names a locator accepts: those of its service map, or any string for
- * the default map.
- *
- * @typeParam TServices The locator's map of names to service types.
- *
- * @example Usage
- * ```ts
- * import type { ServiceName } from "@vendor/kit/platform";
- *
- * const name: ServiceName<{ http: unknown }> = "http";
- * ```
- */
-export type ServiceName<TServices extends object> = keyof TServices & string;
-
-/**
- * The type `get` returns: the explicit type argument when one is given, else
- * the map's type for the name.
- *
- * @typeParam T The explicit type argument (`never` when not given).
- * @typeParam TServices The locator's map of names to service types.
- * @typeParam K The name.
- *
- * @example Usage
- * ```ts
- * import type { ResolvedService } from "@vendor/kit/platform";
- *
- * const port: ResolvedService<never, { port: number }, "port"> = 3000;
- * ```
- */
-export type ResolvedService<
-  T,
-  TServices extends object,
-  K extends ServiceName<TServices>,
-> = [T] extends [never] ? TServices[K] : T;
-
-// Everything a locator knows. Factories receive a view of the same state that
-// also carries the chain of services being created, so cycles through async
-// factories are caught too.
-class LocatorState {
-  readonly factories = new Map<string, ServiceFactory>();
-  // The names registered as scoped or transient (singletons are absent).
-  readonly lifetimes = new Map<string, "scoped" | "transient">();
-  // Names registered with { eager } or { hosted }, in registration order.
-  readonly eager = new Map<string, ServiceRegistrationOptions>();
-  readonly serviceCreated = new Signal<ServiceCreatedEvent>();
-  readonly instances = new Map<string, unknown>();
-  readonly pending = new Map<string, Promise<unknown>>();
-  // Services this locator created (not registered instances), in creation
-  // order: disposal walks it backwards.
-  created: { name: string; value: unknown }[] = [];
-  // Names whose factories are running synchronously right now, outermost first.
-  readonly resolving: string[] = [];
-  // Set when the application host stopped: creations are refused.
-  closed: string | undefined;
-  // Aborted when the application stops: scopes pass it to dispose(options).
-  #stopping: AbortController | undefined;
-
-  stopSignal = (): AbortSignal =>
-    (this.#stopping ??= new AbortController()).signal;
-
-  close(reason: string): void {
-    this.closed = reason;
-    this.#stopping?.abort(new Error(reason));
-  }
-}
+// Longer than ~600 lines (about 730), for a reason: about 430 of them are
+// the JSDoc and examples of the public API (the class, 9 static and 13
+// instance members, each with an example), which stay with the class; its
+// code is about 260 lines. It is a façade: the registry and its checks are in
+// _locator_state.ts, the creation of singletons and cycle detection in
+// _resolution.ts, the scoped and transient lifetimes in _lifetimes.ts, which
+// locator the static methods read in _running_locators.ts, disposal in
+// _locator_disposal.ts, scopes in _scope.ts, the public types in
+// service_registration.ts. The paths of `get` that find a service already
+// created stay here, inline: they are the hot path.
 
 /**
  * A named registry of lazily created singletons.
@@ -233,9 +100,6 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   // Created on first use: a static initializer that constructs the class
   // itself trips the CommonJS/ESM transpilers of the npm build.
   static #defaultLocator: ServiceLocator | undefined;
-  // The locators of the applications started and not stopped yet, oldest
-  // first: the static methods act on the newest.
-  static #running: ServiceLocator[] = [];
 
   #state: LocatorState = new LocatorState();
   #path: readonly string[] = [];
@@ -257,16 +121,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    */
   constructor() {
     locatorHooks.set(this, {
-      takeCreated: (): CreatedService[] => this.#takeCreated(),
+      takeCreated: (): CreatedService[] => takeCreated(this.#state),
       close: (reason: string): void => {
         this.#state.close(reason);
-        const running = ServiceLocator.#running;
-        const index = running.lastIndexOf(this as ServiceLocator);
-        if (index >= 0) running.splice(index, 1);
+        closeRunning(this);
       },
-      open: (): void => {
-        ServiceLocator.#running.push(this as ServiceLocator);
-      },
+      open: (): void => openRunning(this),
     });
   }
 
@@ -286,7 +146,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
   // locator, unless only the process-wide default knows the name (registered
   // there with the static methods, before the application started).
   static #for(name: string): ServiceLocator {
-    const app = ServiceLocator.#running.at(-1);
+    const app = newestRunning<ServiceLocator>();
     if (app === undefined) return ServiceLocator.default;
     const own = ServiceLocator.#defaultLocator;
     return own !== undefined && !app.has(name) && own.has(name) ? own : app;
@@ -358,24 +218,8 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     try {
       return ServiceLocator.#for(name).get(name) as T;
     } catch (error) {
-      throw ServiceLocator.#explained(error);
+      throw explainNotRunning(error);
     }
-  }
-
-  // A name unknown to the standalone default locator most often means the
-  // call ran before Application.start or after stop: say so.
-  static #explained(error: unknown): unknown {
-    if (
-      error instanceof ServiceNotFoundError &&
-      ServiceLocator.#running.length === 0 && error.creating.length === 0
-    ) {
-      error.message += "\nNo application is running: the static " +
-        "ServiceLocator methods read the services of the application started " +
-        "with Application.start or Application.run until it stops. Call " +
-        "them while it runs, use app.services, or register the service " +
-        "with ServiceLocator.register.";
-    }
-    return error;
   }
 
   /**
@@ -401,7 +245,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     try {
       return await ServiceLocator.#for(name).getAsync(name) as T;
     } catch (error) {
-      throw ServiceLocator.#explained(error);
+      throw explainNotRunning(error);
     }
   }
 
@@ -510,33 +354,11 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     >,
     options?: ServiceRegistrationOptions,
   ): this {
-    if (typeof factory !== "function") {
-      throw new TypeError(
-        `ServiceLocator.register('${name}'): the factory must be a function`,
-      );
-    }
-    const lifetime = options?.lifetime ?? "singleton";
-    if (!LIFETIMES.includes(lifetime)) {
-      throw new TypeError(
-        `ServiceLocator.register('${name}'): lifetime must be "singleton", "scoped" or "transient", not ${
-          JSON.stringify(lifetime)
-        }`,
-      );
-    }
-    const eager = options?.eager === true || options?.hosted === true;
-    if (eager && lifetime !== "singleton") {
-      throw new TypeError(
-        `ServiceLocator.register('${name}'): a ${lifetime} service cannot be eager or hosted (only a singleton can be created at start-up)`,
-      );
-    }
-    const state = this.#state;
-    state.instances.delete(name);
-    state.pending.delete(name);
-    state.factories.set(name, factory as unknown as ServiceFactory);
-    state.eager.delete(name);
-    if (lifetime === "singleton") state.lifetimes.delete(name);
-    else state.lifetimes.set(name, lifetime);
-    if (eager) state.eager.set(name, { ...options });
+    this.#state.register(
+      name,
+      factory as unknown as ServiceFactory,
+      options,
+    );
     return this;
   }
 
@@ -639,12 +461,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     T = never,
     K extends ServiceName<TServices> = ServiceName<TServices>,
   >(name: K, instance: ResolvedService<T, TServices, K>): this {
-    const state = this.#state;
-    state.factories.delete(name);
-    state.lifetimes.delete(name);
-    state.eager.delete(name);
-    state.pending.delete(name);
-    state.instances.set(name, instance);
+    this.#state.registerInstance(name, instance);
     return this;
   }
 
@@ -688,13 +505,24 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     }
     const lifetime = this.#state.lifetimes.get(name);
     if (lifetime !== undefined) {
-      return this.#other(name, lifetime, false) as ResolvedService<
-        T,
-        TServices,
-        K
-      >;
+      return resolveScopedOrTransient(
+        this.#state,
+        this.#path,
+        this.#scope,
+        name,
+        lifetime,
+        false,
+        this as ServiceLocator,
+        ServiceLocator.#views,
+      ) as ResolvedService<T, TServices, K>;
     }
-    return this.#create(name) as ResolvedService<T, TServices, K>;
+    return createSingleton(
+      this.#state,
+      this.#path,
+      name,
+      this as ServiceLocator,
+      ServiceLocator.#views,
+    ) as ResolvedService<T, TServices, K>;
   }
 
   /**
@@ -735,7 +563,16 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     }
     const lifetime = state.lifetimes.get(name);
     if (lifetime !== undefined) {
-      return await this.#other(name, lifetime, true) as R;
+      return await resolveScopedOrTransient(
+        state,
+        this.#path,
+        this.#scope,
+        name,
+        lifetime,
+        true,
+        this as ServiceLocator,
+        ServiceLocator.#views,
+      ) as R;
     }
     const pending = state.pending.get(name);
     if (pending !== undefined) {
@@ -744,9 +581,15 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       }
       return await pending as R;
     }
-    const result = this.#run(name);
+    const result = runFactory(
+      state,
+      this.#path,
+      name,
+      this as ServiceLocator,
+      ServiceLocator.#views,
+    );
     if (!isPromiseLike(result)) return result as R;
-    return await this.#track(name, result) as R;
+    return await trackCreation(state, name, result) as R;
   }
 
   /**
@@ -765,7 +608,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   has(name: string): boolean {
-    return this.#state.factories.has(name) || this.#state.instances.has(name);
+    return this.#state.has(name);
   }
 
   /**
@@ -784,15 +627,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   unregister(name: string): boolean {
-    const state = this.#state;
-    const known = this.has(name);
-    state.factories.delete(name);
-    state.lifetimes.delete(name);
-    state.eager.delete(name);
-    state.instances.delete(name);
-    state.pending.delete(name);
-    state.created = state.created.filter((entry) => entry.name !== name);
-    return known;
+    return this.#state.unregister(name);
   }
 
   /**
@@ -850,28 +685,7 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```
    */
   async dispose(): Promise<void> {
-    const state = this.#state;
-    while (state.pending.size > 0) {
-      await Promise.allSettled([...state.pending.values()]);
-    }
-    const created = this.#takeCreated();
-    const errors: unknown[] = [];
-    const failed: string[] = [];
-    for (let i = created.length - 1; i >= 0; i--) {
-      const { name, value } = created[i];
-      try {
-        await disposeValue(value);
-      } catch (error) {
-        errors.push(error);
-        failed.push(name);
-      }
-    }
-    if (errors.length > 0) {
-      throw new AggregateError(
-        errors,
-        `Failed to dispose ${errors.length} service(s): ${failed.join(", ")}`,
-      );
-    }
+    await disposeCreated(this.#state);
   }
 
   /**
@@ -884,204 +698,28 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
     return this.dispose();
   }
 
-  // Hands over (and forgets) what this locator created, oldest first.
-  #takeCreated(): CreatedService[] {
-    const state = this.#state;
-    const created = state.created;
-    state.created = [];
-    for (const { name, value } of created) {
-      if (state.instances.get(name) === value) state.instances.delete(name);
-    }
-    return created;
-  }
-
-  #create(name: string): unknown {
-    const state = this.#state;
-    if (state.instances.has(name)) return state.instances.get(name);
-    if (state.pending.has(name)) {
-      if (this.#path.includes(name)) {
-        throw new CircularDependencyError([...this.#path, name]);
-      }
-      throw new AsyncServiceError(name);
-    }
-    const result = this.#run(name);
-    if (!isPromiseLike(result)) return result;
-    // An async factory reached through get(): keep the creation going so a
-    // getAsync() shares it, and tell the caller to await it.
-    this.#track(name, result).catch(() => {});
-    throw new AsyncServiceError(name);
-  }
-
-  // Runs the factory of `name` synchronously with cycle detection. A plain
-  // result is stored; a promise is returned for the caller to track.
-  #run(name: string): unknown {
-    const state = this.#state;
-    const factory = state.factories.get(name);
-    if (factory === undefined) {
+  // What the creation of services (_resolution.ts, _lifetimes.ts) needs the
+  // class for: the locator handed to a factory (a view of the same state,
+  // with `name` on its chain of creations), and the "not found" error, made
+  // here so that an uncaught one points at this file.
+  static #views: LocatorViews = {
+    child: (owner, name, scope): ServiceLocator => {
+      const view = new ServiceLocator();
+      view.#state = owner.#state;
+      view.#path = [...owner.#path, name];
+      view.#scope = scope;
+      return view;
+    },
+    notFound: (state, path, name): ServiceNotFoundError => {
       // The services being created when this one was asked for: through the
       // locator handed to the factory (async factories too), else the
       // synchronous creations under way.
-      const creating = this.#path.length > 0 ? this.#path : state.resolving;
-      throw new ServiceNotFoundError(
+      const creating = path.length > 0 ? path : state.resolving;
+      return new ServiceNotFoundError(
         name,
         suggest(name, [...state.factories.keys(), ...state.instances.keys()]),
         creating,
       );
-    }
-    const started = performance.now();
-    // Outside the caller's request context (and span): a singleton outlives
-    // the request that happened to create it, and its timers and callbacks
-    // must not carry that request's id.
-    const result = this.#invoke(
-      name,
-      () => RequestContext.detach(() => factory(this.#scoped(name))),
-    );
-    if (!isPromiseLike(result)) this.#store(name, result, factory, started);
-    else this.#started.set(result, started);
-    return result;
-  }
-
-  // Calls a factory (through `call`) with cycle detection, unless the
-  // application has stopped.
-  #invoke(name: string, call: () => unknown): unknown {
-    const state = this.#state;
-    if (state.resolving.includes(name)) {
-      throw new CircularDependencyError([...state.resolving, name]);
-    }
-    if (state.closed !== undefined) {
-      throw new Error(`Service '${name}' cannot be created: ${state.closed}`);
-    }
-    state.resolving.push(name);
-    try {
-      return call();
-    } finally {
-      state.resolving.pop();
-    }
-  }
-
-  // When each async factory's promise was started, for serviceCreated.
-  #started = new WeakMap<object, number>();
-
-  #track(name: string, result: PromiseLike<unknown>): Promise<unknown> {
-    const state = this.#state;
-    const factory = state.factories.get(name);
-    const started = this.#started.get(result) ?? performance.now();
-    const promise: Promise<unknown> = Promise.resolve(result).then(
-      (value) => {
-        if (state.pending.get(name) === promise) {
-          state.pending.delete(name);
-          this.#store(name, value, factory, started);
-        }
-        return value;
-      },
-      (error: unknown) => {
-        if (state.pending.get(name) === promise) state.pending.delete(name);
-        throw error;
-      },
-    );
-    state.pending.set(name, promise);
-    return promise;
-  }
-
-  #store(
-    name: string,
-    value: unknown,
-    factory: ServiceFactory | undefined,
-    started: number,
-  ): void {
-    const state = this.#state;
-    // A registration replaced while its factory ran does not get the old value.
-    if (state.factories.get(name) !== factory) return;
-    state.instances.set(name, value);
-    if (isDisposable(value)) state.created.push({ name, value });
-    if (state.serviceCreated.size > 0) {
-      state.serviceCreated.dispatch({
-        name,
-        service: value,
-        durationMs: performance.now() - started,
-      });
-    }
-  }
-
-  #scoped(name: string, scope?: Scope): ServiceLocator<TServices> {
-    const view = new ServiceLocator<TServices>();
-    view.#state = this.#state;
-    view.#path = [...this.#path, name];
-    view.#scope = scope;
-    return view;
-  }
-
-  // A scoped or transient service. `wait`: a promise from an async factory
-  // is returned (getAsync) instead of an AsyncServiceError (get).
-  #other(
-    name: string,
-    lifetime: "scoped" | "transient",
-    wait: boolean,
-  ): unknown {
-    const state = this.#state;
-    let scope: Scope | undefined;
-    if (lifetime === "scoped") {
-      // The service being created that asks for this one, if any: through
-      // the locator its factory received, else the synchronous creations.
-      const dependent = this.#path.at(-1) ?? state.resolving.at(-1);
-      if (dependent !== undefined) {
-        const kind = state.lifetimes.get(dependent) ?? "singleton";
-        if (kind !== "scoped") {
-          throw new ServiceLifetimeError("captive", name, {
-            name: dependent,
-            lifetime: kind,
-          });
-        }
-      }
-      const found = this.#scope ??
-        scopeOfContext(state, state.stopSignal);
-      if (typeof found === "string") {
-        throw new ServiceLifetimeError(found, name);
-      }
-      if (found.disposed) throw new ServiceLifetimeError(found.ended, name);
-      scope = found;
-      const instance = scope.instances.get(name);
-      if (instance !== undefined || scope.instances.has(name)) return instance;
-      const pending = scope.pending.get(name);
-      if (pending !== undefined) {
-        if (this.#path.includes(name)) {
-          throw new CircularDependencyError([...this.#path, name]);
-        }
-        if (wait) return pending;
-        throw new AsyncServiceError(name);
-      }
-    }
-    const factory = state.factories.get(name)!;
-    // In the caller's context: the service belongs to it. Its factory
-    // resolves scoped dependencies from the same scope.
-    const result = this.#invoke(
-      name,
-      () => factory(this.#scoped(name, scope ?? this.#scope)),
-    );
-    if (!isPromiseLike(result)) {
-      scope?.store(name, result);
-      return result;
-    }
-    let promise: Promise<unknown> = Promise.resolve(result);
-    if (scope !== undefined) {
-      const owner = scope;
-      promise = promise.then(
-        (value) => {
-          if (owner.pending.get(name) === promise) {
-            owner.pending.delete(name);
-            owner.store(name, value);
-          }
-          return value;
-        },
-        (error: unknown) => {
-          if (owner.pending.get(name) === promise) owner.pending.delete(name);
-          throw error;
-        },
-      );
-      owner.pending.set(name, promise);
-    }
-    if (wait) return promise;
-    promise.catch(() => {});
-    throw new AsyncServiceError(name);
-  }
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type {
   ResolvedService,
   ServiceMap,
   ServiceName,
-} from "./service_locator.ts";
+} from "./service_registration.ts";
 
 /**
  * A scope made by hand with {@linkcode ServiceLocator.createScope}, for work
