@@ -1,7 +1,7 @@
 import type { IConfiguration } from "../config/mod.ts";
 import { hostLogger, type Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
-import { cultureChain } from "./_culture_chain.ts";
+import { cultureChain } from "../internal/culture_chain.ts";
 import { cultureOfRequest } from "./_request_culture.ts";
 import { ResourceLoader } from "./_resource_loading.ts";
 import { type Slot, TranslatorCache } from "./_translator_cache.ts";
