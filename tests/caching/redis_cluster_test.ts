@@ -16,7 +16,8 @@ import {
   type RedisTestCluster,
   startRedisCluster,
 } from "../_support/redis_cluster.ts";
-import { freePort, waitUntil } from "../_support/redis_process.ts";
+import { freePort } from "../_support/redis_process.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisClusterSkip;
@@ -279,7 +280,7 @@ test("cluster: the invalidation bus reaches another instance", {
     assert.equal(await a.cache.get("k"), "v1");
     a.received.length = 0;
     await b.cache.set("k", "v2");
-    await waitUntil(
+    await waitFor(
       () => a.received.some((message) => message.keys?.includes("k")),
       "b's invalidation at a",
       5_000,
@@ -407,7 +408,7 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 200));
       await cluster.killPrimary(victim);
       // The key's slot is now served by the promoted replica.
-      await waitUntil(
+      await waitFor(
         async () => (await cache.get("before")) === "kept",
         "a read of a key of the dead primary's slots",
         20_000,

@@ -16,7 +16,8 @@ import {
   type RedisTestSentinel,
   startRedisSentinel,
 } from "../_support/redis_sentinel.ts";
-import { freePort, waitUntil } from "../_support/redis_process.ts";
+import { freePort } from "../_support/redis_process.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisSentinelSkip;
@@ -274,7 +275,7 @@ test(
       // Commands sent to the dead primary time out (commandTimeout) and may
       // count as an outage once more: wait until the provider is back.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      await waitUntil(
+      await waitFor(
         async () => (await store.connect()) && store.isConnected,
         "the provider connected again",
         10_000,
@@ -297,7 +298,7 @@ test(
       assert.equal(await a.cache.get("k"), "v1");
       a.received.length = 0;
       await b.cache.set("k", "v2");
-      await waitUntil(
+      await waitFor(
         () => a.received.some((message) => message.keys?.includes("k")),
         "b's invalidation at a after the failover",
         10_000,
