@@ -60,6 +60,26 @@ export interface Topology {
 
 let buses = 0;
 
+/** A tiered cache on the bus of `l2`, and the invalidations it received. */
+export interface BusMember {
+  tiered: TieredCacheProvider;
+  received: CacheInvalidation[];
+  cache: CacheManager;
+}
+
+/**
+ * A tiered cache (memory over `l2`) that records the invalidations the bus
+ * brings it: two of them on one key prefix are two instances of a service.
+ */
+export function busMember(l2: RemoteStoreCacheProvider): BusMember {
+  const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
+  const received: CacheInvalidation[] = [];
+  tiered.invalidated.add((message) => {
+    received.push(message);
+  });
+  return { tiered, received, cache: new CacheManager(tiered) };
+}
+
 /** Registers the shared steps for one topology. */
 export function topologySuite(t: Topology): void {
   const { name, skip } = t;
@@ -164,17 +184,8 @@ export function topologySuite(t: Topology): void {
     skip,
   }, async () => {
     const keyPrefix = `bus${++buses}:`;
-    const make = () => {
-      const l2 = t.provider({ keyPrefix }).provider;
-      const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
-      const received: CacheInvalidation[] = [];
-      tiered.invalidated.add((message) => {
-        received.push(message);
-      });
-      return { tiered, received, cache: new CacheManager(tiered) };
-    };
-    const a = make();
-    const b = make();
+    const a = busMember(t.provider({ keyPrefix }).provider);
+    const b = busMember(t.provider({ keyPrefix }).provider);
     try {
       assert.equal(await a.tiered.connect(), true);
       assert.equal(await b.tiered.connect(), true);

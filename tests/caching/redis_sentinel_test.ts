@@ -2,13 +2,7 @@
 // primary, its replica and three redis-sentinel processes.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  type CacheInvalidation,
-  CacheManager,
-  MemoryCacheProvider,
-  RemoteStoreCacheProvider,
-  TieredCacheProvider,
-} from "../../caching/mod.ts";
+import { CacheManager, RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   redisSentinelSkip,
   type RedisTestSentinel,
@@ -16,6 +10,7 @@ import {
 } from "../_support/redis_sentinel.ts";
 import { waitFor } from "../_support/wait_for.ts";
 import {
+  busMember,
   type ProviderOptions,
   type TopologyProvider,
   topologySuite,
@@ -129,17 +124,8 @@ test(
   async () => {
     const { provider: store } = provider();
     const cache = new CacheManager(store);
-    const make = () => {
-      const l2 = provider({ keyPrefix: "bus:" }).provider;
-      const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
-      const received: CacheInvalidation[] = [];
-      tiered.invalidated.add((message) => {
-        received.push(message);
-      });
-      return { tiered, received, cache: new CacheManager(tiered) };
-    };
-    const a = make();
-    const b = make();
+    const a = busMember(provider({ keyPrefix: "bus:" }).provider);
+    const b = busMember(provider({ keyPrefix: "bus:" }).provider);
     try {
       assert.equal(await a.tiered.connect(), true);
       assert.equal(await b.tiered.connect(), true);
