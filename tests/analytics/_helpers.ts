@@ -2,10 +2,11 @@
 // loopback server, bounded waits, and an in-memory provider.
 import {
   type RecordedRequest,
-  sendJson,
+  startCollector,
   startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
+import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type {
@@ -14,12 +15,8 @@ import type {
   IAnalyticsProvider,
 } from "../../analytics/mod.ts";
 
+export { startCollector };
 export type { RecordedRequest, TestServer };
-
-/** A server answering 200 `{}` to everything. */
-export function startCollector(): Promise<TestServer> {
-  return startTestServer((_request, response) => sendJson(response, 200, {}));
-}
 
 /** The events of every `{ events: [...] }` request received so far. */
 export function receivedEvents(server: TestServer): AnalyticsEvent[] {
@@ -31,23 +28,15 @@ export function receivedEvents(server: TestServer): AnalyticsEvent[] {
 }
 
 /** Waits until `condition()` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(
+export function waitFor(
   condition: () => boolean,
   timeoutMs = 10_000,
   what = "condition",
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await delay(10);
-  }
+  return waitUntil(condition, what, timeoutMs);
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { delay };
 
 /** A promise with its resolver, for gating a server handler. */
 export function gate(): { promise: Promise<void>; open: () => void } {

@@ -6,7 +6,11 @@
 // tell "bounded" from "the full retry schedule" (tens of seconds).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import {
   AnalyticsDeliveryAbortedError,
   AnalyticsDeliveryError,
@@ -126,9 +130,7 @@ test("dispose({ timeout }) of ExternalAnalyticsProvider ends at the deadline aga
 });
 
 test("flush() with an already aborted signal sends nothing and drops what it waited for", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,
@@ -228,9 +230,7 @@ test("AnalyticsManager.flush() without options still waits for every provider", 
 });
 
 test("circuit breaker: with 5 batches and a dead endpoint only the first runs its retry schedule", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, { error: "down" })
-  );
+  await using server = await startCollector(503, { error: "down" });
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,

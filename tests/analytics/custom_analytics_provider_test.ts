@@ -161,9 +161,7 @@ test("CustomAnalyticsProvider retries after a dropped connection", async () => {
 });
 
 test("CustomAnalyticsProvider never retries a 401 and reports the dropped batch", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 401, { message: "bad key" })
-  );
+  await using server = await startCollector(401, { message: "bad key" });
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: `${server.url}/collect`,
@@ -220,9 +218,7 @@ test("CustomAnalyticsProvider waits as long as Retry-After says on a 429", async
 });
 
 test("CustomAnalyticsProvider drops a batch after maxRetries failed retries of a 503", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  await using server = await startCollector(503, {});
   const sink = errorSink();
   const analytics = managerWith(
     new CustomAnalyticsProvider({

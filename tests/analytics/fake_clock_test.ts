@@ -11,7 +11,7 @@ import {
   ExternalAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import { FakeClock } from "@vendor/kit-platform/testing";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startFailingFirst } from "../_support/http_server.ts";
 import { delay, receivedEvents, startCollector, waitFor } from "./_helpers.ts";
 
 let ids = 0;
@@ -51,9 +51,7 @@ describe("analytics batching with a FakeClock", () => {
   });
 
   it("waits the retryDelay on the clock before sending a failed batch again", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, server.requests.length === 1 ? 503 : 200, {})
-    );
+    await using server = await startFailingFirst();
     const clock = new FakeClock();
     const provider = new CustomAnalyticsProvider({
       endpoint: server.url,

@@ -3,7 +3,11 @@
 // AnalyticsManager (the worst of its providers; healthy when none).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import {
   type AnalyticsEvent,
   AnalyticsManager,
@@ -148,9 +152,7 @@ test("AnalyticsManager.checkHealth() is healthy with no checkable provider, else
 });
 
 test("AnalyticsManager.checkHealth() reports a provider that drops events", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 400, {})
-  );
+  await using server = await startCollector(400, {});
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,
     onError: () => {},

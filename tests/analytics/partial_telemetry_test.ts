@@ -15,7 +15,7 @@ import {
   type AnalyticsEvent,
   CustomAnalyticsProvider,
 } from "../../analytics/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import { pointsOf } from "../_support/otel_sdk.ts";
 
 const PROVIDER = "CustomAnalyticsProvider";
@@ -47,9 +47,7 @@ function event(name: string): AnalyticsEvent {
 async function deliver(
   count: number,
 ): Promise<{ delivered: number; dropped: number; requests: number }> {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const provider = new CustomAnalyticsProvider({
     endpoint: `${server.url}/collect`,
     batchSize: 2,

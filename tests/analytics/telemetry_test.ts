@@ -10,7 +10,7 @@ import {
   type AnalyticsEvent,
   CustomAnalyticsProvider,
 } from "../../analytics/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import {
   installOtelSdk,
   type MetricPoint,
@@ -54,9 +54,7 @@ describe("analytics delivery with an OpenTelemetry SDK", () => {
   });
 
   it("makes one span per POST and counts delivered events", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const provider = new CustomAnalyticsProvider({
       endpoint: `${server.url}/collect`,
       apiKey: "key-1",
@@ -94,9 +92,9 @@ describe("analytics delivery with an OpenTelemetry SDK", () => {
   });
 
   it("gives each retry its own span with http.request.resend_count, and counts retried and dropped events", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 503, { error: "busy, key-secret-1 rejected" })
-    );
+    await using server = await startCollector(503, {
+      error: "busy, key-secret-1 rejected",
+    });
     const provider = new CustomAnalyticsProvider({
       endpoint: server.url,
       apiKey: "key-secret-1",
