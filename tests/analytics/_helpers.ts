@@ -18,6 +18,28 @@ import type {
 export { startCollector };
 export type { RecordedRequest, TestServer };
 
+let messages = 0;
+
+/**
+ * A `track` event named `name` from `anon-1`, sampled at 1, with no
+ * properties: the event the delivery tests send. Its `messageId` is a fresh
+ * `m-<n>` unless given.
+ */
+export function trackEvent(
+  name = "a",
+  messageId = `m-${++messages}`,
+): AnalyticsEvent {
+  return {
+    type: "track",
+    name,
+    properties: {},
+    timestamp: Date.now(),
+    anonymousId: "anon-1",
+    sampleRate: 1,
+    messageId,
+  };
+}
+
 /** The events of every `{ events: [...] }` request received so far. */
 export function receivedEvents(server: TestServer): AnalyticsEvent[] {
   return server.requests.flatMap((request) =>

@@ -28,6 +28,7 @@ import {
   gate,
   refusingEndpoint,
   startHangingServer,
+  trackEvent,
   waitFor,
 } from "./_helpers.ts";
 
@@ -295,16 +296,4 @@ test("circuit breaker: the first probe that gets through closes it and the rest 
   await provider.dispose();
 });
 
-let ids = 0;
-
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);

@@ -17,6 +17,7 @@ import {
   isSettled,
   receivedEvents,
   startCollector,
+  trackEvent,
   waitFor,
 } from "./_helpers.ts";
 
@@ -458,14 +459,6 @@ test("CustomAnalyticsProvider.fromConfiguration(): code options win, and a key t
   await provider.dispose();
 });
 
-function eventNamed(name: string) {
-  return {
-    type: "track" as const,
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${name}`,
-  };
+function eventNamed(name: string): ReturnType<typeof trackEvent> {
+  return trackEvent(name, `m-${name}`);
 }

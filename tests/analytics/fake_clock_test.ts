@@ -12,20 +12,15 @@ import {
 } from "../../analytics/mod.ts";
 import { FakeClock } from "@vendor/kit-platform/testing";
 import { startFailingFirst } from "../_support/http_server.ts";
-import { delay, receivedEvents, startCollector, waitFor } from "./_helpers.ts";
+import {
+  delay,
+  receivedEvents,
+  startCollector,
+  trackEvent,
+  waitFor,
+} from "./_helpers.ts";
 
-let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);
 
 describe("analytics batching with a FakeClock", () => {
   it("a batch leaves when the flushInterval has passed on the clock", async () => {

@@ -16,21 +16,11 @@ import {
   type IAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import type { HealthCheckResult } from "../../platform/mod.ts";
-import { errorSink, MemoryProvider } from "./_helpers.ts";
+import { errorSink, MemoryProvider, trackEvent } from "./_helpers.ts";
 
 const KEY = "sk_health_0a1b2c3d";
 
-function event(name = "a"): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${name}`,
-  };
-}
+const event = (name = "a"): AnalyticsEvent => trackEvent(name, `m-${name}`);
 
 test("CustomAnalyticsProvider.checkHealth(): healthy, degraded while failing and after drops, healthy again", async () => {
   let status = 503;

@@ -17,6 +17,7 @@ import {
 } from "../../analytics/mod.ts";
 import { startCollector } from "../_support/http_server.ts";
 import { pointsOf } from "../_support/otel_sdk.ts";
+import { trackEvent } from "./_helpers.ts";
 
 const PROVIDER = "CustomAnalyticsProvider";
 
@@ -31,17 +32,8 @@ class TestMetricReader extends MetricReader {
 }
 
 let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `partial-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent =>
+  trackEvent(name, `partial-${++ids}`);
 
 // Tracks `count` events and flushes them to a loopback intake answering 200.
 async function deliver(

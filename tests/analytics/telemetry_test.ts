@@ -16,22 +16,12 @@ import {
   type MetricPoint,
   type OtelSdk,
 } from "../_support/otel_sdk.ts";
+import { trackEvent } from "./_helpers.ts";
 
 const SCOPE = "@vendor/kit-platform-analytics";
 const PROVIDER = "CustomAnalyticsProvider";
 
-let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);
 
 function counts(points: MetricPoint[]): Record<string, number | undefined> {
   return Object.fromEntries(
