@@ -80,6 +80,30 @@ export function busMember(l2: RemoteStoreCacheProvider): BusMember {
   return { tiered, received, cache: new CacheManager(tiered) };
 }
 
+/**
+ * Checks that a write at `b` reaches `a`: `a` reads b's first value, then,
+ * once b's invalidation of the second arrived (within `timeout` ms), the
+ * second value instead of its own memory's copy.
+ */
+export async function assertBusDelivers(
+  a: BusMember,
+  b: BusMember,
+  what: string,
+  timeout: number,
+): Promise<void> {
+  await b.cache.set("k", "v1");
+  assert.equal(await a.cache.get("k"), "v1");
+  a.received.length = 0;
+  await b.cache.set("k", "v2");
+  await waitFor(
+    () => a.received.some((message) => message.keys?.includes("k")),
+    what,
+    timeout,
+    50,
+  );
+  assert.equal(await a.cache.get("k"), "v2");
+}
+
 /** Registers the shared steps for one topology. */
 export function topologySuite(t: Topology): void {
   const { name, skip } = t;
@@ -189,17 +213,7 @@ export function topologySuite(t: Topology): void {
     try {
       assert.equal(await a.tiered.connect(), true);
       assert.equal(await b.tiered.connect(), true);
-      await b.cache.set("k", "v1");
-      assert.equal(await a.cache.get("k"), "v1");
-      a.received.length = 0;
-      await b.cache.set("k", "v2");
-      await waitFor(
-        () => a.received.some((message) => message.keys?.includes("k")),
-        "b's invalidation at a",
-        5_000,
-        50,
-      );
-      assert.equal(await a.cache.get("k"), "v2");
+      await assertBusDelivers(a, b, "b's invalidation at a", 5_000);
     } finally {
       await Promise.all([a.cache.dispose(), b.cache.dispose()]);
     }
