@@ -90,7 +90,7 @@ describe("scripts/_run.ts", { skip }, () => {
     assert.equal(alive(pid), false, "the grandchild is killed too");
   });
 
-  it("settles when the command ends though a grandchild still holds its output", async () => {
+  it("settles after the kill though a grandchild outside the group still holds the output", async () => {
     const { run } = await load();
     const started = performance.now();
     // The grandchild leaves the command's group and keeps stdout open for
