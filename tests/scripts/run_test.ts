@@ -12,7 +12,21 @@ const isDeno =
   (process.versions as Record<string, string | undefined>).deno !== undefined;
 const skip = isDeno ? false : "the scripts run from a checkout under Deno";
 
-type RunModule = typeof import("../../scripts/_run.ts");
+// What the test uses of scripts/_run.ts. Written out rather than taken with
+// `typeof import(…)`: the npm passes transpile every test file and accept
+// no import of a checkout file outside a module's mod.ts, even a type-only
+// one; the module is loaded only under Deno.
+interface RunModule {
+  run(command: string, args: readonly string[], options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    timeoutMs: number;
+    secrets?: readonly string[];
+    outputLimit?: number;
+    settleMs?: number;
+  }): Promise<{ code: number | null; output: string }>;
+  killAll(): void;
+}
 
 /** The module under test, loaded only where it runs. */
 function load(): Promise<RunModule> {
