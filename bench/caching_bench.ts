@@ -349,6 +349,40 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Times each row in 12 alternating rounds of `calls` single calls and prints,
+ * per row, the median of the per-round medians and the quietest round's, in
+ * µs: load that comes and goes on a shared machine then lands on every row
+ * alike. Names are padded to `pad` characters.
+ */
+async function alternatingRounds(
+  rows: Record<string, () => Promise<unknown>>,
+  calls: number,
+  pad: number,
+): Promise<void> {
+  const median = (list: number[]): number =>
+    [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const rounds: Record<string, number[]> = {};
+  for (let round = 0; round < 12; round++) {
+    for (const [name, call] of Object.entries(rows)) {
+      const times: number[] = [];
+      for (let j = 0; j < calls; j++) {
+        const start = performance.now();
+        await call();
+        times.push(performance.now() - start);
+      }
+      (rounds[name] ??= []).push(median(times) * 1_000);
+    }
+  }
+  for (const [name, list] of Object.entries(rounds)) {
+    console.log(
+      `${name.padEnd(pad)} median ${
+        median(list).toFixed(1)
+      } µs, quietest round ${Math.min(...list).toFixed(1)} µs`,
+    );
+  }
+}
+
 // --- interleaved, for a shared machine ---------------------------------------
 // `deno bench` times the rows of a group one after the other, so load that
 // comes and goes on a shared machine lands on one side. Run as a script, this
@@ -650,8 +684,6 @@ if (interleaved) {
   //
   //   KIT_CACHE_BENCH_REDIS_AB=1 deno run -A bench/caching_bench.ts
   if (Deno.env.get("KIT_CACHE_BENCH_REDIS_AB") === "1") {
-    const median = (list: number[]): number =>
-      [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
     const rows: Record<string, () => Promise<unknown>> = {
       "raw node-redis GET (one round trip)": () => raw.get("raw:key:0"),
       "getOrSet miss, no lock": () => remote.getOrSet(nextMiss(), produce),
@@ -675,25 +707,7 @@ if (interleaved) {
     const hits = async (cache: CacheManager | undefined): Promise<void> => {
       for (let j = 0; j < 100; j++) await cache?.get(nextKey());
     };
-    const rounds: Record<string, number[]> = {};
-    for (let round = 0; round < 12; round++) {
-      for (const [name, call] of Object.entries(rows)) {
-        const times: number[] = [];
-        for (let j = 0; j < 1_000; j++) {
-          const start = performance.now();
-          await call();
-          times.push(performance.now() - start);
-        }
-        (rounds[name] ??= []).push(median(times) * 1_000);
-      }
-    }
-    for (const [name, list] of Object.entries(rounds)) {
-      console.log(
-        `${name.padEnd(40)} median ${
-          median(list).toFixed(1)
-        } µs, quietest round ${Math.min(...list).toFixed(1)} µs`,
-      );
-    }
+    await alternatingRounds(rows, 1_000, 40);
     dispatchEvent(new Event("unload"));
     Deno.exit(0);
   }
@@ -766,8 +780,6 @@ if (!interleaved && redisClusterSkip === false) {
   //
   //   KIT_CACHE_BENCH_CLUSTER_AB=1 deno bench -A bench/caching_bench.ts --filter cluster
   if (Deno.env.get("KIT_CACHE_BENCH_CLUSTER_AB") === "1") {
-    const median = (list: number[]): number =>
-      [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
     const rows: Record<string, () => Promise<unknown>> = {
       "raw node-redis cluster GET": () => rawCluster.get(`raw:${nextKey()}`),
       "Kit getOrSet hit, cluster": () => clustered.getOrSet(nextKey(), factory),
@@ -776,25 +788,7 @@ if (!interleaved && redisClusterSkip === false) {
       "Kit invalidateTags, 1 tag / 10,000 entries": () =>
         clustered.invalidateTags(["wide"]),
     };
-    const rounds: Record<string, number[]> = {};
-    for (let round = 0; round < 12; round++) {
-      for (const [name, call] of Object.entries(rows)) {
-        const times: number[] = [];
-        for (let j = 0; j < 500; j++) {
-          const start = performance.now();
-          await call();
-          times.push(performance.now() - start);
-        }
-        (rounds[name] ??= []).push(median(times) * 1_000);
-      }
-    }
-    for (const [name, list] of Object.entries(rounds)) {
-      console.log(
-        `${name.padEnd(44)} median ${
-          median(list).toFixed(1)
-        } µs, quietest round ${Math.min(...list).toFixed(1)} µs`,
-      );
-    }
+    await alternatingRounds(rows, 500, 44);
   }
   Deno.bench({
     name: "Kit invalidateTags, one tag over 10,000 entries, cluster",

@@ -14,7 +14,6 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import {
   chmod,
@@ -30,6 +29,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { runSync } from "./_run.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -77,19 +77,11 @@ export function run(
   options: { cwd?: string; timeout?: number; env?: Record<string, string> } =
     {},
 ): Ran {
-  const result = spawnSync(command, args, {
+  return runSync(command, args, {
     cwd: options.cwd ?? ROOT,
-    encoding: "utf8",
-    timeout: options.timeout ?? 600_000,
-    maxBuffer: 64 * 1024 * 1024,
+    timeout: options.timeout,
     env: { ...process.env, ...options.env },
   });
-  return {
-    code: result.status ?? 1,
-    stdout: result.stdout ?? "",
-    stderr: (result.stderr ?? "") +
-      (result.error ? String(result.error.message) : ""),
-  };
 }
 
 /**

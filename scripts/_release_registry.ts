@@ -3,14 +3,20 @@
 // authentication for the @vendor scope and the public registry proxied for
 // everything else, a user created through the registry's API, and the
 // publish helper whose refusal names the registry and the package.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-
-/** Output kept per command: the end of it, for the failure line. */
-const OUTPUT_LIMIT = 64 * 1024;
+import {
+  killAll,
+  mask,
+  OUTPUT_LIMIT,
+  run,
+  type RunOptions,
+  type RunResult,
+  track,
+} from "./_run.ts";
 
 /**
  * The tools the check installs into its folder, pinned. Verdaccio 6.8 is
@@ -33,106 +39,12 @@ export const TOOL_PINS = {
 const TOOL_OVERRIDES = { "node-fetch": "2.7.0" } as const;
 
 /** What a finished command left. */
-export interface Result {
-  /** The exit code; `null` when a signal (or the time limit) ended it. */
-  code: number | null;
-  /** The end of stdout and stderr together, secrets masked. */
-  output: string;
-}
+export type Result = RunResult;
 
 /** A command and where it runs. */
-export interface RunOptions {
-  /** The working folder. */
-  cwd: string;
-  /** The whole environment of the child (nothing is inherited). */
-  env: Record<string, string>;
-  /** The time limit in milliseconds. */
-  timeoutMs: number;
-  /** Strings that must never reach the output (tokens, passwords). */
-  secrets?: readonly string[];
-}
+export type { RunOptions };
 
-/** Every child still running, killed by `killAll` on the way out. */
-const running = new Set<ChildProcess>();
-
-/**
- * Runs a command to its end, killing it past the time limit.
- *
- * @param command The program.
- * @param args Its arguments.
- * @param options Folder, environment, time limit and secrets to mask.
- * @returns The exit code and the end of the output.
- */
-export function run(
-  command: string,
-  args: readonly string[],
-  options: RunOptions,
-): Promise<Result> {
-  return new Promise((resolvePromise) => {
-    // Its own process group, so that a kill reaches what it started too
-    // (npm, pnpm and tsc children hold the output pipes open otherwise).
-    const child = spawn(command, [...args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let settled = false;
-    const settle = (code: number | null): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      running.delete(child);
-      resolvePromise({ code, output: mask(output, options.secrets ?? []) });
-    };
-    running.add(child);
-    let output = "";
-    const keep = (chunk: Uint8Array): void => {
-      output = (output + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
-    };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${Math.round(options.timeoutMs / 1000)} s)`;
-      killGroup(child);
-      // Settle even if something still holds the pipes.
-      setTimeout(() => settle(null), 5_000).unref();
-    }, options.timeoutMs);
-    child.on("error", (error) => {
-      output += `\n${error.message}`;
-    });
-    child.on("close", (code) => settle(code));
-  });
-}
-
-/**
- * Replaces each secret in a text with `***`.
- *
- * @param text The text.
- * @param secrets The values to hide.
- * @returns The text without them.
- */
-export function mask(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length > 0) out = out.split(secret).join("***");
-  }
-  return out;
-}
-
-/** Kills every child `run` or `startRegistry` started that still runs. */
-export function killAll(): void {
-  for (const child of running) killGroup(child);
-}
-
-/** Kills a child started in its own process group, and the group. */
-function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-  } catch {
-    child.kill("SIGKILL");
-  }
-}
+export { killAll, mask, run };
 
 /**
  * A port free on loopback right now.
@@ -292,7 +204,7 @@ export async function startRegistry(
     "--listen",
     `127.0.0.1:${port}`,
   ], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
-  running.add(child);
+  track(child);
   let output = "";
   const keep = (chunk: Uint8Array): void => {
     output = (output + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
@@ -300,10 +212,7 @@ export async function startRegistry(
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const closed = new Promise<void>((resolvePromise) =>
-    child.on("close", () => {
-      running.delete(child);
-      resolvePromise();
-    })
+    child.on("close", () => resolvePromise())
   );
   const url = `http://127.0.0.1:${port}/`;
   const stop = async (): Promise<void> => {

@@ -50,7 +50,7 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -64,19 +64,17 @@ import {
 } from "./_create_backends.ts";
 import { checkCompose, checkImage } from "./_create_image.ts";
 import { whyNoPodman } from "./_podman.ts";
+import {
+  killAll,
+  OUTPUT_LIMIT,
+  run as runCommand,
+  type RunResult,
+  track,
+} from "./_run.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The whole check's deadline. */
 const DEADLINE = Date.now() + 15 * 60_000;
-/** Output kept per command, for the failure line. */
-const OUTPUT_LIMIT = 64 * 1024;
-
-const started = new Set<ChildProcess>();
-
-interface Result {
-  code: number | null;
-  output: string;
-}
 
 /** Runs a command to its end, failing it past `timeoutMs` (or the deadline). */
 function run(
@@ -85,46 +83,11 @@ function run(
   cwd: string,
   env: Record<string, string> = {},
   timeoutMs = 180_000,
-): Promise<Result> {
-  return new Promise((resolvePromise) => {
-    // Its own process group, so that a kill reaches what it started too
-    // (npm, deno task and node --test children hold the pipes otherwise).
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let settled = false;
-    const settle = (code: number | null): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      started.delete(child);
-      resolvePromise({ code, output });
-    };
-    started.add(child);
-    let output = "";
-    const keep = (chunk: Uint8Array): void => {
-      output = (output + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
-    };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
-    const limit = Math.max(1_000, Math.min(timeoutMs, DEADLINE - Date.now()));
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${Math.round(limit / 1000)} s)`;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      // Settle even if something still holds the pipes.
-      setTimeout(() => settle(null), 5_000).unref();
-    }, limit);
-    child.on("error", (error) => {
-      output += `\n${error.message}`;
-    });
-    child.on("close", (code) => settle(code));
+): Promise<RunResult> {
+  return runCommand(command, args, {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    timeoutMs: Math.max(1_000, Math.min(timeoutMs, DEADLINE - Date.now())),
   });
 }
 
@@ -169,7 +132,7 @@ class CaseFailure extends Error {}
 /** A case that cannot run here, with the reason. */
 class CaseSkipped extends Error {}
 
-function expectOk(what: string, result: Result): void {
+function expectOk(what: string, result: RunResult): void {
   if (result.code !== 0) {
     throw new CaseFailure(
       `${what} exited with ${result.code}:\n${result.output.slice(-3000)}`,
@@ -197,7 +160,7 @@ async function serveAndStop(
     env: { ...process.env, NO_COLOR: "1", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  started.add(child);
+  track(child);
   let output = "";
   const keep = (chunk: Uint8Array): void => {
     output = (output + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
@@ -205,10 +168,7 @@ async function serveAndStop(
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const exited = new Promise<number | null>((resolvePromise) =>
-    child.on("close", (code) => {
-      started.delete(child);
-      resolvePromise(code);
-    })
+    child.on("close", (code) => resolvePromise(code))
   );
   try {
     let readyMs: number | undefined;
@@ -299,7 +259,7 @@ async function main(): Promise<number> {
     const last = reports.at(-1)!;
     console.log(`${last.status}: ${last.name}: ${last.detail}`);
   };
-  const create = (args: string[]): Promise<Result> =>
+  const create = (args: string[]): Promise<RunResult> =>
     run(deno, ["run", "-A", join(ROOT, "create", "main.ts"), ...args], ROOT, {
       INIT_CWD: scratch,
       KIT_NPM_OUT: npmOut,
@@ -526,14 +486,7 @@ async function main(): Promise<number> {
       },
     );
   } finally {
-    for (const child of started) {
-      try {
-        // `run` starts each command in its own process group.
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }
+    killAll();
     await rm(scratch, { recursive: true, force: true });
   }
 

@@ -47,37 +47,90 @@ export async function runChildScript(
         (_, folder: string) => JSON.stringify(moduleUrl(folder.toLowerCase())),
       ),
     );
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [...(options.runtimeArgs ?? []), script];
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1", ...options.env },
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    const { code, out } = await runProcess(
+      process.execPath,
+      scriptArgs(script, options.runtimeArgs),
+      { env: options.env },
+    );
+    return { code, out };
   } finally {
     if (options.dir === undefined) {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * The arguments that run the ES module `script` in a child of the runtime
+ * running the tests: `deno run -A --config <the checkout's deno.json>` under
+ * Deno, else the script after `runtimeArgs` (Node.js or Bun).
+ */
+export function scriptArgs(
+  script: string,
+  runtimeArgs: string[] = [],
+): string[] {
+  return isDeno
+    ? [
+      "run",
+      "-A",
+      "--config",
+      fileURLToPath(new URL("../../deno.json", import.meta.url)),
+      script,
+    ]
+    : [...runtimeArgs, script];
+}
+
+/** How a child process ended. */
+export interface ProcessResult {
+  /** Its exit code (null when killed). */
+  code: number | null;
+  /** Its standard output and error, interleaved. */
+  out: string;
+  /** Its standard error alone. */
+  stderr: string;
+  /** Milliseconds from the start to the exit. */
+  ms: number;
+}
+
+/**
+ * Runs `command args…` to its end with `NO_COLOR=1` and `env` added to this
+ * process's environment, collecting its output.
+ *
+ * @throws Error when it still runs after `timeoutMs` (30 s by default); it
+ * is killed then.
+ */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<ProcessResult> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+    });
+    let out = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => {
+      out += chunk;
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(
+        new Error(
+          `the child is still running after ${timeoutMs / 1000} s: ${out}`,
+        ),
+      );
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, stderr, ms: Date.now() - started });
+    });
+  });
 }
 
 /** The JSON the child printed on its last line. */

@@ -117,3 +117,35 @@ export function sendJson(
   });
   response.end(JSON.stringify(body));
 }
+
+/**
+ * Starts a collector: a server that records every request (in `requests`)
+ * and answers each with `status` and `body` as JSON, 200 `{}` by default.
+ */
+export function startCollector(
+  status = 200,
+  body: unknown = {},
+): Promise<TestServer> {
+  return startTestServer((_request, response) =>
+    sendJson(response, status, body)
+  );
+}
+
+/**
+ * Starts a collector that fails first: it answers `failStatus` (503 by
+ * default) to the first `failures` requests, then 200 `{}`, recording them
+ * all.
+ */
+export async function startFailingFirst(
+  failures = 1,
+  failStatus = 503,
+): Promise<TestServer> {
+  const server: TestServer = await startTestServer((_request, response) =>
+    sendJson(
+      response,
+      server.requests.length <= failures ? failStatus : 200,
+      {},
+    )
+  );
+  return server;
+}

@@ -13,10 +13,12 @@ import {
   cli,
   findBinary,
   freePort,
-  RedisProcess,
+  type RedisProcess,
+  serverArgs,
   skipUnless,
-  waitUntil,
+  startOnFreePort,
 } from "./redis_process.ts";
+import { waitFor } from "./wait_for.ts";
 
 /** The reason to skip the cluster tests, or `false`. */
 export const redisClusterSkip: string | false = skipUnless("Redis Cluster", [
@@ -77,41 +79,29 @@ export async function startRedisCluster(
     for (let i = 0; i < 6; i++) {
       const nodeDir = join(dir, String(i));
       await mkdir(nodeDir, { recursive: true });
-      let started = false;
-      for (let attempt = 0; attempt < 5 && !started; attempt++) {
-        const port = await freePort();
-        const busPort = await freePort();
-        const node = new RedisProcess(port, join(nodeDir, "redis.log"));
-        started = await node.start(server, [
-          "--port",
-          String(port),
-          "--cluster-port",
-          String(busPort),
-          "--bind",
-          "127.0.0.1",
-          "--dir",
-          nodeDir,
-          "--cluster-enabled",
-          "yes",
-          "--cluster-config-file",
-          join(nodeDir, "nodes.conf"),
-          "--cluster-node-timeout",
-          String(options.nodeTimeout ?? 1000),
-          "--save",
-          "",
-          "--appendonly",
-          "no",
-          // Replicas sync at once: a replica that never synced does not
-          // take over from a primary killed right after the start.
-          "--repl-diskless-sync-delay",
-          "0",
-          "--logfile",
-          join(nodeDir, "redis.log"),
-        ]);
-        if (started) nodes.push(node);
-        else await node.kill();
-      }
-      if (!started) throw new Error(`cluster node ${i} did not start`);
+      const logFile = join(nodeDir, "redis.log");
+      nodes.push(
+        await startOnFreePort(
+          `cluster node ${i}`,
+          logFile,
+          async (node) =>
+            node.start(server, [
+              ...serverArgs(node.port, nodeDir, logFile),
+              "--cluster-port",
+              String(await freePort()),
+              "--cluster-enabled",
+              "yes",
+              "--cluster-config-file",
+              join(nodeDir, "nodes.conf"),
+              "--cluster-node-timeout",
+              String(options.nodeTimeout ?? 1000),
+              // Replicas sync at once: a replica that never synced does not
+              // take over from a primary killed right after the start.
+              "--repl-diskless-sync-delay",
+              "0",
+            ]),
+        ),
+      );
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     const created = await cliLong([
@@ -125,14 +115,16 @@ export async function startRedisCluster(
     if (!created.ok) {
       throw new Error(`redis-cli --cluster create failed:\n${created.output}`);
     }
-    await waitUntil(
+    await waitFor(
       async () =>
         (await Promise.all(nodes.map((node) => clusterOk(node.port)))).every(
           Boolean,
         ),
       "cluster_state:ok on every node",
+      20_000,
+      50,
     );
-    await waitUntil(
+    await waitFor(
       async () => {
         const infos = await Promise.all(
           nodes.map((node) => cli(node.port, ["INFO", "replication"])),
@@ -142,6 +134,8 @@ export async function startRedisCluster(
           replicas.every((info) => info.includes("master_link_status:up"));
       },
       "every replica in sync with its primary",
+      20_000,
+      50,
     );
   } catch (error) {
     await close();
@@ -194,13 +188,18 @@ export async function startRedisCluster(
       if (victim === undefined) throw new Error(`no node at ${address}`);
       const before = (await primaries()).length;
       await victim.kill();
-      await waitUntil(async () => {
-        const now = await primaries();
-        if (now.includes(address) || now.length < before) return false;
-        const live = nodes.filter((node) => node.running);
-        return (await Promise.all(live.map((node) => clusterOk(node.port))))
-          .every(Boolean);
-      }, `a replica to take over from ${address}`);
+      await waitFor(
+        async () => {
+          const now = await primaries();
+          if (now.includes(address) || now.length < before) return false;
+          const live = nodes.filter((node) => node.running);
+          return (await Promise.all(live.map((node) => clusterOk(node.port))))
+            .every(Boolean);
+        },
+        `a replica to take over from ${address}`,
+        20_000,
+        50,
+      );
     },
     cli: (port, args) => cli(port, args),
     close,

@@ -1,12 +1,17 @@
-// What the Redis Cluster and Sentinel fixtures share: finding the Debian
-// binaries, free loopback ports, starting one redis process with its own
-// directory and log, asking it something through redis-cli, and waiting.
+// What every Redis fixture shares (the single server of the caching tests,
+// the Cluster and the Sentinel set): finding the Debian binaries, free
+// loopback ports, starting one redis process with its own directory and log
+// and waiting until it answers PING, and asking it something through
+// redis-cli.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { createConnection, createServer } from "node:net";
 import { delimiter, join } from "node:path";
 import process from "node:process";
+import { delay, waitFor } from "./wait_for.ts";
+
+export { delay };
 
 /** Path of a Redis binary (`redis-server`, `redis-cli`…), when installed. */
 export function findBinary(name: string): string | undefined {
@@ -49,23 +54,75 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Waits `ms` milliseconds. */
-export const delay = (ms: number): Promise<void> =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * `true` when a Redis process answers on 127.0.0.1:`port`: `+PONG`, or
+ * `-NOAUTH` when it wants a password (it is up either way). A raw socket,
+ * so that a fixture needs no redis-cli to start a server.
+ */
+export function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => finish(false));
+    socket.once("error", () => finish(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("data", (data: Uint8Array) => {
+      const text = new TextDecoder().decode(data);
+      finish(text.startsWith("+PONG") || text.startsWith("-NOAUTH"));
+    });
+  });
+}
 
-/** Waits until `condition()` holds, polling; fails after `timeout` ms. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
+/**
+ * The arguments every fixture's redis-server gets: its port on loopback, its
+ * own directory and log file, no RDB snapshots and (unless `appendOnly`) no
+ * append-only file.
+ */
+export function serverArgs(
+  port: number,
+  dir: string,
+  logFile: string,
+  appendOnly = false,
+): string[] {
+  return [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    appendOnly ? "yes" : "no",
+    "--logfile",
+    logFile,
+  ];
+}
+
+/**
+ * Starts a redis process on a free port, trying another port when the one it
+ * got was taken in between (up to five times). `launch` starts the given
+ * process (`node.start(…)` with `node.port` in its arguments).
+ *
+ * @throws Error `<what> did not start`, with the end of the last log.
+ */
+export async function startOnFreePort(
   what: string,
-  timeout = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeout}ms waiting for ${what}`);
-    }
-    await delay(50);
+  logFile: string,
+  launch: (node: RedisProcess) => Promise<boolean>,
+): Promise<RedisProcess> {
+  let last: RedisProcess | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const node = new RedisProcess(await freePort(), logFile);
+    last = node;
+    if (await launch(node)) return node;
+    await node.kill();
   }
+  throw new Error(`${what} did not start:\n${await last?.log()}`);
 }
 
 /**
@@ -103,12 +160,12 @@ export class RedisProcess {
     this.logFile = logFile;
   }
 
-  /** Starts `binary args…`; `true` once the port answers PING. */
-  async start(
-    binary: string,
-    args: string[],
-    password?: string,
-  ): Promise<boolean> {
+  /**
+   * Starts `binary args…` (again, after `kill()`, on the same port); `true`
+   * once the port answers PING, `false` when the process died first or did
+   * not answer within 15 s.
+   */
+  async start(binary: string, args: string[]): Promise<boolean> {
     const child = spawn(binary, args, { stdio: "ignore" });
     this.#child = child;
     let dead = false;
@@ -122,15 +179,13 @@ export class RedisProcess {
         resolve();
       });
     });
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      if (dead) return false;
-      if ((await cli(this.port, ["PING"], password)).includes("PONG")) {
-        return true;
-      }
-      await delay(25);
-    }
-    return false;
+    const port = this.port;
+    return await waitFor(
+      async () => dead || await ping(port),
+      `redis on port ${port}`,
+      15_000,
+      25,
+    ).then(() => !dead, () => false);
   }
 
   get running(): boolean {
@@ -154,6 +209,23 @@ export class RedisProcess {
       }
     }
     await this.#exited;
+  }
+
+  /** Freezes the process (SIGSTOP): connections stay open, nothing answers. */
+  pause(): void {
+    this.#signal("SIGSTOP");
+  }
+
+  /** Thaws it (SIGCONT). */
+  resume(): void {
+    this.#signal("SIGCONT");
+  }
+
+  // process.kill, not child.kill: Deno's ChildProcess ignores any kill()
+  // after the first one, so SIGCONT and the final SIGKILL would be lost.
+  #signal(signal: "SIGSTOP" | "SIGCONT"): void {
+    const pid = this.#child?.pid;
+    if (pid !== undefined) process.kill(pid, signal);
   }
 
   /** SIGKILL without waiting for the exit. */

@@ -10,11 +10,12 @@ import { join } from "node:path";
 import {
   cli,
   findBinary,
-  freePort,
-  RedisProcess,
+  type RedisProcess,
+  serverArgs,
   skipUnless,
-  waitUntil,
+  startOnFreePort,
 } from "./redis_process.ts";
+import { waitFor } from "./wait_for.ts";
 
 /** The reason to skip the sentinel tests, or `false`. */
 export const redisSentinelSkip: string | false = skipUnless("Redis Sentinel", [
@@ -83,98 +84,87 @@ export async function startRedisSentinel(
     for (let i = 0; i < 2; i++) {
       const nodeDir = join(dir, `data${i}`);
       await mkdir(nodeDir, { recursive: true });
-      let started = false;
-      for (let attempt = 0; attempt < 5 && !started; attempt++) {
-        const port = await freePort();
-        const node = new RedisProcess(port, join(nodeDir, "redis.log"));
-        started = await node.start(server, [
-          "--port",
-          String(port),
-          "--bind",
-          "127.0.0.1",
-          "--dir",
-          nodeDir,
-          "--save",
-          "",
-          "--appendonly",
-          "no",
-          "--repl-diskless-sync-delay",
-          "0",
-          "--logfile",
-          join(nodeDir, "redis.log"),
-          ...auth,
-          ...(i === 0 ? [] : ["--replicaof", "127.0.0.1", String(primaryPort)]),
-        ], options.password);
-        if (started) {
-          data.push(node);
-          if (i === 0) primaryPort = port;
-        } else await node.kill();
-      }
-      if (!started) throw new Error(`sentinel data node ${i} did not start`);
+      const logFile = join(nodeDir, "redis.log");
+      const node = await startOnFreePort(
+        `sentinel data node ${i}`,
+        logFile,
+        (node) =>
+          node.start(server, [
+            ...serverArgs(node.port, nodeDir, logFile),
+            "--repl-diskless-sync-delay",
+            "0",
+            ...auth,
+            ...(i === 0
+              ? []
+              : ["--replicaof", "127.0.0.1", String(primaryPort)]),
+          ]),
+      );
+      data.push(node);
+      if (i === 0) primaryPort = node.port;
     }
-    await waitUntil(
+    await waitFor(
       async () =>
         (await cli(data[1].port, ["INFO", "replication"], options.password))
           .includes("master_link_status:up"),
       "the replica in sync with the primary",
+      20_000,
+      50,
     );
     for (let i = 0; i < 3; i++) {
       const nodeDir = join(dir, `sentinel${i}`);
       await mkdir(nodeDir, { recursive: true });
-      let started = false;
-      for (let attempt = 0; attempt < 5 && !started; attempt++) {
-        const port = await freePort();
-        const conf = join(nodeDir, "sentinel.conf");
-        await writeFile(
-          conf,
-          [
-            `port ${port}`,
-            "bind 127.0.0.1",
-            `dir ${nodeDir}`,
-            `logfile ${join(nodeDir, "sentinel.log")}`,
-            `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
-            `sentinel down-after-milliseconds ${SENTINEL_NAME} ${
-              options.downAfter ?? 1000
-            }`,
-            `sentinel failover-timeout ${SENTINEL_NAME} 10000`,
-            `sentinel parallel-syncs ${SENTINEL_NAME} 1`,
-            ...(options.password === undefined
-              ? []
-              : [`sentinel auth-pass ${SENTINEL_NAME} ${options.password}`]),
-            ...(options.sentinelPassword === undefined ? [] : [
-              `requirepass ${options.sentinelPassword}`,
-              `sentinel sentinel-pass ${options.sentinelPassword}`,
-            ]),
-            "",
-          ].join("\n"),
-        );
-        const node = new RedisProcess(port, join(nodeDir, "sentinel.log"));
-        started = await node.start(
-          sentinelBinary,
-          [conf],
-          options.sentinelPassword,
-        );
-        if (started) sentinels.push(node);
-        else await node.kill();
-      }
-      if (!started) throw new Error(`sentinel ${i} did not start`);
+      const logFile = join(nodeDir, "sentinel.log");
+      sentinels.push(
+        await startOnFreePort(`sentinel ${i}`, logFile, async (node) => {
+          const conf = join(nodeDir, "sentinel.conf");
+          await writeFile(
+            conf,
+            [
+              `port ${node.port}`,
+              "bind 127.0.0.1",
+              `dir ${nodeDir}`,
+              `logfile ${join(nodeDir, "sentinel.log")}`,
+              `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
+              `sentinel down-after-milliseconds ${SENTINEL_NAME} ${
+                options.downAfter ?? 1000
+              }`,
+              `sentinel failover-timeout ${SENTINEL_NAME} 10000`,
+              `sentinel parallel-syncs ${SENTINEL_NAME} 1`,
+              ...(options.password === undefined
+                ? []
+                : [`sentinel auth-pass ${SENTINEL_NAME} ${options.password}`]),
+              ...(options.sentinelPassword === undefined ? [] : [
+                `requirepass ${options.sentinelPassword}`,
+                `sentinel sentinel-pass ${options.sentinelPassword}`,
+              ]),
+              "",
+            ].join("\n"),
+          );
+          return await node.start(sentinelBinary, [conf]);
+        }),
+      );
     }
-    await waitUntil(async () => {
-      const views = await Promise.all(sentinels.map((node) =>
-        cli(
-          node.port,
-          ["SENTINEL", "MASTER", SENTINEL_NAME],
-          options.sentinelPassword,
-        )
-      ));
-      return views.every((view) => {
-        const lines = view.trim().split("\n");
-        const field = (name: string) => lines[lines.indexOf(name) + 1];
-        return field("num-slaves") === "1" &&
-          field("num-other-sentinels") === "2" &&
-          field("flags") === "master";
-      });
-    }, "three sentinels that see the primary, its replica and each other");
+    await waitFor(
+      async () => {
+        const views = await Promise.all(sentinels.map((node) =>
+          cli(
+            node.port,
+            ["SENTINEL", "MASTER", SENTINEL_NAME],
+            options.sentinelPassword,
+          )
+        ));
+        return views.every((view) => {
+          const lines = view.trim().split("\n");
+          const field = (name: string) => lines[lines.indexOf(name) + 1];
+          return field("num-slaves") === "1" &&
+            field("num-other-sentinels") === "2" &&
+            field("flags") === "master";
+        });
+      },
+      "three sentinels that see the primary, its replica and each other",
+      20_000,
+      50,
+    );
   } catch (error) {
     await close();
     throw error;
@@ -204,7 +194,7 @@ export async function startRedisSentinel(
     },
     async waitForNewPrimary(old) {
       let now = old;
-      await waitUntil(
+      await waitFor(
         async () => {
           now = await primary();
           if (now === old) return false;
@@ -214,6 +204,7 @@ export async function startRedisSentinel(
         },
         `the sentinels to promote a replica after ${old}`,
         30_000,
+        50,
       );
       return now;
     },

@@ -2,10 +2,11 @@
 // loopback server, bounded waits, and an in-memory provider.
 import {
   type RecordedRequest,
-  sendJson,
+  startCollector,
   startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
+import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type {
@@ -14,11 +15,29 @@ import type {
   IAnalyticsProvider,
 } from "../../analytics/mod.ts";
 
+export { startCollector };
 export type { RecordedRequest, TestServer };
 
-/** A server answering 200 `{}` to everything. */
-export function startCollector(): Promise<TestServer> {
-  return startTestServer((_request, response) => sendJson(response, 200, {}));
+let messages = 0;
+
+/**
+ * A `track` event named `name` from `anon-1`, sampled at 1, with no
+ * properties: the event the delivery tests send. Its `messageId` is a fresh
+ * `m-<n>` unless given.
+ */
+export function trackEvent(
+  name = "a",
+  messageId = `m-${++messages}`,
+): AnalyticsEvent {
+  return {
+    type: "track",
+    name,
+    properties: {},
+    timestamp: Date.now(),
+    anonymousId: "anon-1",
+    sampleRate: 1,
+    messageId,
+  };
 }
 
 /** The events of every `{ events: [...] }` request received so far. */
@@ -31,23 +50,15 @@ export function receivedEvents(server: TestServer): AnalyticsEvent[] {
 }
 
 /** Waits until `condition()` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(
+export function waitFor(
   condition: () => boolean,
   timeoutMs = 10_000,
   what = "condition",
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await delay(10);
-  }
+  return waitUntil(condition, what, timeoutMs);
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { delay };
 
 /** A promise with its resolver, for gating a server handler. */
 export function gate(): { promise: Promise<void>; open: () => void } {

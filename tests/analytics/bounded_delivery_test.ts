@@ -6,7 +6,11 @@
 // tell "bounded" from "the full retry schedule" (tens of seconds).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import {
   AnalyticsDeliveryAbortedError,
   AnalyticsDeliveryError,
@@ -24,6 +28,7 @@ import {
   gate,
   refusingEndpoint,
   startHangingServer,
+  trackEvent,
   waitFor,
 } from "./_helpers.ts";
 
@@ -126,9 +131,7 @@ test("dispose({ timeout }) of ExternalAnalyticsProvider ends at the deadline aga
 });
 
 test("flush() with an already aborted signal sends nothing and drops what it waited for", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,
@@ -228,9 +231,7 @@ test("AnalyticsManager.flush() without options still waits for every provider", 
 });
 
 test("circuit breaker: with 5 batches and a dead endpoint only the first runs its retry schedule", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, { error: "down" })
-  );
+  await using server = await startCollector(503, { error: "down" });
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,
@@ -295,16 +296,4 @@ test("circuit breaker: the first probe that gets through closes it and the rest 
   await provider.dispose();
 });
 
-let ids = 0;
-
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);

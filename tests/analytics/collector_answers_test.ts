@@ -7,7 +7,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import {
   AnalyticsDeliveryError,
@@ -110,9 +114,7 @@ test("CustomAnalyticsProvider reads a few KiB of an endless error body and cance
 });
 
 test("CustomAnalyticsProvider does not follow a redirect to another origin: the batch is dropped and reported naming both origins, the key stays home", async () => {
-  await using other = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using other = await startCollector();
   await using server = await startTestServer((_request, response) => {
     response.writeHead(307, { location: `${other.url}/steal?x=1` });
     response.end();

@@ -17,6 +17,7 @@ import {
   isSettled,
   receivedEvents,
   startCollector,
+  trackEvent,
   waitFor,
 } from "./_helpers.ts";
 
@@ -161,9 +162,7 @@ test("CustomAnalyticsProvider retries after a dropped connection", async () => {
 });
 
 test("CustomAnalyticsProvider never retries a 401 and reports the dropped batch", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 401, { message: "bad key" })
-  );
+  await using server = await startCollector(401, { message: "bad key" });
   const sink = errorSink();
   const provider = new CustomAnalyticsProvider({
     endpoint: `${server.url}/collect`,
@@ -220,9 +219,7 @@ test("CustomAnalyticsProvider waits as long as Retry-After says on a 429", async
 });
 
 test("CustomAnalyticsProvider drops a batch after maxRetries failed retries of a 503", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  await using server = await startCollector(503, {});
   const sink = errorSink();
   const analytics = managerWith(
     new CustomAnalyticsProvider({
@@ -462,14 +459,6 @@ test("CustomAnalyticsProvider.fromConfiguration(): code options win, and a key t
   await provider.dispose();
 });
 
-function eventNamed(name: string) {
-  return {
-    type: "track" as const,
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${name}`,
-  };
+function eventNamed(name: string): ReturnType<typeof trackEvent> {
+  return trackEvent(name, `m-${name}`);
 }

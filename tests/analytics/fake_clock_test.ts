@@ -11,21 +11,16 @@ import {
   ExternalAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import { FakeClock } from "@vendor/kit-platform/testing";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
-import { delay, receivedEvents, startCollector, waitFor } from "./_helpers.ts";
+import { startFailingFirst } from "../_support/http_server.ts";
+import {
+  delay,
+  receivedEvents,
+  startCollector,
+  trackEvent,
+  waitFor,
+} from "./_helpers.ts";
 
-let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);
 
 describe("analytics batching with a FakeClock", () => {
   it("a batch leaves when the flushInterval has passed on the clock", async () => {
@@ -51,9 +46,7 @@ describe("analytics batching with a FakeClock", () => {
   });
 
   it("waits the retryDelay on the clock before sending a failed batch again", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, server.requests.length === 1 ? 503 : 200, {})
-    );
+    await using server = await startFailingFirst();
     const clock = new FakeClock();
     const provider = new CustomAnalyticsProvider({
       endpoint: server.url,

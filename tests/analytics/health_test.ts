@@ -3,7 +3,11 @@
 // AnalyticsManager (the worst of its providers; healthy when none).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import {
   type AnalyticsEvent,
   AnalyticsManager,
@@ -12,21 +16,11 @@ import {
   type IAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import type { HealthCheckResult } from "../../platform/mod.ts";
-import { errorSink, MemoryProvider } from "./_helpers.ts";
+import { errorSink, MemoryProvider, trackEvent } from "./_helpers.ts";
 
 const KEY = "sk_health_0a1b2c3d";
 
-function event(name = "a"): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${name}`,
-  };
-}
+const event = (name = "a"): AnalyticsEvent => trackEvent(name, `m-${name}`);
 
 test("CustomAnalyticsProvider.checkHealth(): healthy, degraded while failing and after drops, healthy again", async () => {
   let status = 503;
@@ -148,9 +142,7 @@ test("AnalyticsManager.checkHealth() is healthy with no checkable provider, else
 });
 
 test("AnalyticsManager.checkHealth() reports a provider that drops events", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 400, {})
-  );
+  await using server = await startCollector(400, {});
   const provider = new CustomAnalyticsProvider({
     endpoint: server.url,
     onError: () => {},

@@ -15,8 +15,9 @@ import {
   type AnalyticsEvent,
   CustomAnalyticsProvider,
 } from "../../analytics/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import { pointsOf } from "../_support/otel_sdk.ts";
+import { trackEvent } from "./_helpers.ts";
 
 const PROVIDER = "CustomAnalyticsProvider";
 
@@ -31,25 +32,14 @@ class TestMetricReader extends MetricReader {
 }
 
 let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `partial-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent =>
+  trackEvent(name, `partial-${++ids}`);
 
 // Tracks `count` events and flushes them to a loopback intake answering 200.
 async function deliver(
   count: number,
 ): Promise<{ delivered: number; dropped: number; requests: number }> {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const provider = new CustomAnalyticsProvider({
     endpoint: `${server.url}/collect`,
     batchSize: 2,

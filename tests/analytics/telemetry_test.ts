@@ -10,28 +10,18 @@ import {
   type AnalyticsEvent,
   CustomAnalyticsProvider,
 } from "../../analytics/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import {
   installOtelSdk,
   type MetricPoint,
   type OtelSdk,
 } from "../_support/otel_sdk.ts";
+import { trackEvent } from "./_helpers.ts";
 
 const SCOPE = "@vendor/kit-platform-analytics";
 const PROVIDER = "CustomAnalyticsProvider";
 
-let ids = 0;
-function event(name: string): AnalyticsEvent {
-  return {
-    type: "track",
-    name,
-    properties: {},
-    timestamp: Date.now(),
-    anonymousId: "anon-1",
-    sampleRate: 1,
-    messageId: `m-${++ids}`,
-  };
-}
+const event = (name: string): AnalyticsEvent => trackEvent(name);
 
 function counts(points: MetricPoint[]): Record<string, number | undefined> {
   return Object.fromEntries(
@@ -54,9 +44,7 @@ describe("analytics delivery with an OpenTelemetry SDK", () => {
   });
 
   it("makes one span per POST and counts delivered events", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const provider = new CustomAnalyticsProvider({
       endpoint: `${server.url}/collect`,
       apiKey: "key-1",
@@ -94,9 +82,9 @@ describe("analytics delivery with an OpenTelemetry SDK", () => {
   });
 
   it("gives each retry its own span with http.request.resend_count, and counts retried and dropped events", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 503, { error: "busy, key-secret-1 rejected" })
-    );
+    await using server = await startCollector(503, {
+      error: "busy, key-secret-1 rejected",
+    });
     const provider = new CustomAnalyticsProvider({
       endpoint: server.url,
       apiKey: "key-secret-1",

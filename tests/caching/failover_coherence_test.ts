@@ -33,8 +33,8 @@ import {
   redisClusterSkip,
   startRedisCluster,
 } from "../_support/redis_cluster.ts";
-import { findBinary, waitUntil } from "../_support/redis_process.ts";
-import { waitFor } from "./_redis_server.ts";
+import { findBinary } from "../_support/redis_process.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { activeResources, assertNothingLeft } from "./_support.ts";
 
 const baseline = activeResources();
@@ -54,16 +54,21 @@ async function replicasInSync(
   addresses: string[],
   info: (address: string) => Promise<string>,
 ): Promise<void> {
-  await waitUntil(async () => {
-    for (const address of addresses) {
-      const text = await info(address);
-      const primary = /master_repl_offset:(\d+)/.exec(text)?.[1];
-      const replicas = [...text.matchAll(/^slave\d+:.*offset=(\d+)/gm)];
-      if (primary === undefined || replicas.length === 0) return false;
-      if (replicas.some((match) => match[1] !== primary)) return false;
-    }
-    return true;
-  }, `the replicas of ${addresses.join(", ")} in sync`);
+  await waitFor(
+    async () => {
+      for (const address of addresses) {
+        const text = await info(address);
+        const primary = /master_repl_offset:(\d+)/.exec(text)?.[1];
+        const replicas = [...text.matchAll(/^slave\d+:.*offset=(\d+)/gm)];
+        if (primary === undefined || replicas.length === 0) return false;
+        if (replicas.some((match) => match[1] !== primary)) return false;
+      }
+      return true;
+    },
+    `the replicas of ${addresses.join(", ")} in sync`,
+    20_000,
+    50,
+  );
 }
 
 /**
@@ -214,9 +219,11 @@ async function checkLostWrite(setup: LostWriteSetup): Promise<void> {
       "OK",
     );
     await setup.cli(replica, ["CLIENT", "KILL", "TYPE", "master"]);
-    await waitUntil(
+    await waitFor(
       async () => (await info(replica)).includes("master_link_status:down"),
       "the replica's link down",
+      20_000,
+      50,
     );
     await a.cache.set("lost", "v2");
     assert.equal(await a.cache.get("lost"), "v2");

@@ -2,21 +2,18 @@
 // processes (three primaries, one replica each) started by the fixture.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  type CacheError,
-  type CacheInvalidation,
-  CacheManager,
-  CacheStoreUnavailableError,
-  MemoryCacheProvider,
-  RemoteStoreCacheProvider,
-  TieredCacheProvider,
-} from "../../caching/mod.ts";
+import { CacheManager, RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   redisClusterSkip,
   type RedisTestCluster,
   startRedisCluster,
 } from "../_support/redis_cluster.ts";
-import { freePort, waitUntil } from "../_support/redis_process.ts";
+import { waitFor } from "../_support/wait_for.ts";
+import {
+  type ProviderOptions,
+  type TopologyProvider,
+  topologySuite,
+} from "./_redis_topology.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisClusterSkip;
@@ -32,10 +29,8 @@ after(async () => {
   if (skip === false) await assertNothingLeft(baseline);
 });
 
-function provider(
-  options: ConstructorParameters<typeof RemoteStoreCacheProvider>[0] = {},
-): { provider: RemoteStoreCacheProvider; errors: CacheError[] } {
-  const errors: CacheError[] = [];
+function provider(options: ProviderOptions = {}): TopologyProvider {
+  const errors: TopologyProvider["errors"] = [];
   return {
     provider: new RemoteStoreCacheProvider({
       cluster: { nodes: cluster.addresses.join(",") },
@@ -75,42 +70,38 @@ async function commandCounts(): Promise<Map<string, number>> {
   return counts;
 }
 
-test(
-  "cluster: get, set, delete, has and getOrSet, keys spread over the primaries",
-  {
-    skip,
-  },
-  async () => {
-    const { provider: store, errors } = provider();
-    const cache = new CacheManager(store);
-    try {
-      assert.equal(await store.connect(), true);
-      for (let i = 0; i < 60; i++) await cache.set(`item:${i}`, { i });
-      for (let i = 0; i < 60; i++) {
-        assert.deepEqual(await cache.get(`item:${i}`), { i });
-      }
-      const owners = new Set<string>();
-      for (let i = 0; i < 60; i++) {
-        owners.add(await cluster.primaryOf(`${store.keyPrefix}item:${i}`));
-      }
-      assert.equal(
-        owners.size,
-        3,
-        "the keys of one area live on every primary",
-      );
-      await cache.delete("item:3");
-      assert.equal(await cache.get("item:3"), undefined);
-      assert.equal(await store.has("item:4"), true);
-      let runs = 0;
-      const make = () => Promise.resolve(`made ${++runs}`);
-      assert.equal(await cache.getOrSet("made", make), "made 1");
-      assert.equal(await cache.getOrSet("made", make), "made 1");
-      assert.deepEqual(errors, []);
-    } finally {
-      await cache.dispose();
+topologySuite({
+  name: "cluster",
+  skip,
+  provider,
+  async checkPlacement(store) {
+    const owners = new Set<string>();
+    for (let i = 0; i < 60; i++) {
+      owners.add(await cluster.primaryOf(`${store.keyPrefix}item:${i}`));
     }
+    assert.equal(
+      owners.size,
+      3,
+      "the keys of one area live on every primary",
+    );
   },
-);
+  healthNames: "the primaries and whether they answer",
+  async checkHealthDetail(detail) {
+    assert.equal(detail.primariesUp, 3);
+    assert.deepEqual(
+      (detail.primaries as { address: string }[]).map((p) => p.address)
+        .sort(),
+      (await cluster.primaries()).sort(),
+    );
+  },
+  address: /^Redis Cluster 127\.0\.0\.1:/,
+  nodesAre: "addresses",
+  unreachable: (nodes) => ({ cluster: { nodes } }),
+  invalid: {
+    options: { cluster: { nodes: "nowhere" } },
+    error: /cluster\.nodes must be a list of host:port .*"nowhere"/,
+  },
+});
 
 test("cluster: hashTag keeps an area's keys in one slot", {
   skip,
@@ -161,43 +152,6 @@ test(
     }
   },
 );
-
-test("cluster: getOrSet with lock runs the factory once across two instances", {
-  skip,
-}, async () => {
-  const a = provider();
-  const b = provider({ keyPrefix: a.provider.keyPrefix });
-  const cacheA = new CacheManager(a.provider);
-  const cacheB = new CacheManager(b.provider);
-  try {
-    let runs = 0;
-    const factory = async () => {
-      runs++;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return "one";
-    };
-    const values = await Promise.all(
-      Array.from(
-        { length: 20 },
-        (_, i) =>
-          (i % 2 === 0 ? cacheA : cacheB).getOrSet("report", factory, {
-            lock: true,
-            ttl: 60_000,
-          }),
-      ),
-    );
-    assert.deepEqual([...new Set(values)], ["one"]);
-    assert.equal(runs, 1);
-    const attempt = await a.provider.tryLock("other", 5_000);
-    assert.equal(attempt.acquired, true);
-    assert.equal((await b.provider.tryLock("other", 5_000)).acquired, false);
-    if (attempt.acquired) await attempt.release();
-    assert.equal((await b.provider.tryLock("other", 5_000)).acquired, true);
-    assert.deepEqual([...a.errors, ...b.errors], []);
-  } finally {
-    await Promise.all([cacheA.dispose(), cacheB.dispose()]);
-  }
-});
 
 test(
   "cluster: tags over slots, and one tag over 10,000 entries in one round trip",
@@ -257,104 +211,6 @@ test(
   },
 );
 
-test("cluster: the invalidation bus reaches another instance", {
-  skip,
-}, async () => {
-  const keyPrefix = `bus${++prefixes}:`;
-  const make = () => {
-    const l2 = provider({ keyPrefix }).provider;
-    const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
-    const received: CacheInvalidation[] = [];
-    tiered.invalidated.add((message) => {
-      received.push(message);
-    });
-    return { tiered, received, cache: new CacheManager(tiered) };
-  };
-  const a = make();
-  const b = make();
-  try {
-    assert.equal(await a.tiered.connect(), true);
-    assert.equal(await b.tiered.connect(), true);
-    await b.cache.set("k", "v1");
-    assert.equal(await a.cache.get("k"), "v1");
-    a.received.length = 0;
-    await b.cache.set("k", "v2");
-    await waitUntil(
-      () => a.received.some((message) => message.keys?.includes("k")),
-      "b's invalidation at a",
-      5_000,
-    );
-    assert.equal(await a.cache.get("k"), "v2");
-  } finally {
-    await Promise.all([a.cache.dispose(), b.cache.dispose()]);
-  }
-});
-
-test("cluster: the health check names the primaries and whether they answer", {
-  skip,
-}, async () => {
-  const { provider: store } = provider();
-  try {
-    const health = await store.checkHealth();
-    assert.equal(health.status, "healthy");
-    const detail = health.detail as Record<string, unknown>;
-    assert.equal(detail.topology, "cluster");
-    assert.equal(detail.primariesUp, 3);
-    assert.deepEqual(
-      (detail.primaries as { address: string }[]).map((p) => p.address)
-        .sort(),
-      (await cluster.primaries()).sort(),
-    );
-    assert.match(String(detail.address), /^Redis Cluster 127\.0\.0\.1:/);
-  } finally {
-    await store.dispose();
-  }
-});
-
-test(
-  "cluster: addresses that do not answer fail the first call in time, named",
-  {
-    skip,
-  },
-  async () => {
-    const nodes = [
-      `127.0.0.1:${await freePort()}`,
-      `127.0.0.1:${await freePort()}`,
-    ];
-    const errors: CacheError[] = [];
-    const store = new RemoteStoreCacheProvider({
-      cluster: { nodes },
-      connectTimeout: 500,
-      onError: (error) => errors.push(error),
-    });
-    try {
-      const started = performance.now();
-      assert.equal(await store.get("k"), undefined);
-      assert.ok(performance.now() - started < 2_000, "within connectTimeout");
-      assert.ok(errors[0] instanceof CacheStoreUnavailableError);
-      for (const node of nodes) assert.ok(errors[0].message.includes(node));
-    } finally {
-      await store.dispose();
-    }
-    const required = new RemoteStoreCacheProvider({
-      cluster: { nodes },
-      connectTimeout: 500,
-      required: true,
-      onError: () => {},
-    });
-    await assert.rejects(
-      required.connect(),
-      (error: Error) =>
-        error instanceof CacheStoreUnavailableError &&
-        nodes.every((node) => error.message.includes(node)),
-    );
-    assert.throws(
-      () => new RemoteStoreCacheProvider({ cluster: { nodes: "nowhere" } }),
-      /cluster\.nodes must be a list of host:port .*"nowhere"/,
-    );
-  },
-);
-
 test(
   "cluster: fromConfiguration reads cache:redis:cluster:nodes (REDIS_CLUSTER_NODES)",
   {
@@ -407,7 +263,7 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 200));
       await cluster.killPrimary(victim);
       // The key's slot is now served by the promoted replica.
-      await waitUntil(
+      await waitFor(
         async () => (await cache.get("before")) === "kept",
         "a read of a key of the dead primary's slots",
         20_000,

@@ -2,21 +2,20 @@
 // primary, its replica and three redis-sentinel processes.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  type CacheError,
-  type CacheInvalidation,
-  CacheManager,
-  CacheStoreUnavailableError,
-  MemoryCacheProvider,
-  RemoteStoreCacheProvider,
-  TieredCacheProvider,
-} from "../../caching/mod.ts";
+import { CacheManager, RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   redisSentinelSkip,
   type RedisTestSentinel,
   startRedisSentinel,
 } from "../_support/redis_sentinel.ts";
-import { freePort, waitUntil } from "../_support/redis_process.ts";
+import { waitFor } from "../_support/wait_for.ts";
+import {
+  assertBusDelivers,
+  busMember,
+  type ProviderOptions,
+  type TopologyProvider,
+  topologySuite,
+} from "./_redis_topology.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
 
 const skip = redisSentinelSkip;
@@ -37,10 +36,8 @@ after(async () => {
   if (skip === false) await assertNothingLeft(baseline);
 });
 
-function provider(
-  options: ConstructorParameters<typeof RemoteStoreCacheProvider>[0] = {},
-): { provider: RemoteStoreCacheProvider; errors: CacheError[] } {
-  const errors: CacheError[] = [];
+function provider(options: ProviderOptions = {}): TopologyProvider {
+  const errors: TopologyProvider["errors"] = [];
   return {
     provider: new RemoteStoreCacheProvider({
       sentinel: {
@@ -59,120 +56,31 @@ function provider(
   };
 }
 
-test(
-  "sentinel: get, set, delete, getOrSet, lock, tags and clear on the primary",
-  {
-    skip,
-  },
-  async () => {
-    const { provider: store, errors } = provider();
-    const cache = new CacheManager(store);
-    try {
-      assert.equal(await store.connect(), true);
-      await cache.set("a:1", 1);
-      await cache.set("a:2", 2, { tags: ["t"] });
-      await cache.set("b:1", 3);
-      assert.equal(await cache.get("a:1"), 1);
-      assert.equal(await cache.get("a:2"), 2);
-      const primary = await sentinel.primary();
-      assert.match(
-        await sentinel.cli(primary, ["GET", `${store.keyPrefix}a:1`]),
-        /"value":1/,
-      );
-      await cache.invalidateTags(["t"]);
-      assert.equal(await cache.get("a:2"), undefined);
-      await cache.delete("a:1");
-      assert.equal(await cache.get("a:1"), undefined);
-      let runs = 0;
-      const factory = async () => {
-        runs++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return "made";
-      };
-      const values = await Promise.all(
-        Array.from(
-          { length: 10 },
-          () => cache.getOrSet("locked", factory, { lock: true }),
-        ),
-      );
-      assert.deepEqual([...new Set(values)], ["made"]);
-      assert.equal(runs, 1);
-      await cache.set("a:3", 3);
-      await store.clear("a:");
-      assert.equal(await cache.get("a:3"), undefined);
-      assert.equal(await cache.get("b:1"), 3);
-      assert.deepEqual(errors, []);
-    } finally {
-      await cache.dispose();
-    }
-  },
-);
-
-test("sentinel: the health check names the current primary", {
+topologySuite({
+  name: "sentinel",
   skip,
-}, async () => {
-  const { provider: store } = provider();
-  try {
-    const health = await store.checkHealth();
-    assert.equal(health.status, "healthy");
-    const detail = health.detail as Record<string, unknown>;
-    assert.equal(detail.topology, "sentinel");
+  provider,
+  async checkPlacement(store) {
+    const primary = await sentinel.primary();
+    assert.match(
+      await sentinel.cli(primary, ["GET", `${store.keyPrefix}a:1`]),
+      /"value":1/,
+    );
+  },
+  healthNames: "the current primary",
+  async checkHealthDetail(detail) {
     assert.equal(detail.name, sentinel.name);
     assert.equal(detail.primary, await sentinel.primary());
     assert.ok(sentinel.sentinels.includes(String(detail.sentinel)));
-    assert.match(String(detail.address), /^Redis Sentinel "kitprimary" /);
-    assert.ok(!JSON.stringify(health).includes("secret"));
-  } finally {
-    await store.dispose();
-  }
+  },
+  address: /^Redis Sentinel "kitprimary" /,
+  nodesAre: "sentinels",
+  unreachable: (nodes) => ({ sentinel: { name: "kitprimary", nodes } }),
+  invalid: {
+    options: { sentinel: { name: "", nodes: "127.0.0.1:26379" } },
+    error: /sentinel\.name must be/,
+  },
 });
-
-test(
-  "sentinel: sentinels that do not answer fail the first call in time, named",
-  {
-    skip,
-  },
-  async () => {
-    const nodes = [
-      `127.0.0.1:${await freePort()}`,
-      `127.0.0.1:${await freePort()}`,
-    ];
-    const errors: CacheError[] = [];
-    const store = new RemoteStoreCacheProvider({
-      sentinel: { name: "kitprimary", nodes: nodes.join(",") },
-      connectTimeout: 500,
-      onError: (error) => errors.push(error),
-    });
-    try {
-      const started = performance.now();
-      assert.equal(await store.get("k"), undefined);
-      assert.ok(performance.now() - started < 2_000, "within connectTimeout");
-      assert.ok(errors[0] instanceof CacheStoreUnavailableError);
-      for (const node of nodes) assert.ok(errors[0].message.includes(node));
-    } finally {
-      await store.dispose();
-    }
-    const required = new RemoteStoreCacheProvider({
-      sentinel: { name: "kitprimary", nodes },
-      connectTimeout: 500,
-      required: true,
-      onError: () => {},
-    });
-    await assert.rejects(
-      required.connect(),
-      (error: Error) =>
-        error instanceof CacheStoreUnavailableError &&
-        nodes.every((node) => error.message.includes(node)),
-    );
-    assert.throws(
-      () =>
-        new RemoteStoreCacheProvider({
-          sentinel: { name: "", nodes: "127.0.0.1:26379" },
-        }),
-      /sentinel\.name must be/,
-    );
-  },
-);
 
 test(
   "sentinel: fromConfiguration reads cache:redis:sentinel:* (REDIS_SENTINELS, REDIS_SENTINEL_NAME)",
@@ -217,17 +125,8 @@ test(
   async () => {
     const { provider: store } = provider();
     const cache = new CacheManager(store);
-    const make = () => {
-      const l2 = provider({ keyPrefix: "bus:" }).provider;
-      const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
-      const received: CacheInvalidation[] = [];
-      tiered.invalidated.add((message) => {
-        received.push(message);
-      });
-      return { tiered, received, cache: new CacheManager(tiered) };
-    };
-    const a = make();
-    const b = make();
+    const a = busMember(provider({ keyPrefix: "bus:" }).provider);
+    const b = busMember(provider({ keyPrefix: "bus:" }).provider);
     try {
       assert.equal(await a.tiered.connect(), true);
       assert.equal(await b.tiered.connect(), true);
@@ -274,7 +173,7 @@ test(
       // Commands sent to the dead primary time out (commandTimeout) and may
       // count as an outage once more: wait until the provider is back.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      await waitUntil(
+      await waitFor(
         async () => (await store.connect()) && store.isConnected,
         "the provider connected again",
         10_000,
@@ -293,16 +192,12 @@ test(
       const health = await store.checkHealth();
       assert.equal((health.detail as Record<string, unknown>).primary, after);
       // The bus follows the new primary too.
-      await b.cache.set("k", "v1");
-      assert.equal(await a.cache.get("k"), "v1");
-      a.received.length = 0;
-      await b.cache.set("k", "v2");
-      await waitUntil(
-        () => a.received.some((message) => message.keys?.includes("k")),
+      await assertBusDelivers(
+        a,
+        b,
         "b's invalidation at a after the failover",
         10_000,
       );
-      assert.equal(await a.cache.get("k"), "v2");
     } finally {
       await Promise.all([
         cache.dispose(),

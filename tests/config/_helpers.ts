@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
+import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 /** A temp directory removed by `cleanup()`. */
 export interface TempDir {
@@ -83,16 +84,10 @@ export function uniquePrefix(): string {
 }
 
 /** Waits until `predicate()` holds, polling, for at most `timeout` ms. */
-export async function waitFor(
+export function waitFor(
   predicate: () => boolean,
   timeout = 10_000,
   what = "condition",
 ): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeout) {
-      throw new Error(`Timed out after ${timeout}ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return waitUntil(predicate, what, timeout, 20);
 }

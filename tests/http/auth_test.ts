@@ -8,14 +8,16 @@ import {
   MemoryStorage,
   StorageTokenSource,
 } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test("AuthInterceptor sets Authorization: Bearer <token> only when a token exists", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const tokens = new StorageTokenSource({ storage: new MemoryStorage() });
   const client = new HttpClient(server.url);
   client.addInterceptor(
@@ -29,9 +31,7 @@ test("AuthInterceptor sets Authorization: Bearer <token> only when a token exist
 });
 
 test("AuthInterceptor refreshes an expired token before the request", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const tokens = new StorageTokenSource({ storage: new MemoryStorage() });
   tokens.setToken("expired-1");
   let refreshes = 0;
@@ -52,9 +52,7 @@ test("AuthInterceptor refreshes an expired token before the request", async () =
 });
 
 test("AuthInterceptor shares one refresh among 10 concurrent requests with an expired token", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const tokens = new StorageTokenSource({ storage: new MemoryStorage() });
   tokens.setToken("expired");
   let refreshes = 0;
@@ -122,9 +120,9 @@ test("AuthInterceptor refreshes once on a 401 and replays the call with the new 
 });
 
 test("AuthInterceptor never loops: a replay that gets 401 again ends with HttpError 401", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 401, { message: "still not allowed" })
-  );
+  await using server = await startCollector(401, {
+    message: "still not allowed",
+  });
   let token = "t0";
   let refreshes = 0;
   const client = new HttpClient(server.url, {
@@ -153,9 +151,7 @@ test("AuthInterceptor never loops: a replay that gets 401 again ends with HttpEr
 });
 
 test("AuthInterceptor without refreshToken passes a 401 through without replay", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 401, {})
-  );
+  await using server = await startCollector(401, {});
   const client = new HttpClient(server.url);
   client.addInterceptor(new AuthInterceptor({ getToken: () => "t" }));
   const response = await client.request("GET", "/x");
@@ -193,9 +189,7 @@ test("AuthInterceptor shares one refresh among 10 concurrent calls that get 401"
 });
 
 test("AuthInterceptor does not replay a call whose body is a stream", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 401, {})
-  );
+  await using server = await startCollector(401, {});
   let refreshes = 0;
   const client = new HttpClient(server.url);
   client.addInterceptor(
@@ -220,9 +214,7 @@ test("AuthInterceptor does not replay a call whose body is a stream", async () =
 });
 
 test("AuthInterceptor passes a refresh failure to the caller", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   const failure = new Error("refresh endpoint down");
   client.addInterceptor(
@@ -311,9 +303,7 @@ test("MemoryStorage implements the Storage operations", () => {
 });
 
 test("AuthInterceptor does not refresh again for a call that read the expired token before another call's refresh finished", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   let token = "expired";
   let refreshes = 0;
   let checks = 0;

@@ -1,15 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorInterceptor, HttpClient, HttpError } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 const UUID =
   /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 test("ErrorInterceptor sets X-Request-ID to a random UUID, a new one per call", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   client.addInterceptor(new ErrorInterceptor());
   await client.get("/a");
@@ -36,9 +38,7 @@ test("ErrorInterceptor keeps the same X-Request-ID across the retries of one cal
 });
 
 test("ErrorInterceptor keeps an X-Request-ID the caller set", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   client.addInterceptor(new ErrorInterceptor());
   await client.get("/x", { headers: { "X-Request-ID": "mine-1" } });
@@ -46,9 +46,10 @@ test("ErrorInterceptor keeps an X-Request-ID the caller set", async () => {
 });
 
 test("ErrorInterceptor throws HttpError(status, message) with the message field of the JSON body", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 422, { message: "Name is required", field: "name" })
-  );
+  await using server = await startCollector(422, {
+    message: "Name is required",
+    field: "name",
+  });
   const client = new HttpClient(server.url);
   client.addInterceptor(new ErrorInterceptor({ generateId: () => "req-42" }));
   await assert.rejects(
@@ -87,9 +88,7 @@ test("ErrorInterceptor falls back to the status text when the body is not JSON",
 });
 
 test("ErrorInterceptor falls back to the status text when the JSON body has no message", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 403, { error: "nope" })
-  );
+  await using server = await startCollector(403, { error: "nope" });
   const client = new HttpClient(server.url);
   client.addInterceptor(new ErrorInterceptor());
   await assert.rejects(client.get("/x"), {
@@ -109,9 +108,7 @@ test("ErrorInterceptor falls back to the status text when the JSON body has no m
 });
 
 test("ErrorInterceptor makes request() throw for a non-success status too", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 404, { message: "gone" })
-  );
+  await using server = await startCollector(404, { message: "gone" });
   const client = new HttpClient(server.url);
   client.addInterceptor(new ErrorInterceptor());
   await assert.rejects(client.request("GET", "/x"), {

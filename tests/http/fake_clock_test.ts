@@ -10,18 +10,15 @@ import {
   TimeoutError,
 } from "../../http/mod.ts";
 import { FakeClock } from "@vendor/kit-platform/testing";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
+import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
 
-const delay = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
+const waitFor = (condition: () => boolean, what: string): Promise<void> =>
+  waitUntil(condition, what, 5_000);
 
 describe("HttpClient with a FakeClock", () => {
   it("waits retryDelay on the clock between attempts, with no real wait", async () => {
@@ -77,9 +74,7 @@ describe("HttpClient with a FakeClock", () => {
   });
 
   it("the total timeout is measured on the clock: a wait that would end past it fails the call", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 503, {})
-    );
+    await using server = await startCollector(503, {});
     const clock = new FakeClock();
     const client = new HttpClient(server.url, {
       retryAttempts: 5,

@@ -1,12 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HttpClient, HttpError } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 test("HttpClient.get() returns the parsed JSON body", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { id: 7, tags: ["a", "b"] })
-  );
+  await using server = await startCollector(200, { id: 7, tags: ["a", "b"] });
   const client = new HttpClient(server.url);
   const body = await client.get<{ id: number; tags: string[] }>("/items/7");
   assert.deepEqual(body, { id: 7, tags: ["a", "b"] });
@@ -25,9 +27,7 @@ test("HttpClient JSON methods return undefined for an empty body and for 204", a
 });
 
 test("HttpClient sends Accept: application/json always and Content-Type: application/json only with a JSON body", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   await client.get("/a");
   await client.post("/b", { json: { name: "Ada" } });
@@ -40,9 +40,7 @@ test("HttpClient sends Accept: application/json always and Content-Type: applica
 });
 
 test("HttpClient merges client headers and per-call headers, the call winning", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url, {
     headers: { "X-App": "demo", "X-Shared": "client", Accept: "text/plain" },
   });
@@ -74,9 +72,7 @@ test("HttpClient sends put, patch and delete with their methods and bodies", asy
 });
 
 test("HttpClient sends a raw body as given and leaves form data to fetch", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   await client.post("/text", { body: "plain" });
   const form = new URLSearchParams({ a: "1" });
@@ -99,9 +95,7 @@ test("HttpClient rejects a call that gives both json and body", async () => {
 });
 
 test("HttpClient appends paths to the base address with or without a leading slash", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(`${server.url}/api`);
   await client.get("/users");
   await client.get("users");
@@ -115,9 +109,7 @@ test("HttpClient appends paths to the base address with or without a leading sla
 });
 
 test("HttpClient builds the query string from an object, params or text", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const client = new HttpClient(server.url);
   await client.get("/q", {
     query: {
@@ -178,9 +170,7 @@ test("HttpClient.request() returns the Response, without throwing for a non-succ
 });
 
 test("HttpClient JSON methods throw HttpError for a non-success status", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 404, { message: "No such user" })
-  );
+  await using server = await startCollector(404, { message: "No such user" });
   const client = new HttpClient(server.url);
   await assert.rejects(client.get("/users/9"), (error: unknown) => {
     assert.ok(error instanceof HttpError);

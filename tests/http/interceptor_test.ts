@@ -5,7 +5,11 @@ import {
   HttpClient,
   type HttpInterceptor,
 } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -143,9 +147,7 @@ test("HttpClient passes the call context to interceptors and keeps its state acr
 });
 
 test("HttpClient does not retry an error thrown by an interceptor", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   let calls = 0;
   const client = new HttpClient(server.url, { retryDelay: 1 });
   const failure = new TypeError("interceptor broke");
@@ -161,9 +163,7 @@ test("HttpClient does not retry an error thrown by an interceptor", async () => 
 });
 
 test("HttpClient replays a call once when onResponse asks, never twice", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 409, {})
-  );
+  await using server = await startCollector(409, {});
   const answers: boolean[] = [];
   const client = new HttpClient(server.url, { retryAttempts: 0 });
   client.addInterceptor({
@@ -201,9 +201,7 @@ test("HttpClient removeInterceptor() stops an interceptor for later calls", asyn
 });
 
 test("HttpClient attempt timeout starts after the interceptors ran", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const client = new HttpClient(server.url, { timeout: 500, retryAttempts: 0 });
   client.addInterceptor({
     async intercept(request) {
@@ -246,9 +244,7 @@ function gate(
 }
 
 test("HttpClient cancellation rejects with the reason while an intercept is still running", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const slow = gate(5_000);
   const client = new HttpClient(server.url);
   client.addInterceptor({
@@ -272,9 +268,7 @@ test("HttpClient cancellation rejects with the reason while an intercept is stil
 });
 
 test("HttpClient totalTimeout also bounds an intercept that hangs", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const slow = gate(5_000);
   const client = new HttpClient(server.url, { totalTimeout: 50 });
   client.addInterceptor({
@@ -296,9 +290,7 @@ test("HttpClient totalTimeout also bounds an intercept that hangs", async () => 
 });
 
 test("HttpClient cancellation rejects with the reason while an onResponse is still running", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const slow = gate(5_000);
   const client = new HttpClient(server.url);
   client.addInterceptor({

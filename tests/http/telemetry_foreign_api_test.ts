@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Meter, MeterOptions, MeterProvider } from "@opentelemetry/api";
 import { HttpClient } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import { installOtelSdk } from "../_support/otel_sdk.ts";
 import {
   ForeignProxyTracerProvider,
@@ -20,9 +20,7 @@ const SCOPE = "@vendor/kit-platform-http";
 const HISTOGRAM = "http.client.request.duration";
 
 test("HttpClient follows the delegate of a tracer provider registered by another copy of the API", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const sdk = installOtelSdk();
   const slot = registry();
   const registered = slot.trace;
@@ -56,9 +54,7 @@ test("HttpClient follows the delegate of a tracer provider registered by another
 });
 
 test("HttpClient records its histogram through a meter provider registered by another copy of the API", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const sdk = installOtelSdk();
   const slot = registry();
   const registered = slot.metrics as MeterProvider;
@@ -84,9 +80,7 @@ test("HttpClient records its histogram through a meter provider registered by an
 });
 
 test("HttpClient stops recording when the providers are unregistered and records into the next SDK", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const client = new HttpClient(server.url);
   const first = installOtelSdk();
   try {

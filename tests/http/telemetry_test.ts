@@ -13,7 +13,11 @@ import {
   type HttpInterceptor,
   TimeoutError,
 } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import { installOtelSdk, type OtelSdk } from "../_support/otel_sdk.ts";
 
 const SCOPE = "@vendor/kit-platform-http";
@@ -57,9 +61,7 @@ function parseTraceparent(value: unknown): string[] {
 }
 
 test("HttpClient makes a call span with one attempt span under it, and sends the attempt's traceparent", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   await withSdk(async (sdk) => {
     const client = new HttpClient(server.url);
     const outer = trace.getTracer("test").startSpan("outer");
@@ -206,9 +208,7 @@ test("HttpClient records a timed-out attempt and call as errors with error.type 
 });
 
 test("HttpClient marks a call that throws HttpError with its status as error.type", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 404, { error: "not found" })
-  );
+  await using server = await startCollector(404, { error: "not found" });
   await withSdk(async (sdk) => {
     const client = new HttpClient(server.url);
     await assert.rejects(client.get("/missing"), HttpError);
@@ -240,9 +240,7 @@ test("HttpClient names a network failure's error.type after the error class, and
 });
 
 test("HttpClient runs interceptors with the attempt's span active and sends its traceparent", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   await withSdk(async (sdk) => {
     const seen: (string | undefined)[] = [];
     const interceptor: HttpInterceptor = {
@@ -264,9 +262,7 @@ test("HttpClient runs interceptors with the attempt's span active and sends its 
 });
 
 test("HttpClient sends no trace headers and records nothing when no SDK is registered", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  await using server = await startCollector(200, { ok: true });
   const client = new HttpClient(server.url);
   assert.deepEqual(await client.get("/x"), { ok: true });
   assert.equal(server.requests[0].headers.traceparent, undefined);

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HttpClient, TimeoutError } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 // A handler that never answers: the client's timeout or signal must end the
 // call, and closing the server drops the connection.
@@ -102,9 +106,7 @@ test("HttpClient totalTimeout bounds the whole call across retries", async () =>
 });
 
 test("HttpClient totalTimeout fails at once when the next backoff would pass it", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  await using server = await startCollector(503, {});
   const client = new HttpClient(server.url, {
     retryDelay: 60_000,
     totalTimeout: 5_000,
@@ -161,9 +163,7 @@ test("HttpClient rejects at once for a signal that is already aborted", async ()
 });
 
 test("HttpClient cancellation during a retry wait rejects with the reason", async () => {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  await using server = await startCollector(503, {});
   const controller = new AbortController();
   const reason = new Error("cancelled while waiting");
   const client = new HttpClient(server.url, {

@@ -8,7 +8,11 @@ import {
   type HttpRetryEvent,
   TimeoutError,
 } from "../../http/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 
 // Longer than a test runner's default limit (Bun's is 5 s).
 const HALF_A_MINUTE_AND_MORE = { timeout: 90_000 };
@@ -74,9 +78,7 @@ test("HttpClient: a call's own timeout and retryAttempts set its default totalTi
   // The default total of this call is three of its 20 s attempts (60 s); a
   // backoff of 70 s after the first 503 would pass it, so the call fails at
   // once with the total's error, which names that limit.
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  await using server = await startCollector(503, {});
   const client = new HttpClient(server.url, {
     retryDelay: 70_000,
     maxRetryDelay: 70_000,

@@ -23,6 +23,7 @@ import {
   LocalizationManager,
 } from "../../localization/mod.ts";
 import { startTestServer } from "../_support/http_server.ts";
+import { waitFor as until } from "../_support/wait_for.ts";
 import { redisSkip, startRedisServer } from "../caching/_redis_server.ts";
 
 /** A log provider that keeps every entry. */
@@ -38,21 +39,6 @@ function recorder(): { provider: ILogProvider; entries: LogEntry[] } {
       },
     },
   };
-}
-
-/** Waits until `condition` holds, failing after `timeout` ms. */
-async function until(
-  condition: () => boolean,
-  what: string,
-  timeout = 10_000,
-): Promise<void> {
-  const began = performance.now();
-  while (!condition()) {
-    if (performance.now() - began > timeout) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 function summary(entries: LogEntry[]): string {

@@ -24,6 +24,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
+import { waitFor as waitUntil } from "../_support/wait_for.ts";
 import { denoExecutable } from "../_support/runtimes.ts";
 import type { MetricPoint } from "../_support/otel_sdk.ts";
 import type { ReportedSpan, ServiceReport } from "./_telemetry_service.ts";
@@ -115,18 +116,12 @@ async function startService(
   };
 }
 
-async function waitFor(
+function waitFor(
   condition: () => boolean,
   timeoutMs: number,
   what: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitUntil(condition, what, timeoutMs, 50);
 }
 
 async function report(service: Service): Promise<ServiceReport> {

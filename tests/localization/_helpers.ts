@@ -5,6 +5,7 @@ import {
   type LocalizationProvider,
   type LocalizationResources,
 } from "../../localization/mod.ts";
+import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 export type Texts = Record<string, Record<string, string>>;
 
@@ -79,17 +80,11 @@ export function settle(): Promise<void> {
 }
 
 /** Waits until `condition()` holds, polling, failing after `timeoutMs`. */
-export async function waitFor(
+export function waitFor(
   condition: () => boolean,
   timeoutMs = 5000,
 ): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) {
-      throw new Error(`condition not met within ${timeoutMs}ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  return waitUntil(condition, "the condition", timeoutMs, 5);
 }
 
 /** `Map<culture, Map<key, text>>` from a plain object. */

@@ -1,12 +1,15 @@
 // Shared helpers of the logging tests.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import process from "node:process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { moduleUrl } from "../_support/module_url.ts";
+import {
+  type ProcessResult,
+  runProcess,
+  scriptArgs,
+} from "../_support/child_script.ts";
 import type { IConfiguration } from "../../config/mod.ts";
 import type {
   ILogProvider,
@@ -37,20 +40,7 @@ export function memoryConfig(values: Record<string, unknown>): IConfiguration {
   };
 }
 
-/** Polls until `check` is true; fails after `timeout` ms. */
-export async function waitFor(
-  check: () => boolean,
-  what: string,
-  timeout = 10_000,
-): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeout) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from "../_support/wait_for.ts";
 
 /** A temporary folder, removed by the returned cleanup. */
 export async function tempDir(): Promise<
@@ -114,12 +104,7 @@ export class MemoryLogProvider implements ILogProvider {
 }
 
 /** How a child process ended. */
-export interface ChildResult {
-  code: number | null;
-  out: string;
-  stderr: string;
-  ms: number;
-}
+export type ChildResult = ProcessResult;
 
 /**
  * Runs `source` (an ES module importing the logging module as `LOGGING`) in
@@ -135,40 +120,7 @@ export async function runChild(source: string): Promise<ChildResult> {
       script,
       source.replace("LOGGING", JSON.stringify(moduleUrl("logging"))),
     );
-    const isDeno =
-      (process.versions as Record<string, string | undefined>).deno !==
-        undefined;
-    const args = isDeno
-      ? [
-        "run",
-        "-A",
-        "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
-        script,
-      ]
-      : [script];
-    const started = Date.now();
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1" },
-      });
-      let out = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => {
-        out += chunk;
-        stderr += chunk;
-      });
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`the child is still running after 30 s: ${out}`));
-      }, 30_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, out, stderr, ms: Date.now() - started });
-      });
-    });
+    return await runProcess(process.execPath, scriptArgs(script));
   } finally {
     await cleanup();
   }

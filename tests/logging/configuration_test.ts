@@ -14,7 +14,7 @@ import {
   RemoteLogProvider,
 } from "../../logging/mod.ts";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import { memoryConfig, tempDir } from "./_helpers.ts";
 
 function failure(run: () => unknown): LoggingConfigurationError {
@@ -50,9 +50,7 @@ test("LoggerManager.fromConfiguration() reads logging:level and builds each prov
 
 test("LoggerManager.fromConfiguration() fills filename, endpoint and apiKey from logging:filePath, logging:remoteEndpoint, logging:apiKey", async () => {
   const { dir, cleanup } = await tempDir();
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  const server = await startCollector();
   try {
     const filePath = join(dir, "logs", "app.log");
     const manager = new LoggerManager().fromConfiguration(memoryConfig({

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   type RecordedRequest,
-  sendJson,
+  startCollector,
   startTestServer,
 } from "../_support/http_server.ts";
 import { runChild } from "./_helpers.ts";
@@ -28,9 +28,7 @@ const LOG = (count: number): string =>
 }`;
 
 test("A script that ends without dispose() still delivers its buffered entries", async () => {
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  const server = await startCollector();
   try {
     const result = await runChild(
       `import { LogLevel, RemoteLogProvider } from LOGGING;
@@ -75,9 +73,7 @@ ${LOG(30)}
 });
 
 test("A script that exits at once reports on stderr how many entries were not delivered", async () => {
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  const server = await startCollector();
   try {
     const result = await runChild(
       `import process from "node:process";

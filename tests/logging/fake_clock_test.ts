@@ -12,9 +12,10 @@ import {
 import { FakeClock } from "@vendor/kit-platform/testing";
 import {
   type RecordedRequest,
-  sendJson,
-  startTestServer,
+  startCollector,
+  startFailingFirst,
 } from "../_support/http_server.ts";
+import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
 
 function entry(message: string): LogEntry {
   return {
@@ -34,22 +35,12 @@ function messages(requests: RecordedRequest[]): string[] {
   );
 }
 
-const delay = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
+const waitFor = (condition: () => boolean, what: string): Promise<void> =>
+  waitUntil(condition, what, 5_000);
 
 describe("RemoteLogProvider with a FakeClock", () => {
   it("sends the buffered entries once the flushInterval has passed on the clock", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const clock = new FakeClock();
     const provider = new RemoteLogProvider({
       endpoint: server.url,
@@ -70,9 +61,7 @@ describe("RemoteLogProvider with a FakeClock", () => {
   });
 
   it("waits the retryDelay on the clock before sending a failed batch again", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, server.requests.length === 1 ? 503 : 200, {})
-    );
+    await using server = await startFailingFirst();
     const clock = new FakeClock();
     const provider = new RemoteLogProvider({
       endpoint: server.url,

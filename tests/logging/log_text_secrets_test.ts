@@ -10,8 +10,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type RecordedRequest,
-  sendJson,
-  startTestServer,
+  startCollector,
 } from "../_support/http_server.ts";
 import {
   ConsoleLogProvider,
@@ -130,9 +129,7 @@ for (const format of ["json", "simple"] as const) {
 async function collect(
   format: "json" | "otlp",
 ): Promise<{ bodies: string[]; requests: RecordedRequest[] }> {
-  await using server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using server = await startCollector();
   const remote = new RemoteLogProvider({
     endpoint: `${server.url}/ingest`,
     format,

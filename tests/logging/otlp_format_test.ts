@@ -17,6 +17,7 @@ import { installOtelSdk, type OtelSdk } from "../_support/otel_sdk.ts";
 import {
   type RecordedRequest,
   sendJson,
+  startCollector,
   startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
@@ -139,9 +140,7 @@ describe("RemoteLogProvider format otlp", () => {
   });
 
   it("sends the same structure as the official OTLP/HTTP log exporter", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     // Kit.
     const remote = otlpProvider(server);
     const logs = new LoggerManager().configure({
@@ -266,9 +265,7 @@ describe("RemoteLogProvider format otlp", () => {
   });
 
   it("sends an error as exception attributes, masked, and no ids outside a span", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const remote = otlpProvider(server);
     const logs = new LoggerManager().configure({
       level: "info",
@@ -486,9 +483,7 @@ describe("RemoteLogProvider format otlp endpoint and service name", () => {
   }
 
   it("posts to OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs, named by OTEL_SERVICE_NAME", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = server.url + "/";
     process.env.OTEL_SERVICE_NAME = "billing";
     const name = await serviceNameSent(
@@ -499,9 +494,7 @@ describe("RemoteLogProvider format otlp endpoint and service name", () => {
   });
 
   it("posts to OTEL_EXPORTER_OTLP_LOGS_ENDPOINT as is, named unknown_service by default", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = "http://127.0.0.1:9";
     process.env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT = server.url + "/v1/logs";
     const name = await serviceNameSent(
@@ -512,9 +505,7 @@ describe("RemoteLogProvider format otlp endpoint and service name", () => {
   });
 
   it("takes telemetry:serviceName and OTEL_EXPORTER_OTLP_ENDPOINT from the configuration", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     process.env.OTEL_SERVICE_NAME = "not-this-one";
     const manager = new LoggerManager().fromConfiguration(memoryConfig({
       "logging:providers": [{ type: "remote", options: { format: "otlp" } }],

@@ -17,7 +17,11 @@ import {
   RemoteLogProvider,
 } from "../../logging/mod.ts";
 import { secretKeyWords, secretValueKeyWords } from "../../core/mod.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import { captureConsole, memoryConfig, tempDir } from "./_helpers.ts";
 
 // Every secret value is unique, so finding any of them in the output means a leak.
@@ -115,9 +119,7 @@ test("FileLogProvider writes secret properties as *** (json and simple)", async 
 });
 
 test("RemoteLogProvider sends secret properties as ***", async () => {
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  const server = await startCollector();
   try {
     const manager = log([
       new RemoteLogProvider({

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import {
   type RecordedRequest,
   sendJson,
+  startCollector,
   startTestServer,
 } from "../_support/http_server.ts";
 import {
@@ -111,9 +112,7 @@ test("RemoteLogProvider.flush({ signal }) with a hanging endpoint resolves when 
 });
 
 test("RemoteLogProvider stops stacking retries: after one batch used up its retries, one failed probe drops the rest of the flush", async () => {
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 503, {})
-  );
+  const server = await startCollector(503, {});
   try {
     const { provider, errors } = remote(`${server.url}/ingest`, {
       batchSize: 10,

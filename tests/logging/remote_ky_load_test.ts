@@ -6,12 +6,12 @@
 // Deno, a resolve hook in Node.js, a load plugin in Bun.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { moduleUrl } from "../_support/module_url.ts";
+import { runProcess } from "../_support/child_script.ts";
 
 const versions = process.versions as Record<string, string | undefined>;
 const BROKEN = 'throw new Error("ky failed to load (test)");\n';
@@ -101,25 +101,7 @@ console.log(JSON.stringify({ dropped: remote.dropped, buffered: remote.buffered,
 `,
     );
     const args = [...await brokenKyArgs(dir), script];
-    const result = await new Promise<{ code: number | null; out: string }>(
-      (resolve, reject) => {
-        const child = spawn(process.execPath, args, {
-          stdio: ["ignore", "pipe", "pipe"],
-          env: { ...process.env, NO_COLOR: "1" },
-        });
-        let out = "";
-        child.stdout.on("data", (chunk) => (out += chunk));
-        child.stderr.on("data", (chunk) => (out += chunk));
-        const timer = setTimeout(() => {
-          child.kill("SIGKILL");
-          reject(new Error(`the child is still running after 30 s: ${out}`));
-        }, 30_000);
-        child.on("close", (code) => {
-          clearTimeout(timer);
-          resolve({ code, out });
-        });
-      },
-    );
+    const result = await runProcess(process.execPath, args);
     assert.equal(result.code, 0, result.out);
     const printed = JSON.parse(result.out.trim().split("\n").at(-1)!) as {
       dropped: number;

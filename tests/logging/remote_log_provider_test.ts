@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import {
   type RecordedRequest,
   sendJson,
-  startTestServer,
+  startCollector,
   type TestServer,
 } from "../_support/http_server.ts";
 import {
@@ -49,9 +49,7 @@ function allIds(server: TestServer): number[] {
 async function withServer(
   run: (server: TestServer) => Promise<void>,
 ): Promise<void> {
-  const server = await startTestServer((_request, response) =>
-    sendJson(response, 200, { ok: true })
-  );
+  const server = await startCollector(200, { ok: true });
   try {
     await run(server);
   } finally {

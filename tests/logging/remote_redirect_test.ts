@@ -5,7 +5,11 @@
 // like any other: dropped, counted and reported.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import {
+  sendJson,
+  startCollector,
+  startTestServer,
+} from "../_support/http_server.ts";
 import {
   LogDeliveryError,
   type LogEntry,
@@ -24,9 +28,7 @@ function entry(id: number): LogEntry {
 }
 
 test("RemoteLogProvider does not follow a redirect to another origin: the batch is dropped and reported naming both origins, the key stays home", async () => {
-  await using other = await startTestServer((_request, response) =>
-    sendJson(response, 200, {})
-  );
+  await using other = await startCollector();
   await using server = await startTestServer((_request, response) => {
     response.writeHead(307, { location: `${other.url}/steal?x=1` });
     response.end();

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { context, type Span, SpanKind, trace } from "@opentelemetry/api";
 import { installOtelSdk, type OtelSdk } from "../_support/otel_sdk.ts";
-import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { startCollector } from "../_support/http_server.ts";
 import {
   ConsoleLogProvider,
   FileLogProvider,
@@ -227,9 +227,7 @@ describe("trace correlation with the OpenTelemetry SDK", () => {
   });
 
   it("sends the ids as fields of the remote json format", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const remote = new RemoteLogProvider({ endpoint: server.url + "/logs" });
     const logs = manager(remote);
     const logger = logs.getLogger("remote");
@@ -243,9 +241,7 @@ describe("trace correlation with the OpenTelemetry SDK", () => {
   });
 
   it("records one root CLIENT span per POST and counts delivered entries", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 200, {})
-    );
+    await using server = await startCollector();
     const remote = new RemoteLogProvider({
       endpoint: server.url + "/logs",
       batchSize: 2,
@@ -289,9 +285,7 @@ describe("trace correlation with the OpenTelemetry SDK", () => {
   });
 
   it("never gives entries logged during a delivery (here by onError) the delivery span's ids", async () => {
-    await using server = await startTestServer((_request, response) =>
-      sendJson(response, 400, {})
-    );
+    await using server = await startCollector(400, {});
     const memory = new MemoryLogProvider();
     // Reports the failure through a logger, as an application might (to
     // another destination: one that fed the refusing endpoint again would

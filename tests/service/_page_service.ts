@@ -6,6 +6,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
+import { untilListening } from "../_support/listening.ts";
+import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 /** The repository's root folder. */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
@@ -80,33 +82,10 @@ export async function startService(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let output = "";
-  const exited = new Promise<number | null>((resolve) =>
-    child.on("exit", (code) => resolve(code))
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the service did not start:\n${output}`)),
-      60_000,
-    );
-    const onData = (chunk: Uint8Array): void => {
-      output += new TextDecoder().decode(chunk);
-      const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited with ${code}:\n${output}`));
-    });
-  });
+  const { url, output, exited } = await untilListening(child);
   return {
     url,
-    output: () => output,
+    output,
     stop: async () => {
       if (child.exitCode !== null) return child.exitCode;
       process.kill(child.pid!, "SIGTERM");
@@ -158,16 +137,10 @@ export async function startCollector(): Promise<Collector> {
  * @param what Its description, for the failure.
  * @param timeoutMs The limit.
  */
-export async function waitFor(
+export function waitFor(
   condition: () => boolean,
   what: string,
   timeoutMs = 15_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return waitUntil(condition, what, timeoutMs, 20);
 }

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
 import { startTestServer } from "../_support/http_server.ts";
+import { untilListening } from "../_support/listening.ts";
 
 const SKIP = isNpmPass()
   ? "the npm passes run tests against the packages; scripts/service_check.ts starts the service on Node.js and Bun"
@@ -58,31 +59,7 @@ async function startService(
     ["run", "-A", "examples/service/main.ts"],
     { cwd: root, env: merged, stdio: ["ignore", "pipe", "pipe"] },
   );
-  let output = "";
-  const exited = new Promise<number | null>((resolve) =>
-    child.on("exit", (code) => resolve(code))
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the service did not start:\n${output}`)),
-      60_000,
-    );
-    const onData = (chunk: Uint8Array): void => {
-      output += new TextDecoder().decode(chunk);
-      const match = /[Ll]istening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited with ${code}:\n${output}`));
-    });
-  });
-  return { url, child, output: () => output, exited };
+  return { ...(await untilListening(child)), child };
 }
 
 async function stopService(service: Service): Promise<number | null> {
