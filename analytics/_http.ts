@@ -1,7 +1,7 @@
 // Internal: one JSON POST with a timeout, classified for the retry policy of
 // the delivery queue. Uses the platform `fetch` (Deno, Node 18+, Bun,
 // browsers); nothing here is runtime-specific.
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { parseRetryAfter } from "../internal/retry_after.ts";
 import { readSnippet } from "./_body_snippet.ts";
 import {

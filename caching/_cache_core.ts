@@ -6,11 +6,9 @@ import type {
   CacheSetOptions,
   ICacheArea,
 } from "./cache.ts";
-import {
-  type Clock,
-  isOpenTelemetryRegistered,
-  unrefTimer,
-} from "../core/mod.ts";
+import { type Clock } from "../core/mod.ts";
+import { isOpenTelemetryRegistered } from "../internal/open_telemetry.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { checkTimeout } from "./_check_timeout.ts";
 import type { CacheError } from "./cache_error.ts";
 import { CacheFactoryError } from "./cache_factory_error.ts";

@@ -7,7 +7,7 @@
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import (valibot's global
 // configuration, set with `v.setGlobalConfig`, is then shared).
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as Valibot from "valibot";
 
 declare const __filename: string | undefined;

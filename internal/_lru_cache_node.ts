@@ -7,7 +7,7 @@
 // requireDependency (core) resolves it from the folder of the package this
 // file is bundled into, the same instance as the application's own import;
 // the caller names that package for the error a failed load gives.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "./require_dependency.ts";
 import type * as LruCache from "lru-cache";
 
 declare const __filename: string | undefined;

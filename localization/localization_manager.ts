@@ -1,5 +1,6 @@
 import type { IConfiguration } from "../config/mod.ts";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { TimerHandle } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { hostLogger, RequestContext, type Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
 import { cacheClocks } from "./_cache_clock.ts";

@@ -8,7 +8,7 @@ import type { ServerSettings } from "./_server_settings.ts";
 import { listen } from "./_server_deno.ts";
 import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 
 /** A handler as the runtime calls it. */
 type Handler = (

@@ -819,7 +819,7 @@ async function buildPackage(
     // `import.meta` is empty in CommonJS: the Node.js adapters that load a
     // dependency on first use pass it and `__filename` to core's
     // requireDependency, which uses `__filename` when `import.meta.resolve`
-    // is absent (core/_require_dependency_node.ts).
+    // is absent (internal/_require_dependency_node.ts).
     logOverride: { "empty-import-meta": "silent" },
     plugins: [kitResolver(info, config, "node", server)],
   }))!;

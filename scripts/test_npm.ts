@@ -249,10 +249,16 @@ async function main(): Promise<number> {
       fileName: file,
     }).outputText;
     // CommonJS has no import.meta: give tests the same URL of their own file.
-    const cjsSource = source.replaceAll(
+    let cjsSource = source.replaceAll(
       "import.meta.url",
       'require("node:url").pathToFileURL(__filename).href',
     );
+    // A file of internal/ passes `import.meta` on (the loaders of the
+    // dependencies loaded on first use): empty in CommonJS, as esbuild
+    // leaves it in the packages' CommonJS bundles.
+    if (testPathOf(file).startsWith(INTERNAL_COPY + "/")) {
+      cjsSource = cjsSource.replace(/\bimport\.meta\b/g, "({})");
+    }
     const cjs = ts.transpileModule(cjsSource, {
       compilerOptions: {
         module: ts.ModuleKind.CommonJS,

@@ -2,7 +2,7 @@
 // scripts/build_npm.ts in place of _require_dependency_deno.ts).
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { DependencyLoadError } from "./dependency_load_error.ts";
+import { DependencyLoadError } from "../core/mod.ts";
 import type { DependencyImportMeta } from "./require_dependency.ts";
 
 /** Loads `name` from the caller's folder; see requireDependency. */

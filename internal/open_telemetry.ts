@@ -84,7 +84,7 @@ try {
  *
  * @example Skipping span work while no context manager is registered
  * ```ts
- * import { isOpenTelemetryRegistered } from "@vendor/kit/core";
+ * import { isOpenTelemetryRegistered } from "./open_telemetry.ts";
  *
  * function traceIds(): string | undefined {
  *   if (!isOpenTelemetryRegistered("context")) return undefined;
@@ -123,7 +123,7 @@ export function isOpenTelemetryRegistered(
  * import {
  *   isOpenTelemetryRegistered,
  *   loadOpenTelemetryApi,
- * } from "@vendor/kit/core";
+ * } from "./open_telemetry.ts";
  *
  * function traced<T>(name: string, fn: () => T): T {
  *   if (!isOpenTelemetryRegistered("trace")) return fn();
