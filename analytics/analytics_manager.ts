@@ -25,7 +25,7 @@ import {
   pageProperties,
   type PerformanceTracking,
 } from "./_browser_tracking.ts";
-import { installRuntimeErrorTracking } from "./_runtime_errors_deno.ts";
+import { installRuntimeErrorTracking } from "#analytics/runtime_errors";
 import { secretMasker } from "./_mask.ts";
 import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
 import {

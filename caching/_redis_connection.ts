@@ -11,7 +11,7 @@ import type { TimerHandle } from "../core/mod.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
-import { loadDriver } from "./_redis_driver.ts";
+import { loadDriver } from "#caching/redis_driver";
 import type {
   RedisCommands,
   RedisLink,

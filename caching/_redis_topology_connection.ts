@@ -12,7 +12,7 @@ import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
-import { loadDriver } from "./_redis_driver.ts";
+import { loadDriver } from "#caching/redis_driver";
 import {
   backoff,
   type RedisCommands,

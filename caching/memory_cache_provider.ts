@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import { loadLruCache } from "../internal/_lru_cache_deno.ts";
+import { loadLruCache } from "#internal/lru_cache";
 import type { Clock, TimerHandle } from "../core/mod.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { clockOption } from "./_clock.ts";

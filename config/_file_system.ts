@@ -5,7 +5,7 @@
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { DEFAULT_MAX_FILE_SIZE, DEFAULT_READ_TIMEOUT } from "./_limits.ts";
-import { getEnvironmentVariable } from "./_environment_deno.ts";
+import { getEnvironmentVariable } from "#config/environment";
 
 type PathModule = typeof import("node:path");
 

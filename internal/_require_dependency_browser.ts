@@ -1,4 +1,4 @@
-// Browser flavour of requireDependency (chosen by scripts/build_npm.ts under
+// Browser flavour of requireDependency (chosen by scripts/_variants.ts under
 // the `browser` condition): a browser has no synchronous loader; a bundler
 // includes what a module imports.
 import { DependencyLoadError } from "../core/mod.ts";

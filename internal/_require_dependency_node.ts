@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of requireDependency (chosen by
-// scripts/build_npm.ts in place of _require_dependency_deno.ts).
+// scripts/_variants.ts in place of _require_dependency_deno.ts).
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { DependencyLoadError } from "../core/mod.ts";

@@ -1,4 +1,4 @@
-import { apiAvailable, loadApi } from "./_open_telemetry_api_deno.ts";
+import { apiAvailable, loadApi } from "#internal/open_telemetry_api";
 
 /**
  * A part of OpenTelemetry a process can register globally: the context

@@ -1,4 +1,4 @@
-import { requireFrom } from "./_require_dependency_deno.ts";
+import { requireFrom } from "#internal/require_dependency";
 
 /**
  * Where {@linkcode requireDependency} resolves from: the calling module's

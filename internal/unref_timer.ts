@@ -1,4 +1,4 @@
-import { unref } from "./_unref_deno.ts";
+import { unref } from "#internal/unref";
 
 /**
  * A timer handle as returned by `setTimeout` or `setInterval` in any runtime

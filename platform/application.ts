@@ -22,7 +22,7 @@ import {
 } from "./_health_checks.ts";
 import { locatorHooks } from "./_locator_hooks.ts";
 import { registerHostLogging } from "./_host_logging.ts";
-import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
+import { exitProcess, onShutdownSignal } from "#platform/process";
 import { wrapHandler, wrapHandlerAtOnce } from "./_request_handler.ts";
 import { type HealthGauge, healthGauge } from "./_telemetry.ts";
 import { STEP_NAMES } from "./_steps.ts";
