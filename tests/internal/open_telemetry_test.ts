@@ -353,6 +353,63 @@ console.log(JSON.stringify({
   );
 });
 
+// Every package bundles its own copy of the loader (internal/ is bundled into
+// each package that uses it): the copies share one load, and one warning
+// when it fails, through a registered symbol of the global scope.
+describe("loadOpenTelemetryApi() in several packages' copies", () => {
+  it("loads once and warns once for all copies", {
+    skip: isNpmPass()
+      ? false
+      : "only the npm packages load the API on first use (Deno imports it with core)",
+  }, async () => {
+    const internal = fileURLToPath(
+      new URL(".", internalUrl("open_telemetry")),
+    );
+    const corePackage = dirname(dirname(fileURLToPath(moduleUrl("core"))));
+    const isCjs = fileURLToPath(moduleUrl("core")).includes("/script/");
+    const dir = await mkdtemp(join(tmpdir(), "kit-otel-copies-"));
+    try {
+      for (const copy of ["first", "second"]) {
+        await cp(internal, join(dir, copy), { recursive: true });
+        await writeFile(
+          join(dir, copy, "package.json"),
+          JSON.stringify({ type: isCjs ? "commonjs" : "module" }),
+        );
+      }
+      await cp(corePackage, join(dir, "node_modules", "@vendor", "kit-core"), {
+        recursive: true,
+      });
+      const url = (copy: string): string =>
+        JSON.stringify(
+          pathToFileURL(join(dir, copy, "open_telemetry.js")).href,
+        );
+      const result = await runChildScript(
+        `
+const warnings = [];
+console.warn = (text) => warnings.push(String(text));
+globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.0", trace: {} };
+const first = await import(${url("first")});
+const second = await import(${url("second")});
+const answers = [first.isOpenTelemetryRegistered("trace"), second.isOpenTelemetryRegistered("trace")];
+console.log(JSON.stringify({ distinct: first !== second, answers, warnings: warnings.length }));
+`,
+        {
+          dir,
+          runtimeArgs: "Bun" in globalThis ? ["--no-install"] : [],
+        },
+      );
+      assert.equal(result.code, 0, result.out);
+      assert.deepEqual(lastJson(result), {
+        distinct: true,
+        answers: [false, false],
+        warnings: 1,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("createScopeTracer()", () => {
   after(unregisterAll);
 
