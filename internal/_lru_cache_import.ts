@@ -1,5 +1,5 @@
-// The lru-cache loader of Deno and browsers (#internal/lru_cache; Node.js and Bun load it
-// on first use instead, see scripts/_variants.ts): lru-cache is
+// The lru-cache loader of Deno and browsers (#internal/lru_cache; Node.js and
+// Bun load it on first use instead, see scripts/_variants.ts): lru-cache is
 // imported with the module; Deno resolves it once, from its own cache, and a
 // browser bundler includes it either way.
 import { LRUCache } from "lru-cache";

@@ -1,7 +1,8 @@
-// The OpenTelemetry API loader of Deno and browsers (#internal/open_telemetry_api; Node.js and Bun load it
-// on first use instead, see scripts/_variants.ts): the API is
-// imported with the module; Deno resolves it once, from its own cache, and a
-// browser bundler, which has no synchronous loader, includes it either way.
+// The OpenTelemetry API loader of Deno and browsers
+// (#internal/open_telemetry_api; Node.js and Bun load it on first use instead,
+// see scripts/_variants.ts): the API is imported with the module; Deno resolves
+// it once, from its own cache, and a browser bundler, which has no synchronous
+// loader, includes it either way.
 import * as api from "@opentelemetry/api";
 
 /** Returns `@opentelemetry/api`. */

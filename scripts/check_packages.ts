@@ -18,7 +18,7 @@
  *   package does not ship (the declarations of internal/ never do);
  * - no built file references the `Deno` global, and no file a web bundler
  *   reaches from the `browser` export condition (`esm/mod_browser.js`, or
- *   `esm/mod.js` where a package has no browser twins) imports a `node:`
+ *   `esm/mod.js` where no variant has a browser file) imports a `node:`
  *   module or a Node-only package;
  * - every bundle (`esm/mod.js`, `script/mod.js`, `esm/mod_browser.js`,
  *   `bin/*.mjs`) gzips to under a 64 kB ceiling, which catches accidents such
