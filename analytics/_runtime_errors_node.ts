@@ -1,4 +1,4 @@
-// npm flavour of the runtime error tracking (chosen by scripts/build_npm.ts
+// npm flavour of the runtime error tracking (chosen by scripts/_variants.ts
 // in place of _runtime_errors_deno.ts): Node.js and Bun process events. See
 // _runtime_errors.ts for the rules.
 import {

@@ -9,11 +9,11 @@
 // a process without an SDK never loads it. With nothing registered the API
 // would only have handed out no-op counters and spans.
 import type { Span } from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  maskSecretText,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import {
   addCount,
   scopeCounter,

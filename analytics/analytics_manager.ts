@@ -24,7 +24,7 @@ import {
   pageProperties,
   type PerformanceTracking,
 } from "./_browser_tracking.ts";
-import { installRuntimeErrorTracking } from "./_runtime_errors_deno.ts";
+import { installRuntimeErrorTracking } from "#analytics/runtime_errors";
 import type {
   AnalyticsConsentState,
   AnalyticsOptions,

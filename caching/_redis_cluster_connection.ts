@@ -6,7 +6,8 @@
 // rediscover the slots (again after a backoff, until every primary answers),
 // which is how the client learns that a replica took over.
 import type * as Redis from "redis";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { TimerHandle } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import {
   backoff,

@@ -7,11 +7,12 @@
 // MOVED for a cluster, +switch-master for Sentinel); what is left here is
 // starting it, bounding it and telling the provider.
 import type * as Redis from "redis";
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { TimerHandle } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
-import { loadDriver } from "./_redis_driver.ts";
+import { loadDriver } from "#caching/redis_driver";
 import {
   backoff,
   type RedisCommands,

@@ -1,4 +1,5 @@
-import { type TimerHandle, unrefTimer } from "../core/mod.ts";
+import type { TimerHandle } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 import {
   Deadlines,

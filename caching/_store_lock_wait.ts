@@ -2,7 +2,7 @@
 // the store's lock on the key; while another instance holds it, the caller
 // looks for that instance's value now and then, and runs anyway when
 // `lockTimeout` has passed, rather than fail.
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import type { CacheCore, MaybeEntry } from "./_cache_core.ts";
 import type { CacheLockAttempt } from "./cache_provider.ts";
 

@@ -27,11 +27,11 @@ import type {
   ObservableResult,
   Span,
 } from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  maskSecretText,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import { scopeTracer } from "../internal/telemetry.ts";
 import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 

@@ -25,7 +25,7 @@ import {
 } from "./_tree.ts";
 import { schemaKnows } from "./_schema.ts";
 import { MASK, maskTree } from "./_secrets.ts";
-import { readEnvironment } from "./_environment_deno.ts";
+import { readEnvironment } from "#config/environment";
 import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
 import type {

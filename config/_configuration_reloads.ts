@@ -3,7 +3,8 @@
 // load or reload at a time, the debounce of watched changes, the `changed`
 // events (secret values masked) and the last failure that health reports.
 // What a load reads and merges is _configuration_layers.ts's business.
-import { maskSecretText, type SecretMatcher, unrefTimer } from "../core/mod.ts";
+import { maskSecretText, type SecretMatcher } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import type { Signal } from "../platform/mod.ts";
 import type { Span } from "@opentelemetry/api";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";

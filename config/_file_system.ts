@@ -3,9 +3,9 @@
 // bundle of config/mod.ts pulls none of them. `node:` modules work in Deno,
 // Node.js and Bun alike.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { DEFAULT_MAX_FILE_SIZE, DEFAULT_READ_TIMEOUT } from "./_limits.ts";
-import { getEnvironmentVariable } from "./_environment_deno.ts";
+import { getEnvironmentVariable } from "#config/environment";
 
 type PathModule = typeof import("node:path");
 

@@ -7,7 +7,7 @@ import type {
   KitConfigurationKey,
   KitConfigurationSection,
 } from "./kit_configuration_keys.ts";
-import type { loadValibot } from "./_valibot_deno.ts";
+import type { loadValibot } from "#config/valibot";
 
 type Valibot = ReturnType<typeof loadValibot>;
 

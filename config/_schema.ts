@@ -2,14 +2,14 @@
 // issues turned into failure lines naming key and source, and the set of
 // keys a schema knows (for diagnose). Works on valibot's runtime schema
 // objects (type, entries, item, wrapped, options, pipe). valibot itself is
-// loaded only when a valibot schema is validated (_valibot_deno.ts).
+// loaded only when a valibot schema is validated (_valibot_import.ts).
 import type * as v from "valibot";
 import { isPlainObject } from "../core/mod.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { isUnsafeSegment } from "./_tree.ts";
 import { invalidLogLevelMessage } from "./log_level_rule.ts";
-import { loadValibot } from "./_valibot_deno.ts";
+import { loadValibot } from "#config/valibot";
 
 interface SchemaLike {
   readonly kind?: string;

@@ -6,7 +6,7 @@
 import type { SecretMatcher } from "../core/mod.ts";
 import type { ConfigurationEntry } from "./configuration_provider.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import { pollFile, readTextFile, resolveConfigPath } from "./_file_system.ts";
+import { pollFile, readTextFile, resolveConfigPath } from "#config/file_system";
 
 /** What marks a variable as naming a file. */
 export const FILE_SUFFIX = "_FILE";

@@ -8,7 +8,7 @@ import type { Span } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
 import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the valibot loader (chosen by
-// scripts/build_npm.ts in place of _valibot_deno.ts): valibot is loaded on
+// scripts/_variants.ts in place of _valibot_import.ts): valibot is loaded on
 // the first call, synchronously, when a schema is first validated or
 // appConfigSchema is first used, so importing the package does not pay for
 // it.
@@ -7,7 +7,7 @@
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import (valibot's global
 // configuration, set with `v.setGlobalConfig`, is then shared).
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as Valibot from "valibot";
 
 declare const __filename: string | undefined;

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import { invalidLogLevelMessage, normalizeLogLevel } from "./log_level_rule.ts";
-import { loadValibot } from "./_valibot_deno.ts";
+import { loadValibot } from "#config/valibot";
 import { kitConfigurationSections } from "./kit_configuration_keys.ts";
 import {
   keySchema,

@@ -37,7 +37,7 @@ import {
 } from "./json_file_provider.ts";
 import { cloneJson, type IndexEntry } from "./_tree.ts";
 import { createSecretMatcher } from "./_secrets.ts";
-import { getEnvironmentVariable } from "./_environment_deno.ts";
+import { getEnvironmentVariable } from "#config/environment";
 import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
 import {

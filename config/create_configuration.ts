@@ -4,7 +4,7 @@ import type { ConfigurationDiagnostic } from "./configuration_provider.ts";
 import { DotEnvProvider } from "./dot_env_provider.ts";
 import { validateConfiguration } from "./validate_configuration.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import { getEnvironmentVariable } from "./_environment_deno.ts";
+import { getEnvironmentVariable } from "#config/environment";
 
 /**
  * Options of {@linkcode createConfiguration}.

@@ -1,4 +1,4 @@
-import { loadDotEnvParser } from "./_dotenv.ts";
+import { loadDotEnvParser } from "#config/dotenv";
 import type {
   ConfigurationDiagnostic,
   ConfigurationEntry,
@@ -6,7 +6,7 @@ import type {
 } from "./configuration_provider.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
-import { readTextFile, resolveConfigPath } from "./_file_system.ts";
+import { readTextFile, resolveConfigPath } from "#config/file_system";
 import { checkMaxFileSize, checkReadTimeout } from "./_limits.ts";
 import {
   normalizePrefix,

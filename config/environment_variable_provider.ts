@@ -6,7 +6,7 @@ import type {
   ConfigurationProvider,
 } from "./configuration_provider.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
-import { readEnvironment } from "./_environment_deno.ts";
+import { readEnvironment } from "#config/environment";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 import {
   normalizePrefix,

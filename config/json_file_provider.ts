@@ -5,7 +5,7 @@ import type {
   ConfigurationProvider,
 } from "./configuration_provider.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
-import { pollFile, readTextFile, resolveConfigPath } from "./_file_system.ts";
+import { pollFile, readTextFile, resolveConfigPath } from "#config/file_system";
 import { parseJsonSource } from "./_json_source.ts";
 import { checkMaxFileSize, checkReadTimeout } from "./_limits.ts";
 

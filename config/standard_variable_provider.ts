@@ -2,7 +2,7 @@ import type {
   ConfigurationEntry,
   ConfigurationProvider,
 } from "./configuration_provider.ts";
-import { readEnvironment } from "./_environment_deno.ts";
+import { readEnvironment } from "#config/environment";
 import { warnEnvironmentUnavailable } from "./_environment_warning.ts";
 import {
   bothSetFailure,

@@ -1,4 +1,5 @@
-import { type TimerHandle, unrefTimer } from "./timers.ts";
+import type { TimerHandle } from "./timers.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 
 /**
  * What every Kit `flush()` and `dispose()` that may wait on the network

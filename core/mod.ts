@@ -25,6 +25,4 @@ export * from "./clock.ts";
 export * from "./dispose_options.ts";
 export * from "./secrets.ts";
 export * from "./log_level_rule.ts";
-export * from "./open_telemetry.ts";
 export * from "./dependency_load_error.ts";
-export * from "./require_dependency.ts";

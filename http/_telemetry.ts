@@ -27,12 +27,12 @@ import type {
   Span,
   Tracer,
 } from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  maskSecretText,
   type OpenTelemetryApi,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import { HTTP_DURATION_BUCKETS } from "../internal/http_duration_buckets.ts";
 import { createScopeTracer } from "../internal/scope_tracer.ts";
 import { HttpError } from "./http_error.ts";

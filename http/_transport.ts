@@ -25,13 +25,13 @@
 import type { KyInstance } from "ky";
 import type { Attempt } from "./_attempt.ts";
 import type { CallContext } from "./_call_context.ts";
-import { loadKy } from "./_ky_deno.ts";
+import { loadKy } from "#http/ky";
 import {
   followRedirects,
   isRedirect,
   type RedirectPolicy,
 } from "./_redirect.ts";
-import { REDIRECT_MODE } from "./_redirect_mode.ts";
+import { REDIRECT_MODE } from "#http/redirect_mode";
 
 /** The `fetch` a client sends with. */
 export type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;

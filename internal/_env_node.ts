@@ -1,5 +1,5 @@
 // Node.js, Bun and browser flavour of reading an environment variable (chosen
-// by scripts/build_npm.ts in place of _env_deno.ts): `process.env` where
+// by scripts/_variants.ts in place of _env_deno.ts): `process.env` where
 // there is a process, nothing in a page.
 
 interface NodeProcess {

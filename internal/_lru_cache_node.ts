@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the lru-cache loader (chosen by
-// scripts/build_npm.ts in place of _lru_cache_deno.ts): lru-cache is loaded
+// scripts/_variants.ts in place of _lru_cache_import.ts): lru-cache is loaded
 // when the first cache is made, synchronously, so an import of the package
 // that never makes a cache does not pay for it (figure in
 // BENCHMARKS.md, "Cold import in Node").
@@ -7,7 +7,7 @@
 // requireDependency (core) resolves it from the folder of the package this
 // file is bundled into, the same instance as the application's own import;
 // the caller names that package for the error a failed load gives.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "./require_dependency.ts";
 import type * as LruCache from "lru-cache";
 
 declare const __filename: string | undefined;

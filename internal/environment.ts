@@ -1,4 +1,4 @@
-import { readEnv } from "./_env_deno.ts";
+import { readEnv } from "#internal/env";
 
 /**
  * Reads an environment variable in Deno, Node.js and Bun; `undefined` when it

@@ -2,7 +2,7 @@ import type { TracerProvider } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   type OpenTelemetryApi,
-} from "../core/mod.ts";
+} from "./open_telemetry.ts";
 
 /** A tracer of `@opentelemetry/api`, as `trace.getTracer()` returns it. */
 export type OpenTelemetryTracer = ReturnType<
@@ -41,7 +41,7 @@ function isProxy(provider: TracerProvider): provider is ProxyLike {
  * import {
  *   isOpenTelemetryRegistered,
  *   loadOpenTelemetryApi,
- * } from "../core/mod.ts";
+ * } from "./open_telemetry.ts";
  *
  * const tracerOf = createScopeTracer("my-library");
  * if (isOpenTelemetryRegistered("trace")) {

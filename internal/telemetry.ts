@@ -17,7 +17,7 @@ import type {
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../core/mod.ts";
+} from "./open_telemetry.ts";
 import { memoizeLast } from "./memoize_last.ts";
 
 /**

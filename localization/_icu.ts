@@ -9,7 +9,7 @@ import type {
   PluralElement,
   SelectElement,
 } from "@formatjs/icu-messageformat-parser";
-import { loadIcuParser } from "./_icu_parser_deno.ts";
+import { loadIcuParser } from "#localization/icu_parser";
 import {
   dateFormatter,
   formatValue,

@@ -1,11 +1,11 @@
 // Node.js and Bun flavour of the ICU MessageFormat parser loader (chosen by
-// scripts/build_npm.ts in place of _icu_parser_deno.ts): the parser is loaded
+// scripts/_variants.ts in place of _icu_parser_import.ts): the parser is loaded
 // when the first ICU message is parsed, synchronously, so an application whose
 // texts hold no ICU syntax never loads it.
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as Parser from "@formatjs/icu-messageformat-parser";
 
 declare const __filename: string | undefined;

@@ -1,11 +1,11 @@
 // Node.js and Bun flavour of the locale matcher loader (chosen by
-// scripts/build_npm.ts in place of _locale_matcher_deno.ts): the matcher is
+// scripts/_variants.ts in place of _locale_matcher_import.ts): the matcher is
 // loaded at the first culture negotiation, synchronously, so an application
 // that never negotiates never loads it.
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as Matcher from "@formatjs/intl-localematcher";
 
 declare const __filename: string | undefined;

@@ -1,4 +1,4 @@
-import { loadLocaleMatcher } from "./_locale_matcher_deno.ts";
+import { loadLocaleMatcher } from "#localization/locale_matcher";
 import { assertCultureName } from "./culture_name.ts";
 
 // Picks from `available` for ranges already in order of preference; best fit

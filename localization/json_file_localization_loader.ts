@@ -1,5 +1,5 @@
 import { errorCode } from "./_error_code.ts";
-import { readTextFile } from "./_fs.ts";
+import { readTextFile } from "#localization/fs";
 import { BodyTooLarge } from "./_read_body.ts";
 import { checkMaxResourceSize, tooLargeReason } from "./_resource_size.ts";
 import { checkTemplate, fillTemplate } from "./_template.ts";

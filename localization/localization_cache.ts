@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import { loadLruCache } from "../internal/_lru_cache_deno.ts";
+import { loadLruCache } from "#internal/lru_cache";
 import { cacheClocks } from "./_cache_clock.ts";
 import type { Clock } from "../core/mod.ts";
 import type { LocalizationResources } from "./localization_provider.ts";

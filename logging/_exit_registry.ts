@@ -4,7 +4,7 @@
 // the final `exit` each reports on stderr what is still undelivered. The
 // hooks are installed on the first registration, so merely importing the
 // logging module adds no listener.
-import { type ExitHooks, onProcessExit } from "./_exit_deno.ts";
+import { type ExitHooks, onProcessExit } from "#logging/exit";
 
 const live = new Set<ExitHooks>();
 let installed = false;

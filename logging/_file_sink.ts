@@ -12,7 +12,7 @@
 //
 // The registry is keyed by the filename as given; two spellings of one path
 // (`logs/app.log` and `./logs/app.log`) are not recognized as the same file.
-import type { LogFile } from "./_node_file.ts";
+import type { LogFile } from "#logging/node_file";
 
 // Upper bound of one write call, to keep memory and latency in check.
 const MAX_CHUNK = 1024 * 1024;
@@ -98,7 +98,7 @@ export class FileSink {
       while ((queue = this.#queues.find((q) => q.head < q.lines.length))) {
         if (this.#file === undefined) {
           if (this.#closing !== undefined) await this.#closing;
-          const adapter = await import("./_node_file.ts");
+          const adapter = await import("#logging/node_file");
           this.#file = await adapter.openLogFile(this.#path, queue.maxFiles);
         }
         await this.#writeSome(this.#file, queue);

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the LogTape loader (chosen by
-// scripts/build_npm.ts in place of _logtape_deno.ts): LogTape is loaded on
+// scripts/_variants.ts in place of _logtape_import.ts): LogTape is loaded on
 // the first call, synchronously, when the first console or file provider
 // builds its sink or formatter, so a process that logs elsewhere (or not at
 // all) never pays for loading it at start-up (figure in
@@ -7,7 +7,7 @@
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as LogTape from "@logtape/logtape";
 
 declare const __filename: string | undefined;

@@ -22,7 +22,7 @@ import type { LogEntry } from "./log_entry.ts";
 import { type Redactor, serializeError } from "./_redactor.ts";
 import { safeStringify } from "./_format.ts";
 import { SCOPE } from "./_telemetry.ts";
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
 import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { checkOptions } from "./_options.ts";

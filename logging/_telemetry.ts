@@ -13,11 +13,11 @@
 // start). What the API would do with nothing registered is done here
 // without it: no active span, no counting, no span, `fn()` run as it is.
 import type { Context, Span, SpanContext } from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  maskSecretText,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import {
   addCount,
   scopeCounter,

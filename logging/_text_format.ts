@@ -15,7 +15,7 @@ import type { LogRecord, TextFormatter } from "@logtape/logtape";
 import type { LogEntry } from "./log_entry.ts";
 import { isoTimestamp, LEVEL_NAMES, safeStringify } from "./_format.ts";
 import { escapeControls, escapedStack } from "./_escape.ts";
-import { loadLogTape } from "./_logtape_deno.ts";
+import { loadLogTape } from "#logging/logtape";
 import {
   type Redactor,
   type SerializedError,
@@ -82,7 +82,7 @@ export function textFormatter(
     },
   };
   // LogTape is loaded here, when a provider first builds its formatter (see
-  // _logtape_deno.ts), not when the logging module is imported.
+  // _logtape_import.ts), not when the logging module is imported.
   const { getAnsiColorFormatter, getTextFormatter } = loadLogTape();
   const formatter: TextFormatter = colorize
     ? getAnsiColorFormatter({ ...common, categoryStyle: null })

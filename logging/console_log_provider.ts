@@ -7,8 +7,8 @@ import { CONSOLE_RULES as RULES } from "./_rules.ts";
 import { Redactor } from "./_redactor.ts";
 import { JsonFormatter, LEVEL_NAMES } from "./_format.ts";
 import { textFormatter } from "./_text_format.ts";
-import { stdoutIsTerminal } from "./_terminal_deno.ts";
-import { loadLogTape } from "./_logtape_deno.ts";
+import { stdoutIsTerminal } from "#logging/terminal";
+import { loadLogTape } from "#logging/logtape";
 import { RESOLVED } from "./_resolved.ts";
 
 /**
@@ -109,7 +109,7 @@ export class ConsoleLogProvider implements ILogProvider {
       });
     }
     // LogTape is loaded here, by the first console provider (see
-    // _logtape_deno.ts), not when the logging module is imported.
+    // _logtape_import.ts), not when the logging module is imported.
     this.#sink = loadLogTape().getConsoleSink({
       console: ((checked.console as LogConsole | undefined) ??
         globalThis.console) as unknown as SinkConsole,

@@ -19,7 +19,7 @@ import { RESOLVED } from "./_resolved.ts";
 import { type Clock, systemClock } from "../core/mod.ts";
 import { randomId } from "../internal/random_id.ts";
 import { registerForExit, unregisterForExit } from "./_exit_registry.ts";
-import type { ExitHooks } from "./_exit_deno.ts";
+import type { ExitHooks } from "#logging/exit";
 import {
   nonEmpty,
   otlpEndpointFromEnvironment,

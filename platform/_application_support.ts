@@ -1,6 +1,6 @@
 // Small helpers of the application host: its console logger, the logger of
 // the logging step, and waiting for a promise until a deadline.
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import type { ApplicationLogger } from "./application_options.ts";
 
 /** Whether `KIT_LOG_LEVEL` asks for the host's diagnostics. */

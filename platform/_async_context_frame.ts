@@ -3,7 +3,7 @@
 // scopes the services of the context resolve from. app.handle() and
 // scope.run() make owners; RequestContext.run() inherits the one around it,
 // so a middleware that adds a value to the context keeps the request's scope.
-import { contextStore } from "./_async_context.ts";
+import { contextStore } from "#platform/async_context";
 import type { RequestContextValues } from "./request_context.ts";
 
 /** A scope's cache, as the owner frame keeps it (see _scope.ts). */

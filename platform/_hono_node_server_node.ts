@@ -7,7 +7,7 @@
 //
 // requireDependency (core) resolves it from this package's own folder, the
 // same instance as the application's own import.
-import { requireDependency } from "../core/mod.ts";
+import { requireDependency } from "../internal/require_dependency.ts";
 import type * as NodeServer from "@hono/node-server";
 
 declare const __filename: string | undefined;

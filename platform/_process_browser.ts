@@ -1,6 +1,6 @@
 // Browser flavour of the host's process access: a page has no signals, no
 // process to end and no environment variables.
-import type { ShutdownSignal } from "./_process_deno.ts";
+import type { ShutdownSignal } from "#platform/process";
 
 export type { ShutdownSignal };
 

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the host's process access (chosen by
-// scripts/build_npm.ts in place of _process_deno.ts).
+// scripts/_variants.ts in place of _process_deno.ts).
 
 /** The signals the host handles. */
 export type ShutdownSignal = "SIGINT" | "SIGTERM";

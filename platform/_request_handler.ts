@@ -5,7 +5,8 @@
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
 import { messageOf } from "./_application_support.ts";
-import { loadOpenTelemetryApi, maskSecretText } from "../core/mod.ts";
+import { maskSecretText } from "../core/mod.ts";
+import { loadOpenTelemetryApi } from "../internal/open_telemetry.ts";
 import { randomId } from "../internal/random_id.ts";
 import { ContextFrame, frames } from "./_async_context_frame.ts";
 import { disposeFrameScopes } from "./_scope.ts";

@@ -2,7 +2,7 @@
 // process with an exit code; a second signal during start-up or shutdown
 // ends it at once. Also the line a failed start-up prints, and which
 // failures the logging step has written already. Not re-exported.
-import { exitProcess, onShutdownSignal } from "./_process_deno.ts";
+import { exitProcess, onShutdownSignal } from "#platform/process";
 import { messageOf } from "./_application_support.ts";
 import { ApplicationStartError } from "./application_start_error.ts";
 

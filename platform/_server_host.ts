@@ -5,10 +5,10 @@
 // requests in flight finish and close idle connections.
 import type { HealthReport } from "./health.ts";
 import type { ServerSettings } from "./_server_settings.ts";
-import { listen } from "./_server_deno.ts";
+import { listen } from "#platform/server";
 import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 
 /** A handler as the runtime calls it. */
 type Handler = (

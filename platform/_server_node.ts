@@ -11,7 +11,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { Socket } from "node:net";
-import { unrefTimer } from "../core/mod.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import { hostLogger } from "./host_logger.ts";
 import {

@@ -22,11 +22,11 @@ import type {
   Span,
   TextMapGetter,
 } from "@opentelemetry/api";
+import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-  maskSecretText,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 import { HTTP_DURATION_BUCKETS } from "../internal/http_duration_buckets.ts";
 import { createScopeTracer } from "../internal/scope_tracer.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";

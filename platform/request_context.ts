@@ -2,7 +2,7 @@ import { ContextFrame, frames } from "./_async_context_frame.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../core/mod.ts";
+} from "../internal/open_telemetry.ts";
 
 /**
  * The values of one request's context: its `requestId`, plus anything the

@@ -3,10 +3,10 @@
  *
  * - JavaScript: one bundle per package entry, made by esbuild (pinned in
  *   deno.json): `esm/mod.js` (ES module) and `script/mod.js` (CommonJS), and
- *   `esm/mod_browser.js` where the package has browser twins (below). Each
- *   bundle holds the package's own source files; sibling Kit packages and
- *   npm dependencies stay imports by package name, so npm installs each once
- *   and bundlers still tree-shake (`sideEffects: false`). Node.js then loads
+ *   `esm/mod_browser.js` (and Bun bundles) where runtime variants differ
+ *   (below). Each bundle holds the package's own source files; sibling Kit
+ *   packages and npm dependencies stay imports by package name, so npm
+ *   installs each once and bundlers still tree-shake (`sideEffects: false`). Node.js then loads
  *   one file per package instead of one per source file, which is most of
  *   the cold-import time (bench/cold_import_bench.ts). The bundles are not
  *   minified (a line of a bundle is a line of code; comments are left out),
@@ -48,15 +48,25 @@
  * ship, so the build fails when a public declaration names one of their
  * types. In the source maps they stand under `src/_internal/`.
  *
- * Runtime-specific code follows one convention: a module imports
- * `./_x_deno.ts`, and where `./_x_node.ts` stands beside it the npm bundles
- * take that one instead and leave the Deno flavour out, so no `Deno` global
- * ships to npm (`scripts/check_packages.ts` enforces it). Where a
- * `./_x_browser.ts` stands beside `./_x.ts` (or `./_x_deno.ts`), the
- * package gets a third bundle, `esm/mod_browser.js`, made with the browser
- * twins, which the `browser` export condition selects (imported or required
- * alike): bundlers for the web then never see a `node:` module or a
- * Node-only package such as node-redis or dotenv.
+ * Runtime-specific code is a runtime variant: a module imports `#name`
+ * (`#http/ky`), which deno.json maps to the Deno file and `VARIANTS` of
+ * `scripts/_variants.ts` maps, per package.json condition (`node`, `bun`,
+ * `browser`, `default`), to the npm files. Each bundle is made for one
+ * runtime and resolves every `#name` by the conditions that runtime matches
+ * (Node.js `node`, `default`; Bun `bun`, `node`, `default`; web bundlers
+ * `browser`, `default`): the Node.js bundles (`esm/mod.js`,
+ * `script/mod.js`), `esm/mod_browser.js` for the `browser` export condition
+ * where a variant the package reaches has a browser file of its own (so
+ * bundlers for the web never see a `node:` module or a Node-only package
+ * such as node-redis or dotenv), and `esm/mod_bun.js`/`script/mod_bun.js`
+ * for the `bun` condition where one has a Bun file of its own. A variant
+ * with no file for a runtime and no `default` fails the build, naming the
+ * variant, the runtime and the importing file. The variants are bundled in:
+ * nothing shipped names a `#` specifier (declarations name the Node.js
+ * file), so the package.json has no `imports` field. Files only Deno uses
+ * stay out of the npm build, so no `Deno` global ships to npm
+ * (`scripts/check_packages.ts` enforces it). See docs/architecture.md,
+ * "Runtime variants".
  *
  * Beside the eight, the project generator's package (`CREATE_PACKAGE`,
  * `@vendor/create-kit`, which `npm init @vendor/kit` runs): its program
@@ -97,6 +107,13 @@ import {
   repositoryFields,
 } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
+import {
+  checkVariants,
+  type NpmRuntime,
+  variantFile,
+  type VariantFiles,
+  VARIANTS,
+} from "./_variants.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const OUT = resolve(ROOT, Deno.env.get("KIT_NPM_OUT") ?? "npm");
@@ -169,8 +186,42 @@ async function listSources(dir: string): Promise<string[]> {
 }
 
 /**
+ * The runtime variants' npm files: scripts/_variants.ts, or with the
+ * entries of the JSON file `KIT_NPM_VARIANTS` names in place of its own
+ * (how the tests make a build with a variant missing a file).
+ */
+const VARIANT_TABLE: Readonly<Record<string, VariantFiles>> = {
+  ...VARIANTS,
+  ...(Deno.env.get("KIT_NPM_VARIANTS") === undefined ? {} : JSON.parse(
+    readFileSync(Deno.env.get("KIT_NPM_VARIANTS")!, "utf8"),
+  ) as Record<string, VariantFiles>),
+};
+
+/** Every runtime the npm packages are bundled for (scripts/_variants.ts). */
+const NPM_RUNTIME_LIST: readonly NpmRuntime[] = ["node", "bun", "browser"];
+
+/**
+ * The npm files of the runtime variant `name`, for every runtime a package
+ * is bundled for (as absolute paths). A runtime without a file is left out
+ * here; the bundles then fail on it (`resolveForNpm`).
+ */
+function npmFilesOf(name: string, importer: string): string[] {
+  const files = new Set<string>();
+  for (const runtime of NPM_RUNTIME_LIST) {
+    try {
+      files.add(
+        join(ROOT, variantFile(name, runtime, importer, VARIANT_TABLE)),
+      );
+    } catch {
+      // Reported by the bundle of that runtime, with the importing file.
+    }
+  }
+  return [...files];
+}
+
+/**
  * The files of internal/ that `sources` import, directly or through other
- * files of internal/, every runtime flavour included.
+ * files of internal/, the npm files of every runtime variant included.
  */
 function internalFilesOf(sources: readonly string[]): string[] {
   const found = new Set<string>();
@@ -179,48 +230,45 @@ function internalFilesOf(sources: readonly string[]): string[] {
     const file = pending.pop()!;
     const text = readFileSync(file, "utf8");
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
-      if (!ref.fileName.startsWith(".")) continue;
-      const target = resolve(dirname(file), ref.fileName);
-      if (!target.startsWith(INTERNAL + "/") || !existsSync(target)) continue;
-      const base = target.replace(/(_deno)?\.ts$/, "");
-      for (
-        const flavour of [target, base + "_node.ts", base + "_browser.ts"]
-      ) {
-        if (found.has(flavour) || !existsSync(flavour)) continue;
-        found.add(flavour);
-        pending.push(flavour);
+      const targets = ref.fileName.startsWith("#")
+        ? npmFilesOf(ref.fileName, relative(ROOT, file))
+        : ref.fileName.startsWith(".")
+        ? [resolve(dirname(file), ref.fileName)]
+        : [];
+      for (const target of targets) {
+        if (!target.startsWith(INTERNAL + "/") || !existsSync(target)) continue;
+        if (found.has(target)) continue;
+        found.add(target);
+        pending.push(target);
       }
     }
   }
   return [...found].sort();
 }
 
-/** Which runtime a file is chosen for: servers, or the `browser` condition. */
-type Flavour = "node" | "browser";
-
 /**
- * The file an npm flavour uses for a module file. Runtime-specific files:
- * `_x_deno.ts` is the Deno/JSR flavour and `_x_node.ts` beside it replaces it
- * on npm; `_x_browser.ts` beside `_x.ts` (or `_x_deno.ts`) replaces it under
- * the `browser` condition.
+ * The files only Deno uses: what deno.json maps a runtime variant to where
+ * no npm runtime takes the same file. They are not part of the npm build (no
+ * declarations, no dependencies), so no `Deno` global ships to npm.
  */
-function variantOf(target: string, flavour: Flavour): string {
-  const base = target.endsWith("_deno.ts")
-    ? target.slice(0, -"_deno.ts".length)
-    : target.slice(0, -".ts".length);
-  if (flavour === "browser" && existsSync(base + "_browser.ts")) {
-    return base + "_browser.ts";
+function denoOnlyFiles(config: DenoJson): Set<string> {
+  const npm = new Set<string>();
+  for (const files of Object.values(VARIANT_TABLE)) {
+    for (const file of Object.values(files)) npm.add(join(ROOT, file));
   }
-  if (target.endsWith("_deno.ts") && existsSync(base + "_node.ts")) {
-    return base + "_node.ts";
+  const only = new Set<string>();
+  for (const [name, target] of Object.entries(config.imports)) {
+    if (!name.startsWith("#")) continue;
+    const path = join(ROOT, target);
+    if (!npm.has(path)) only.add(path);
   }
-  return target;
+  return only;
 }
 
 /**
  * Rewrites the module specifiers of one source file for npm, as its
  * declarations import them: files of the package stay relative (`.js`,
- * the Node flavour of a runtime-specific file), sibling modules become their
+ * the Node.js file of a runtime variant), sibling modules become their
  * package names, bare imports their npm names. Records every package reached
  * in `dependencies` (with type-only imports, which declarations keep).
  *
@@ -236,6 +284,9 @@ function rewriteSpecifiers(
   dependencies: Record<string, string>,
 ): string {
   return replaceSpecifiers(source, (specifier) => {
+    // Declarations name the Node.js files of runtime variants: a `#name`
+    // specifier would need package.json `imports`, which TypeScript's
+    // `moduleResolution: node` (node10) does not read.
     const target = resolveForNpm(specifier, file, info, config, "node");
     if (target.kind === "file") {
       const local = relative(dirname(file), target.path);
@@ -255,7 +306,7 @@ function rewriteSpecifiers(
 
 /** Where an import of a source file leads on npm. */
 type NpmTarget =
-  /** A file of the package itself (the flavour's variant). */
+  /** A file of the package itself (a variant's file for the runtime). */
   | { kind: "file"; path: string }
   /**
    * An import left to the package's user: a Node built-in (`range`
@@ -265,20 +316,39 @@ type NpmTarget =
   | { kind: "external"; specifier: string; name: string; range?: string };
 
 /**
- * Resolves one import of a source file for an npm flavour.
+ * Resolves one import of a source file for an npm runtime: a runtime
+ * variant (`#name`) through scripts/_variants.ts, a relative import to the
+ * file it names.
  *
  * @throws {Error} When the import reaches outside the module other than
- * through a sibling's mod.ts, is relative without `.ts`, or skips the imports
- * map of deno.json.
+ * through a sibling's mod.ts, is relative without `.ts`, skips the imports
+ * map of deno.json, or names a runtime variant without a file for `runtime`.
  */
 function resolveForNpm(
   specifier: string,
   file: string,
   info: PackageInfo,
   config: DenoJson,
-  flavour: Flavour,
+  runtime: NpmRuntime,
 ): NpmTarget {
   const where = relative(ROOT, file);
+  if (specifier.startsWith("#")) {
+    const path = join(
+      ROOT,
+      variantFile(specifier, runtime, where, VARIANT_TABLE),
+    );
+    if (
+      !path.startsWith(join(ROOT, info.folder) + "/") &&
+      !path.startsWith(INTERNAL + "/")
+    ) {
+      throw new Error(
+        `${where}: the runtime variant '${specifier}' names ${
+          relative(ROOT, path)
+        } for ${runtime}, outside ${info.folder}/ and internal/; a variant's files belong to the module that imports it`,
+      );
+    }
+    return { kind: "file", path };
+  }
   if (specifier.startsWith("./") || specifier.startsWith("../")) {
     const target = resolve(dirname(file), specifier);
     // A program under cli/<name>/ bundles its own files and internal/, and
@@ -305,13 +375,7 @@ function resolveForNpm(
           `${where}: relative import '${specifier}' must end in .ts`,
         );
       }
-      const chosen = variantOf(target, flavour);
-      // A browser twin importing its server file (for a type or a shared
-      // constant) gets the server file, not itself.
-      return {
-        kind: "file",
-        path: chosen === file ? variantOf(target, "node") : chosen,
-      };
+      return { kind: "file", path: target };
     }
     const sibling = rel.length === 2 && rel[1] === "mod.ts"
       ? packageOfFolder(rel[0])
@@ -351,12 +415,13 @@ function resolveForNpm(
 
 /**
  * The esbuild plugin that resolves every import the way `resolveForNpm` says
- * for one flavour, and records whether a browser twin took a file's place.
+ * for one runtime, and counts the runtime variants whose file for it is not
+ * the Node.js one (a bundle of its own is then worth making).
  */
 function kitResolver(
   info: PackageInfo,
   config: DenoJson,
-  flavour: Flavour,
+  runtime: NpmRuntime,
   used: { twins: number },
   self = false,
 ): esbuild.Plugin {
@@ -374,7 +439,7 @@ function kitResolver(
           importer,
           info,
           config,
-          flavour,
+          runtime,
         );
         if (target.kind === "external") {
           return { path: target.specifier, external: true };
@@ -384,7 +449,11 @@ function kitResolver(
         if (self && target.path === join(ROOT, info.folder, "mod.ts")) {
           return { path: info.name, external: true };
         }
-        if (target.path.endsWith("_browser.ts")) used.twins++;
+        if (
+          args.path.startsWith("#") && runtime !== "node" &&
+          target.path !==
+            join(ROOT, variantFile(args.path, "node", importer, VARIANT_TABLE))
+        ) used.twins++;
         return { path: target.path };
       });
     },
@@ -768,14 +837,15 @@ async function buildPackage(
   await rm(dir, { recursive: true, force: true });
   const dependencies: Record<string, string> = {};
   const moduleDir = join(ROOT, info.folder);
-  const sources = await listSources(moduleDir);
+  const denoOnly = denoOnlyFiles(config);
+  const sources = (await listSources(moduleDir)).filter((file) =>
+    !denoOnly.has(file)
+  );
   const declarations = new Map<string, string>();
   // Files whose declarations need explicit types they lack; a problem only
   // for the files whose declarations ship (below).
   const problems = new Map<string, string>();
   for (const file of sources) {
-    // A Deno flavour with a Node twin is not part of the npm build.
-    if (variantOf(file, "node") !== file) continue;
     const rel = relative(moduleDir, file);
     // Declarations name the server files: types never depend on the
     // browser choice. Rewriting every file also records the dependencies,
@@ -811,7 +881,6 @@ async function buildPackage(
   // The files of internal/ the package's sources reach: bundled with them,
   // so their imports are the package's dependencies too.
   for (const file of internalFilesOf(sources)) {
-    if (variantOf(file, "node") !== file) continue;
     rewriteSpecifiers(
       await readFile(file, "utf8"),
       file,
@@ -868,7 +937,7 @@ async function buildPackage(
   );
 
   // The bundles: ES module and CommonJS for servers, and an ES module with
-  // the browser twins when the package has any.
+  // the browser files of runtime variants when the package reaches any.
   const entry = join(moduleDir, "mod.ts");
   const bundles: Record<string, number> = {};
   const server = { twins: 0 };
@@ -887,7 +956,7 @@ async function buildPackage(
     // `import.meta` is empty in CommonJS: the Node.js adapters that load a
     // dependency on first use pass it and `__filename` to core's
     // requireDependency, which uses `__filename` when `import.meta.resolve`
-    // is absent (core/_require_dependency_node.ts).
+    // is absent (internal/_require_dependency_node.ts).
     logOverride: { "empty-import-meta": "silent" },
     plugins: [kitResolver(info, config, "node", server)],
   }))!;
@@ -900,6 +969,25 @@ async function buildPackage(
     plugins: [kitResolver(info, config, "browser", web)],
   }, () => web.twins > 0);
   if (browserSize !== undefined) bundles["esm/mod_browser.js"] = browserSize;
+  // Bun matches `node` after `bun`: it gets bundles of its own only where a
+  // runtime variant names a Bun file apart from the Node.js one.
+  const bun = { twins: 0 };
+  for (
+    const [folder, format] of [["esm", "esm"], ["script", "cjs"]] as const
+  ) {
+    const size = await bundle(moduleDir, dir, {
+      entryPoints: [entry],
+      outfile: join(dir, folder, "mod_bun.js"),
+      format,
+      platform: "node",
+      ...(format === "cjs"
+        ? { logOverride: { "empty-import-meta": "silent" } }
+        : {}),
+      plugins: [kitResolver(info, config, "bun", bun)],
+    }, () => bun.twins > 0);
+    if (size !== undefined) bundles[`${folder}/mod_bun.js`] = size;
+  }
+  const bunBundles = bun.twins > 0;
 
   // Subpath entries (`@vendor/kit-platform/hono`): server bundles of their
   // own, which the main entry never imports.
@@ -931,6 +1019,21 @@ async function buildPackage(
         // rather than bundling a copy.
         plugins: [kitResolver(info, config, "node", { twins: 0 }, true)],
       }))!;
+    }
+    // A subpath has server bundles only: a runtime variant it reaches must
+    // give Bun the Node.js file.
+    const subpathBun = { twins: 0 };
+    await bundle(moduleDir, dir, {
+      entryPoints: [path],
+      outfile: join(dir, "esm", `${base}_bun.js`),
+      format: "esm",
+      platform: "node",
+      plugins: [kitResolver(info, config, "bun", subpathBun, true)],
+    }, () => false);
+    if (subpathBun.twins > 0) {
+      throw new Error(
+        `${info.name}: the subpath '${subpath}' reaches a runtime variant with a Bun file of its own, but subpaths are bundled for Node.js and Bun alike; give Bun the Node.js file in scripts/_variants.ts or add Bun bundles for subpaths`,
+      );
     }
     subpathExports[subpath] = {
       import: { types: `./esm/${base}.d.ts`, default: `./esm/${base}.js` },
@@ -1021,6 +1124,17 @@ async function buildPackage(
             browser: {
               types: "./esm/mod.d.ts",
               default: "./esm/mod_browser.js",
+            },
+          }
+          : {}),
+        ...(bunBundles
+          ? {
+            bun: {
+              import: { types: "./esm/mod.d.ts", default: "./esm/mod_bun.js" },
+              require: {
+                types: "./script/mod.d.ts",
+                default: "./script/mod_bun.js",
+              },
             },
           }
           : {}),
@@ -1141,6 +1255,11 @@ export async function buildAll(): Promise<BuiltPackage[]> {
   const config = JSON.parse(
     await readFile(join(ROOT, "deno.json"), "utf8"),
   ) as DenoJson;
+  checkVariants(
+    config.imports,
+    (file) => existsSync(join(ROOT, file)),
+    VARIANT_TABLE,
+  );
   await mkdir(OUT, { recursive: true });
   const built: BuiltPackage[] = [];
   try {

@@ -18,7 +18,7 @@
  *   package does not ship (the declarations of internal/ never do);
  * - no built file references the `Deno` global, and no file a web bundler
  *   reaches from the `browser` export condition (`esm/mod_browser.js`, or
- *   `esm/mod.js` where a package has no browser twins) imports a `node:`
+ *   `esm/mod.js` where no variant has a browser file) imports a `node:`
  *   module or a Node-only package;
  * - every bundle (`esm/mod.js`, `script/mod.js`, `esm/mod_browser.js`,
  *   `bin/*.mjs`) gzips to under a 64 kB ceiling, which catches accidents such
@@ -295,7 +295,7 @@ for (const info of PACKAGES) {
     const code = await readFile(join(dir, bundle), "utf8");
     for (const specifier of deferredImports(bundle, code)) {
       problems.push(
-        `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as core/_open_telemetry_api_deno.ts / _node.ts)`,
+        `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as internal/_open_telemetry_api_import.ts / _open_telemetry_api_node.ts, see scripts/_variants.ts)`,
       );
     }
   }

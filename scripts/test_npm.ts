@@ -29,10 +29,10 @@ import { spawn } from "node:child_process";
 import { dirname, join, relative, resolve } from "node:path";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import process from "node:process";
-import { existsSync } from "node:fs";
 import { buildAll } from "./build_npm.ts";
 import { packageOfFolder, PACKAGES } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
+import { variantFile } from "./_variants.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -73,7 +73,24 @@ function rewrite(
   used: Map<string, string>,
 ): string {
   const where = relative(ROOT, file);
+  const copyOf = (name: string): string => {
+    const local = relative(
+      dirname(testPathOf(file)),
+      join(INTERNAL_COPY, name),
+    );
+    return (local.startsWith(".") ? local : "./" + local).slice(0, -3) + ".js";
+  };
   return replaceSpecifiers(source, (specifier) => {
+    // A runtime variant of internal/: the copy of its Node.js file.
+    if (specifier.startsWith("#")) {
+      const path = variantFile(specifier, "node", where);
+      if (!path.startsWith("internal/")) {
+        throw new Error(
+          `${where}: '${specifier}' is a variant of a module; import that module's mod.ts`,
+        );
+      }
+      return copyOf(path.slice("internal/".length));
+    }
     if (specifier.startsWith("./") || specifier.startsWith("../")) {
       const rel = relative(ROOT, resolve(dirname(file), specifier)).split("/");
       const sibling = rel.length === 2 && rel[1] === "mod.ts"
@@ -82,19 +99,8 @@ function rewrite(
       if (sibling !== undefined) return sibling.name;
       if (rel[0] === "internal") {
         // A shared internal file (its own tests, or another internal file):
-        // its transpiled copy under tests/<format>/_kit_internal/, the Node
-        // flavour where it has one.
-        let name = rel.slice(1).join("/");
-        const base = name.replace(/_deno\.ts$/, "");
-        if (
-          base !== name && existsSync(join(ROOT, "internal", base + "_node.ts"))
-        ) {
-          name = base + "_node.ts";
-        }
-        const from = dirname(testPathOf(file));
-        const local = relative(from, join(INTERNAL_COPY, name));
-        return (local.startsWith(".") ? local : "./" + local).slice(0, -3) +
-          ".js";
+        // its transpiled copy under tests/<format>/_kit_internal/.
+        return copyOf(rel.slice(1).join("/"));
       }
       if (rel[0] !== "tests") {
         throw new Error(
@@ -249,10 +255,16 @@ async function main(): Promise<number> {
       fileName: file,
     }).outputText;
     // CommonJS has no import.meta: give tests the same URL of their own file.
-    const cjsSource = source.replaceAll(
+    let cjsSource = source.replaceAll(
       "import.meta.url",
       'require("node:url").pathToFileURL(__filename).href',
     );
+    // A file of internal/ passes `import.meta` on (the loaders of the
+    // dependencies loaded on first use): empty in CommonJS, as esbuild
+    // leaves it in the packages' CommonJS bundles.
+    if (testPathOf(file).startsWith(INTERNAL_COPY + "/")) {
+      cjsSource = cjsSource.replace(/\bimport\.meta\b/g, "({})");
+    }
     const cjs = ts.transpileModule(cjsSource, {
       compilerOptions: {
         module: ts.ModuleKind.CommonJS,

@@ -8,11 +8,11 @@
  *   `node dist/build_page.js` writes `dist/public/` (`index.html`, `app.js`,
  *   `app.meta.json`, the module graph).
  * - From the **sources** (`deno task serve`): Kit's `mod.ts` files stand in
- *   for the packages, and a resolve plugin applies the rule the npm build's
- *   `browser` condition applies: `_x_browser.ts` replaces `_x.ts` or
- *   `_x_deno.ts`, and `_x_node.ts` replaces `_x_deno.ts` when there is no
- *   browser file. npm dependencies come from Deno's npm cache. The service
- *   builds this way, in memory, on the first request for `/app.js`.
+ *   for the packages, and a resolve plugin gives each runtime variant of
+ *   the sources (a `#name` import) the file the npm build's browser bundle
+ *   takes for it (`browser`, else `default`, in Kit's scripts/_variants.ts).
+ *   npm dependencies come from Deno's npm cache. The service builds this
+ *   way, in memory, on the first request for `/app.js`.
  *
  * Neither way ever bundles a `node:` module or a `Deno` call: a `node:`
  * import fails the build (it is not marked external).
@@ -20,7 +20,6 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import {
   copyFile,
   mkdir,
@@ -33,7 +32,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
 
@@ -119,41 +118,28 @@ async function kitSources(repo: string): Promise<KitSources> {
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
+  const { variantFile } = await import(
+    pathToFileURL(join(repo, "scripts", "_variants.ts")).href
+  ) as {
+    variantFile(name: string, runtime: "browser", importer: string): string;
+  };
   const plugin: Plugin = {
     name: "kit-browser-sources",
     setup(build) {
       build.onResolve({ filter: /^@vendor\/kit-/ }, (args) => {
         const path = kit.get(args.path);
-        return path === undefined ? undefined : { path: browserVariant(path) };
+        return path === undefined ? undefined : { path };
       });
-      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      build.onResolve({ filter: /^#/ }, (args) => {
         if (!args.importer.startsWith(repo + "/")) return undefined;
         if (args.importer.includes("/node_modules/")) return undefined;
-        return { path: browserVariant(resolve(args.resolveDir, args.path)) };
+        return {
+          path: join(repo, variantFile(args.path, "browser", args.importer)),
+        };
       });
     },
   };
   return { plugin, nodeModules, temp };
-}
-
-/**
- * The file the npm build's `browser` condition uses for a source file:
- * `_x_browser.ts` beside `_x.ts` or `_x_deno.ts`, else `_x_node.ts` beside
- * `_x_deno.ts`, else the file itself.
- *
- * @param file An absolute `.ts` path.
- * @returns The path to bundle.
- */
-export function browserVariant(file: string): string {
-  if (!file.endsWith(".ts")) return file;
-  const base = file.endsWith("_deno.ts")
-    ? file.slice(0, -"_deno.ts".length)
-    : file.slice(0, -".ts".length);
-  if (existsSync(base + "_browser.ts")) return base + "_browser.ts";
-  if (file.endsWith("_deno.ts") && existsSync(base + "_node.ts")) {
-    return base + "_node.ts";
-  }
-  return file;
 }
 
 // Deno keeps npm packages in its cache, one folder per name and version, not

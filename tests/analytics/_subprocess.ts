@@ -3,8 +3,7 @@
 // cannot load the TypeScript sources), the Deno and Node executables, and a
 // child runner with a hard time limit.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -98,8 +97,8 @@ export async function bundleAnalytics(dir: string): Promise<string> {
   const output = join(dir, "analytics.js");
   const args = ["bundle", "--quiet", "--platform", "browser"];
   if (analyticsModulePath.endsWith(".ts")) {
-    // From the sources, the browser twins take the place of their server
-    // files as the npm build's `browser` condition does (analytics reaches
+    // From the sources, the runtime variants resolve to their browser files
+    // as the npm build's `browser` condition does (analytics reaches
     // platform's request-context storage, AsyncLocalStorage on servers).
     const importMap = join(dir, "browser_import_map.json");
     await writeFile(
@@ -117,23 +116,24 @@ export async function bundleAnalytics(dir: string): Promise<string> {
   return output;
 }
 
-// Every `_x_browser.ts` of the source tree, keyed by the URL of the server
-// file it replaces (`_x.ts` or `_x_deno.ts`).
+// The runtime variants (`#name` imports, scripts/_variants.ts), each to the
+// file a browser bundle of the npm build takes for it.
 async function browserTwins(): Promise<Record<string, string>> {
   const root = dirname(dirname(analyticsModulePath));
+  const { VARIANTS, variantFile } = await import(
+    pathToFileURL(join(root, "scripts", "_variants.ts")).href
+  ) as {
+    VARIANTS: Record<string, unknown>;
+    variantFile(name: string, runtime: "browser", importer: string): string;
+  };
   const map: Record<string, string> = {};
-  for (const folder of await readdir(root, { withFileTypes: true })) {
-    if (!folder.isDirectory() || folder.name.startsWith(".")) continue;
-    const dir = join(root, folder.name);
-    for (const name of await readdir(dir)) {
-      if (!name.endsWith("_browser.ts")) continue;
-      const base = join(dir, name.slice(0, -"_browser.ts".length));
-      for (const server of [`${base}.ts`, `${base}_deno.ts`]) {
-        if (existsSync(server)) {
-          map[pathToFileURL(server).href] = pathToFileURL(join(dir, name)).href;
-        }
-      }
-    }
+  for (const name of Object.keys(VARIANTS)) {
+    map[name] = pathToFileURL(
+      join(
+        root,
+        variantFile(name, "browser", "tests/analytics/_subprocess.ts"),
+      ),
+    ).href;
   }
   return map;
 }

@@ -40,17 +40,16 @@ async function packageImports(): Promise<Record<string, { default: string }>> {
   }).imports ?? {};
 }
 
-// Another module's file with a browser twin beside it (platform's
-// `_async_context.ts` and `_async_context_browser.ts`) is replaced by the twin
-// in a browser bundle, as that module's own package decides; the
-// configuration's own files are walked as they are.
-function browserTwinOutside(file: URL): URL {
-  const own = new URL(".", ENTRY).href;
-  if (file.href.startsWith(own) || !file.pathname.endsWith(".ts")) return file;
-  const twin = new URL(
-    file.href.replace(/(?:_deno|_node)?\.ts$/, "_browser.ts"),
-  );
-  return existsSync(fileURLToPath(twin)) ? twin : file;
+// From the sources, a runtime variant (`#name`) is the file the npm build's
+// browser bundle takes for it (scripts/_variants.ts).
+async function browserVariant(name: string, importer: string): Promise<URL> {
+  const root = new URL("../../", import.meta.url);
+  const { variantFile } = await import(
+    new URL("scripts/_variants.ts", root).href
+  ) as {
+    variantFile(name: string, runtime: "browser", importer: string): string;
+  };
+  return new URL(variantFile(name, "browser", importer), root);
 }
 
 async function staticGraph(): Promise<Map<string, string[]>> {
@@ -71,9 +70,13 @@ async function staticGraph(): Promise<Map<string, string[]>> {
         pending.push(new URL(`../${internal}`, ENTRY).href);
         continue;
       }
+      if (match[1].startsWith("#")) {
+        pending.push((await browserVariant(match[1], href)).href);
+        continue;
+      }
       specifiers.push(match[1]);
       if (match[1].startsWith(".")) {
-        pending.push(browserTwinOutside(new URL(match[1], href)).href);
+        pending.push(new URL(match[1], href).href);
       }
     }
     graph.set(href, specifiers);

@@ -1,4 +1,4 @@
-import { requireFrom } from "./_require_dependency_deno.ts";
+import { requireFrom } from "#internal/require_dependency";
 
 /**
  * Where {@linkcode requireDependency} resolves from: the calling module's
@@ -40,7 +40,7 @@ export interface DependencyImportMeta {
  * ```ts ignore
  * // Not run here: it is a module of an npm package (its `declare` and
  * // `export` need a module's top level), and in Deno the call always throws.
- * import { requireDependency } from "@vendor/kit/core";
+ * import { requireDependency } from "./require_dependency.ts";
  *
  * declare const __filename: string | undefined;
  * let ky: typeof import("ky").default | undefined;

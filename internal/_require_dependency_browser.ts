@@ -1,7 +1,7 @@
-// Browser flavour of requireDependency (chosen by scripts/build_npm.ts under
+// Browser flavour of requireDependency (chosen by scripts/_variants.ts under
 // the `browser` condition): a browser has no synchronous loader; a bundler
 // includes what a module imports.
-import { DependencyLoadError } from "./dependency_load_error.ts";
+import { DependencyLoadError } from "../core/mod.ts";
 import type { DependencyImportMeta } from "./require_dependency.ts";
 
 /** Throws: in a browser, import the dependency instead. */

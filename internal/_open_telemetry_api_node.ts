@@ -1,18 +1,40 @@
 // Node.js and Bun flavour of the OpenTelemetry API loader (chosen by
-// scripts/build_npm.ts in place of _open_telemetry_api_deno.ts): the API is
+// scripts/_variants.ts in place of _open_telemetry_api_import.ts): the API is
 // loaded on the first call, synchronously, so a process that never registers
 // an SDK never pays for loading it (figure in BENCHMARKS.md, "Cold import in Node").
 //
-// requireDependency (core) resolves it from this package's own folder, the
+// requireDependency resolves it from this package's own folder, the
 // same instance as the application's own import.
 import { requireDependency } from "./require_dependency.ts";
 import type * as Api from "@opentelemetry/api";
 
 declare const __filename: string | undefined;
 
-let api: typeof Api | undefined;
-// Set when the API could not be loaded: telemetry is then off for good.
-let unavailable = false;
+// Every Kit package bundles its own copy of this file (internal/ is bundled
+// into each package that uses it), so the loaded API and the failure live on
+// one object of the global scope, under a registered symbol every copy
+// finds: the API is resolved once per process, and a failure is warned about
+// once, not once per package.
+interface LoaderState {
+  api: typeof Api | undefined;
+  // Set when the API could not be loaded: telemetry is then off for good.
+  unavailable: boolean;
+}
+
+const STATE_KEY = Symbol.for("@vendor/kit.openTelemetryApiLoader");
+const scope = globalThis as unknown as Record<symbol, LoaderState | undefined>;
+const state: LoaderState = scope[STATE_KEY] ?? shareState();
+
+function shareState(): LoaderState {
+  const made: LoaderState = { api: undefined, unavailable: false };
+  try {
+    scope[STATE_KEY] = made;
+  } catch {
+    // A sealed or frozen global object (SES lockdown): this copy keeps its
+    // own state, which only costs a load (and a warning) per package.
+  }
+  return made;
+}
 
 /**
  * Returns `@opentelemetry/api`, loading it on the first call.
@@ -20,20 +42,20 @@ let unavailable = false;
  * @throws {DependencyLoadError} When it cannot be loaded.
  */
 export function loadApi(): typeof Api {
-  if (api === undefined) {
+  if (state.api === undefined) {
     try {
-      api = requireDependency(
+      state.api = requireDependency(
         "@opentelemetry/api",
         "@vendor/kit-core",
         import.meta,
         typeof __filename === "string" ? __filename : undefined,
       ) as typeof Api;
     } catch (error) {
-      unavailable = true;
+      state.unavailable = true;
       throw error;
     }
   }
-  return api;
+  return state.api;
 }
 
 /**
@@ -44,8 +66,8 @@ export function loadApi(): typeof Api {
  * records nothing and says so once.
  */
 export function apiAvailable(): boolean {
-  if (api !== undefined) return true;
-  if (unavailable) return false;
+  if (state.api !== undefined) return true;
+  if (state.unavailable) return false;
   try {
     loadApi();
     return true;

@@ -1,4 +1,4 @@
-// npm flavour of unref (chosen by scripts/build_npm.ts in place of
+// npm flavour of unref (chosen by scripts/_variants.ts in place of
 // _unref_deno.ts): Node.js and Bun return Timeout objects with unref();
 // browsers return numbers and have nothing to unref.
 

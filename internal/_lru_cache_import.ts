@@ -1,6 +1,7 @@
-// Deno flavour of the lru-cache loader (the npm build uses _lru_cache_node.ts
-// for Node.js and Bun, _lru_cache_browser.ts for browsers): lru-cache is
-// imported with the module; Deno resolves it once, from its own cache.
+// The lru-cache loader of Deno and browsers (#internal/lru_cache; Node.js and
+// Bun load it on first use instead, see scripts/_variants.ts): lru-cache is
+// imported with the module; Deno resolves it once, from its own cache, and a
+// browser bundler includes it either way.
 import { LRUCache } from "lru-cache";
 
 /**

@@ -3,7 +3,7 @@
 // _require_dependency_browser.ts for browsers): Kit's modules import their
 // dependencies with the module in Deno, so nothing calls it here; a caller
 // gets an error that says to do the same.
-import { DependencyLoadError } from "./dependency_load_error.ts";
+import { DependencyLoadError } from "../core/mod.ts";
 import type { DependencyImportMeta } from "./require_dependency.ts";
 
 /** Throws: in Deno, import the dependency instead. */

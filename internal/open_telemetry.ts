@@ -1,4 +1,4 @@
-import { apiAvailable, loadApi } from "./_open_telemetry_api_deno.ts";
+import { apiAvailable, loadApi } from "#internal/open_telemetry_api";
 
 /**
  * A part of OpenTelemetry a process can register globally: the context
@@ -84,7 +84,7 @@ try {
  *
  * @example Skipping span work while no context manager is registered
  * ```ts
- * import { isOpenTelemetryRegistered } from "@vendor/kit/core";
+ * import { isOpenTelemetryRegistered } from "./open_telemetry.ts";
  *
  * function traceIds(): string | undefined {
  *   if (!isOpenTelemetryRegistered("context")) return undefined;
@@ -123,7 +123,7 @@ export function isOpenTelemetryRegistered(
  * import {
  *   isOpenTelemetryRegistered,
  *   loadOpenTelemetryApi,
- * } from "@vendor/kit/core";
+ * } from "./open_telemetry.ts";
  *
  * function traced<T>(name: string, fn: () => T): T {
  *   if (!isOpenTelemetryRegistered("trace")) return fn();

@@ -4,9 +4,9 @@
 // running the tests) it answers without throwing.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -17,7 +17,7 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   type OpenTelemetryPart,
-} from "../../core/mod.ts";
+} from "../../internal/open_telemetry.ts";
 import { HTTP_DURATION_BUCKETS } from "../../internal/http_duration_buckets.ts";
 import { memoizeLast } from "../../internal/memoize_last.ts";
 import { NON_RECORDING_SPAN } from "../../internal/non_recording_span.ts";
@@ -28,6 +28,14 @@ import {
   lastJson,
   runChildScript,
 } from "../_support/child_script.ts";
+
+// The URL of a file of internal/ for a child process: the source under
+// `deno test`, its transpiled copy (beside the tests) in the npm passes.
+function internalUrl(name: string): string {
+  return isNpmPass()
+    ? new URL(`../_kit_internal/${name}.js`, import.meta.url).href
+    : new URL(`../../internal/${name}.ts`, import.meta.url).href;
+}
 
 const KEY = Symbol.for("opentelemetry.js.api.1");
 const PARTS: OpenTelemetryPart[] = [
@@ -141,9 +149,12 @@ function printed(result: ChildResult): unknown {
 // the runtime running the tests (Deno here; Node.js and Bun in the npm
 // passes), without Deno's own OpenTelemetry.
 function runChild(source: string): Promise<ChildResult> {
-  return runChildScript(source.replace("CORE", "CORE_URL"), {
-    env: { OTEL_DENO: "false" },
-  });
+  return runChildScript(
+    source.replace("CORE", JSON.stringify(internalUrl("open_telemetry"))),
+    {
+      env: { OTEL_DENO: "false" },
+    },
+  );
 }
 
 describe("isOpenTelemetryRegistered() in a new process", () => {
@@ -267,28 +278,48 @@ describe("loadOpenTelemetryApi() when the API cannot be loaded", () => {
         : "only the npm packages load the API on first use (Deno imports it with core)",
     },
     async () => {
-      const bundle = fileURLToPath(moduleUrl("core"));
+      // The loader (internal/, transpiled beside the tests) and core's
+      // package, alone in a folder with no @opentelemetry/api to find.
+      const internal = fileURLToPath(
+        new URL(".", internalUrl("open_telemetry")),
+      );
+      const corePackage = dirname(dirname(fileURLToPath(moduleUrl("core"))));
       const dir = await mkdtemp(join(tmpdir(), "kit-otel-missing-"));
       try {
-        const isCjs = bundle.includes("/script/");
-        const copy = join(dir, "kit-core.js");
-        await writeFile(copy, await readFile(bundle));
+        const isCjs = fileURLToPath(moduleUrl("core")).includes("/script/");
+        const copy = join(dir, "_kit_internal");
+        await cp(internal, copy, { recursive: true });
         await writeFile(
-          join(dir, "package.json"),
+          join(copy, "package.json"),
           JSON.stringify({ type: isCjs ? "commonjs" : "module" }),
+        );
+        await cp(
+          corePackage,
+          join(dir, "node_modules", "@vendor", "kit-core"),
+          {
+            recursive: true,
+          },
         );
         const result = await runChildScript(
           `
 const warnings = [];
 console.warn = (text) => warnings.push(String(text));
 globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.0", trace: {} };
-const core = await import(${JSON.stringify(pathToFileURL(copy).href)});
+const core = await import(${
+            JSON.stringify(pathToFileURL(join(copy, "open_telemetry.js")).href)
+          });
+// The flavour of core the loader's copy requires or imports.
+const { DependencyLoadError } = ${
+            isCjs
+              ? '(await import("node:module")).createRequire(process.argv[1])("@vendor/kit-core")'
+              : 'await import("@vendor/kit-core")'
+          };
 const answers = [core.isOpenTelemetryRegistered("trace"), core.isOpenTelemetryRegistered("trace")];
 let error;
 try { core.loadOpenTelemetryApi(); } catch (caught) { error = caught; }
 console.log(JSON.stringify({
   answers, warnings: warnings.length, warning: warnings[0] ?? "",
-  name: error?.name, isClass: error instanceof core.DependencyLoadError,
+  name: error?.name, isClass: error instanceof DependencyLoadError,
   dependency: error?.dependency, packageName: error?.packageName, message: error?.message ?? "",
 }));
 `,
@@ -320,6 +351,63 @@ console.log(JSON.stringify({
       }
     },
   );
+});
+
+// Every package bundles its own copy of the loader (internal/ is bundled into
+// each package that uses it): the copies share one load, and one warning
+// when it fails, through a registered symbol of the global scope.
+describe("loadOpenTelemetryApi() in several packages' copies", () => {
+  it("loads once and warns once for all copies", {
+    skip: isNpmPass()
+      ? false
+      : "only the npm packages load the API on first use (Deno imports it with core)",
+  }, async () => {
+    const internal = fileURLToPath(
+      new URL(".", internalUrl("open_telemetry")),
+    );
+    const corePackage = dirname(dirname(fileURLToPath(moduleUrl("core"))));
+    const isCjs = fileURLToPath(moduleUrl("core")).includes("/script/");
+    const dir = await mkdtemp(join(tmpdir(), "kit-otel-copies-"));
+    try {
+      for (const copy of ["first", "second"]) {
+        await cp(internal, join(dir, copy), { recursive: true });
+        await writeFile(
+          join(dir, copy, "package.json"),
+          JSON.stringify({ type: isCjs ? "commonjs" : "module" }),
+        );
+      }
+      await cp(corePackage, join(dir, "node_modules", "@vendor", "kit-core"), {
+        recursive: true,
+      });
+      const url = (copy: string): string =>
+        JSON.stringify(
+          pathToFileURL(join(dir, copy, "open_telemetry.js")).href,
+        );
+      const result = await runChildScript(
+        `
+const warnings = [];
+console.warn = (text) => warnings.push(String(text));
+globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.0", trace: {} };
+const first = await import(${url("first")});
+const second = await import(${url("second")});
+const answers = [first.isOpenTelemetryRegistered("trace"), second.isOpenTelemetryRegistered("trace")];
+console.log(JSON.stringify({ distinct: first !== second, answers, warnings: warnings.length }));
+`,
+        {
+          dir,
+          runtimeArgs: "Bun" in globalThis ? ["--no-install"] : [],
+        },
+      );
+      assert.equal(result.code, 0, result.out);
+      assert.deepEqual(lastJson(result), {
+        distinct: true,
+        answers: [false, false],
+        warnings: 1,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("createScopeTracer()", () => {

@@ -8,8 +8,17 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DependencyLoadError, requireDependency } from "../../core/mod.ts";
+import { DependencyLoadError } from "../../core/mod.ts";
+import { requireDependency } from "../../internal/require_dependency.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+
+// The URL of a file of internal/ for a child process: the source under
+// `deno test`, its transpiled copy (beside the tests) in the npm passes.
+function internalUrl(name: string): string {
+  return isNpmPass()
+    ? new URL(`../_kit_internal/${name}.js`, import.meta.url).href
+    : new URL(`../../internal/${name}.ts`, import.meta.url).href;
+}
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 
 describe("requireDependency()", () => {
@@ -44,12 +53,15 @@ describe("requireDependency()", () => {
         const result = await runChildScript(
           `
 const core = await import(CORE_URL);
+const { requireDependency } = await import(${
+            JSON.stringify(internalUrl("require_dependency"))
+          });
 const api = await import("@opentelemetry/api");
-const fromEsm = core.requireDependency("@opentelemetry/api", "test", import.meta);
-const fromCjs = core.requireDependency("@opentelemetry/api", "test", {}, process.argv[1]);
+const fromEsm = requireDependency("@opentelemetry/api", "test", import.meta);
+const fromCjs = requireDependency("@opentelemetry/api", "test", {}, process.argv[1]);
 let missing;
 try {
-  core.requireDependency("kit-no-such-package", "my-package", import.meta);
+  requireDependency("kit-no-such-package", "my-package", import.meta);
 } catch (error) {
   missing = { isClass: error instanceof core.DependencyLoadError, message: error.message };
 }

@@ -2,8 +2,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { execPath } from "node:process";
-import { unrefTimer } from "../../core/mod.ts";
-import { moduleUrl } from "../_support/module_url.ts";
+import { unrefTimer } from "../../internal/unref_timer.ts";
+import { isNpmPass } from "../_support/module_url.ts";
+
+// The URL of a file of internal/ for a child process: the source under
+// `deno test`, its transpiled copy (beside the tests) in the npm passes.
+function internalUrl(name: string): string {
+  return isNpmPass()
+    ? new URL(`../_kit_internal/${name}.js`, import.meta.url).href
+    : new URL(`../../internal/${name}.ts`, import.meta.url).href;
+}
 
 test("unrefTimer() returns the same handle, which can still be cleared", () => {
   let fired = false;
@@ -16,9 +24,8 @@ test("unrefTimer() returns the same handle, which can still be cleared", () => {
 });
 
 test("unrefTimer() lets the process exit while an interval is pending", () => {
-  const core = moduleUrl("core");
   const script = `
-    import { unrefTimer } from ${JSON.stringify(core)};
+    import { unrefTimer } from ${JSON.stringify(internalUrl("unref_timer"))};
     unrefTimer(setInterval(() => {}, 1000));
     unrefTimer(setTimeout(() => console.log("timer fired"), 60000));
     console.log("done");

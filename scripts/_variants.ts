@@ -1,0 +1,222 @@
+/**
+ * Runtime variants: where a module needs different code per runtime (a
+ * dependency imported with the module in Deno and browsers but loaded on
+ * first use in Node.js, a server on `Deno.serve` or on `node:http`), its
+ * sources import the variant by a `#name` specifier (`#http/ky`), never a
+ * file of it. The name is `#<folder>/<what>`, so it is unique in the one
+ * deno.json of the repository.
+ *
+ * - Deno and JSR: deno.json's `imports` maps each name to its Deno file;
+ *   `deno check`, `deno test` and `deno publish` resolve it from there.
+ * - npm: {@linkcode VARIANTS} below maps each name, per package.json
+ *   condition (`node`, `bun`, `browser`, `default`), to the file the npm
+ *   packages use. scripts/build_npm.ts resolves every `#name` a package
+ *   imports with it when it bundles, once per runtime it makes a bundle for
+ *   (Node.js and Bun, and browsers), matching conditions the way Node.js,
+ *   Bun and web bundlers match a package.json `imports` entry: Node.js takes
+ *   `node` then `default`; Bun `bun`, `node`, `default`; a web bundler
+ *   `browser`, `default`. Deno running an npm package matches `node` as
+ *   well, so the npm packages carry no Deno file.
+ *
+ * A name whose entry has no file for a runtime a package is built for, and
+ * no `default`, fails the build (naming the variant, the runtime and the
+ * importing file): there is no fallback by file name.
+ *
+ * @module
+ */
+
+/** A package.json condition a runtime variant can name a file for. */
+export type VariantCondition = "node" | "bun" | "browser" | "default";
+
+/** The files of one runtime variant on npm, by condition (from the root). */
+export type VariantFiles = Readonly<Partial<Record<VariantCondition, string>>>;
+
+/**
+ * The runtimes the npm build makes bundles for, each with the conditions it
+ * matches, in the order it tries them.
+ */
+export const NPM_RUNTIMES = {
+  node: ["node", "default"],
+  bun: ["bun", "node", "default"],
+  browser: ["browser", "default"],
+} as const satisfies Record<string, readonly VariantCondition[]>;
+
+/** A runtime the npm build makes bundles for. */
+export type NpmRuntime = keyof typeof NPM_RUNTIMES;
+
+/**
+ * Every runtime variant's npm files. Deno's file of each name is the one
+ * deno.json's `imports` maps it to; where a runtime shares Deno's file (a
+ * browser importing a dependency with the module, as Deno does), `default`
+ * or that runtime's condition names the same file.
+ */
+export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
+  // Dependencies loaded on first use in Node.js and Bun (requireDependency),
+  // imported with the module in Deno and browsers.
+  "#internal/open_telemetry_api": {
+    node: "internal/_open_telemetry_api_node.ts",
+    default: "internal/_open_telemetry_api_import.ts",
+  },
+  "#internal/lru_cache": {
+    node: "internal/_lru_cache_node.ts",
+    default: "internal/_lru_cache_import.ts",
+  },
+  "#config/valibot": {
+    node: "config/_valibot_node.ts",
+    default: "config/_valibot_import.ts",
+  },
+  "#http/ky": {
+    node: "http/_ky_node.ts",
+    default: "http/_ky_import.ts",
+  },
+  "#logging/logtape": {
+    node: "logging/_logtape_node.ts",
+    default: "logging/_logtape_import.ts",
+  },
+  "#localization/icu_parser": {
+    node: "localization/_icu_parser_node.ts",
+    default: "localization/_icu_parser_import.ts",
+  },
+  "#localization/locale_matcher": {
+    node: "localization/_locale_matcher_node.ts",
+    default: "localization/_locale_matcher_import.ts",
+  },
+  // Loading a dependency synchronously: Node.js and Bun only.
+  "#internal/require_dependency": {
+    node: "internal/_require_dependency_node.ts",
+    browser: "internal/_require_dependency_browser.ts",
+  },
+  // Runtime APIs whose npm file works in Node.js, Bun and browsers alike
+  // (they test what the runtime has).
+  "#internal/unref": { default: "internal/_unref_node.ts" },
+  "#internal/env": { default: "internal/_env_node.ts" },
+  "#config/environment": { default: "config/_environment_node.ts" },
+  "#logging/terminal": { default: "logging/_terminal_node.ts" },
+  "#analytics/runtime_errors": {
+    default: "analytics/_runtime_errors_node.ts",
+  },
+  // Servers (Node.js and Bun) and browsers apart.
+  "#caching/redis_driver": {
+    default: "caching/_redis_driver.ts",
+    browser: "caching/_redis_driver_browser.ts",
+  },
+  "#config/dotenv": {
+    default: "config/_dotenv.ts",
+    browser: "config/_dotenv_browser.ts",
+  },
+  "#config/file_system": {
+    default: "config/_file_system.ts",
+    browser: "config/_file_system_browser.ts",
+  },
+  "#http/redirect_mode": {
+    default: "http/_redirect_mode.ts",
+    browser: "http/_redirect_mode_browser.ts",
+  },
+  "#localization/fs": {
+    default: "localization/_fs.ts",
+    browser: "localization/_fs_browser.ts",
+  },
+  "#logging/node_file": {
+    default: "logging/_node_file.ts",
+    browser: "logging/_node_file_browser.ts",
+  },
+  "#logging/exit": {
+    node: "logging/_exit_node.ts",
+    browser: "logging/_exit_browser.ts",
+  },
+  "#platform/async_context": {
+    default: "platform/_async_context.ts",
+    browser: "platform/_async_context_browser.ts",
+  },
+  "#platform/process": {
+    node: "platform/_process_node.ts",
+    browser: "platform/_process_browser.ts",
+  },
+  "#platform/server": {
+    node: "platform/_server_node.ts",
+    browser: "platform/_server_browser.ts",
+  },
+};
+
+/**
+ * The file (from the root of the repository) a runtime variant resolves to
+ * for an npm runtime.
+ *
+ * @param name The `#name` imported.
+ * @param runtime The runtime the bundle is for.
+ * @param importer The importing file, for the message.
+ * @param variants The table (the tests pass their own).
+ * @returns The file's path from the root.
+ * @throws {Error} When `name` is not in the table, or its entry has no file
+ * for `runtime` and no `default`.
+ */
+export function variantFile(
+  name: string,
+  runtime: NpmRuntime,
+  importer: string,
+  variants: Readonly<Record<string, VariantFiles>> = VARIANTS,
+): string {
+  const files = variants[name];
+  if (files === undefined) {
+    throw new Error(
+      `${importer}: '${name}' is not a runtime variant; add it to VARIANTS in scripts/_variants.ts and to the imports of deno.json`,
+    );
+  }
+  for (const condition of NPM_RUNTIMES[runtime]) {
+    const file = files[condition];
+    if (file !== undefined) return file;
+  }
+  throw new Error(
+    `${importer}: the runtime variant '${name}' has no file for ${runtime} and no default (conditions tried: ${
+      NPM_RUNTIMES[runtime].join(", ")
+    }); add one to its entry in scripts/_variants.ts`,
+  );
+}
+
+/**
+ * Checks the table against deno.json: the same names in both, every file
+ * present.
+ *
+ * @param imports The `imports` of deno.json.
+ * @param exists Whether a file (from the root) exists.
+ * @param variants The table (the tests pass their own).
+ * @throws {Error} Naming the first name or file at fault.
+ */
+export function checkVariants(
+  imports: Readonly<Record<string, string>>,
+  exists: (file: string) => boolean,
+  variants: Readonly<Record<string, VariantFiles>> = VARIANTS,
+): void {
+  for (const [name, target] of Object.entries(imports)) {
+    if (!name.startsWith("#")) continue;
+    if (variants[name] === undefined) {
+      throw new Error(
+        `deno.json maps the runtime variant '${name}', which scripts/_variants.ts does not list; add its npm files there`,
+      );
+    }
+    if (!exists(target.replace(/^\.\//, ""))) {
+      throw new Error(
+        `deno.json maps the runtime variant '${name}' to ${target}, which does not exist`,
+      );
+    }
+  }
+  for (const [name, files] of Object.entries(variants)) {
+    if (!name.startsWith("#") || name.startsWith("#/")) {
+      throw new Error(
+        `scripts/_variants.ts: '${name}' must start with # (and not #/), as package.json imports require`,
+      );
+    }
+    if (imports[name] === undefined) {
+      throw new Error(
+        `scripts/_variants.ts lists the runtime variant '${name}', which deno.json's imports do not map; add its Deno file there`,
+      );
+    }
+    for (const [condition, file] of Object.entries(files)) {
+      if (!exists(file)) {
+        throw new Error(
+          `scripts/_variants.ts: the ${condition} file of '${name}', ${file}, does not exist`,
+        );
+      }
+    }
+  }
+}
