@@ -157,15 +157,17 @@ export class DeliveryQueue<T> {
       return false;
     }
     if (this.#queue.length >= this.#o.maxQueueSize) {
-      this.drop(1);
+      const evict = this.#o.overflow === "drop-oldest" &&
+        this.#queue.length > 0;
+      // The oldest is settled as dropped, not only counted: a flush may be
+      // waiting for it.
+      if (evict) this.#settle([this.#queue.shift()!], true, undefined);
+      else this.drop(1);
       if (!this.#overflowing) {
         this.#overflowing = true;
         this.#o.onOverflow?.();
       }
-      if (this.#o.overflow !== "drop-oldest" || this.#queue.length === 0) {
-        return false;
-      }
-      this.#queue.shift();
+      if (!evict) return false;
     }
     this.#queue.push({ seq: ++this.#seq, value });
     if (this.#queue.length >= this.#o.batchSize) this.#pump();

@@ -125,6 +125,39 @@ describe("DeliveryQueue", () => {
     assert.deepEqual(bodies(server), [[2, 3, 4]]);
   });
 
+  it("with overflow: drop-oldest, a flush waiting on an evicted item still ends when the rest is sent", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => release = resolve);
+    await using server = await startTestServer(async (_request, response) => {
+      await held;
+      sendJson(response, 200, {});
+    });
+    const { queue, counts } = harness(server, {
+      maxQueueSize: 2,
+      batchSize: 1,
+      maxConcurrentRequests: 1,
+      overflow: "drop-oldest",
+    });
+    queue.enqueue(0); // in flight, held by the server
+    queue.enqueue(1); // queued, waited for by the flush below
+    const flushed = queue.flush();
+    queue.enqueue(2);
+    queue.enqueue(3); // full: 1 goes
+    release();
+    const started = performance.now();
+    const result = await Promise.race([
+      flushed,
+      new Promise<"pending">((resolve) =>
+        setTimeout(() => resolve("pending"), 3_000)
+      ),
+    ]);
+    assert.deepEqual(result, { delivered: 1, dropped: 1 });
+    assert.ok(performance.now() - started < 3_000);
+    assert.equal(counts.dropped, 1, "the evicted item is counted once");
+    await queue.flush();
+    assert.deepEqual(bodies(server), [[0], [2], [3]]);
+  });
+
   it("retries a failed batch through the backoff, doubling the delay", async () => {
     const times: number[] = [];
     await using server = await startTestServer((_request, response) => {

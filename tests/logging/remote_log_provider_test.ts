@@ -4,6 +4,7 @@ import {
   type RecordedRequest,
   sendJson,
   startCollector,
+  startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
 import {
@@ -307,6 +308,37 @@ test("RemoteLogProvider bounds its buffer: the oldest entries are dropped, count
     assert.equal(entries[0].message, "RemoteLogProvider dropped 3 log entries");
     assert.deepEqual(allIds(server), [3, 4, 5, 6, 7]);
   });
+});
+
+test("RemoteLogProvider.flush() waiting on entries the full buffer then drops ends once the rest is sent", async () => {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  await using server = await startTestServer(async (_request, response) => {
+    await held;
+    sendJson(response, 200, { ok: true });
+  });
+  const { remote, errors } = provider(server, {
+    maxBufferSize: 2,
+    batchSize: 1,
+  });
+  await remote.log(entry(0)); // sent; the server holds it
+  await remote.log(entry(1));
+  await remote.log(entry(2));
+  const flushed = remote.flush().then(() => "flushed");
+  // The buffer is full: 1 and then 2, which the flush waits for, are dropped.
+  await remote.log(entry(3));
+  await remote.log(entry(4));
+  release();
+  const outcome = await Promise.race([
+    flushed,
+    new Promise<string>((resolve) =>
+      setTimeout(() => resolve("still waiting after 3 s"), 3_000)
+    ),
+  ]);
+  assert.equal(outcome, "flushed");
+  assert.equal(remote.dropped, 2);
+  assert.equal(errors.length, 1, "the overflow warning");
+  await remote.dispose();
 });
 
 test("RemoteLogProvider.dispose() delivers everything buffered, in order, exactly once", async () => {
