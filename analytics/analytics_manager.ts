@@ -1,3 +1,8 @@
+// A little over the ~600 lines a file is meant to stay under, on purpose: 249
+// of its lines are JSDoc and examples of the public class. Its options and
+// counters are typed in analytics_options.ts, checked in _resolved_options.ts,
+// and the fan-out to providers is _fan_out.ts; what stays here is sampling,
+// consent, automatic tracking and the public calls.
 import type {
   AnalyticsCallContext,
   AnalyticsEvent,
@@ -38,12 +43,6 @@ import {
 import { providerName, settleAll, sum, worstHealth } from "./_fan_out.ts";
 import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
-
-// A little over the ~600 lines a file is meant to stay under, on purpose: 249
-// of its lines are JSDoc and examples of the public class. Its options and
-// counters are typed in analytics_options.ts, checked in _resolved_options.ts,
-// and the fan-out to providers is _fan_out.ts; what stays here is sampling,
-// consent, automatic tracking and the public calls.
 
 /**
  * The entry point of analytics: fans each `track`, `page` and `identify`

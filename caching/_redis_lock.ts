@@ -8,7 +8,7 @@ import type { StoreConnectionState } from "./_store_connection_state.ts";
 import type { CacheLockAttempt } from "./cache_provider.ts";
 
 /** Removes KEYS[1] only while it still holds ARGV[1] (the owner's token). */
-export const RELEASE_SCRIPT =
+const RELEASE_SCRIPT =
   'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end';
 
 /**

@@ -13,7 +13,7 @@
 import { type RedirectVerdict, redirectVerdict } from "./redirect.ts";
 
 /** Bytes of an answer's body read by default. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 
 /** What {@linkcode postJson} takes besides the address and the body. */
 export interface PostJsonOptions {

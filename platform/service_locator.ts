@@ -1,3 +1,13 @@
+// Longer than ~600 lines (about 730), for a reason: about 430 of them are
+// the JSDoc and examples of the public API (the class, 9 static and 13
+// instance members, each with an example), which stay with the class; its
+// code is about 260 lines. It is a façade: the registry and its checks are in
+// _locator_state.ts, the creation of singletons and cycle detection in
+// _resolution.ts, the scoped and transient lifetimes in _lifetimes.ts, which
+// locator the static methods read in _running_locators.ts, disposal in
+// _locator_disposal.ts, scopes in _scope.ts, the public types in
+// service_registration.ts. The paths of `get` that find a service already
+// created stay here, inline: they are the hot path.
 import { isPromiseLike } from "../core/mod.ts";
 import { CircularDependencyError } from "./circular_dependency_error.ts";
 import { ServiceCreationError } from "./service_creation_error.ts";
@@ -30,17 +40,6 @@ import type {
   ServiceName,
   ServiceRegistrationOptions,
 } from "./service_registration.ts";
-
-// Longer than ~600 lines (about 730), for a reason: about 430 of them are
-// the JSDoc and examples of the public API (the class, 9 static and 13
-// instance members, each with an example), which stay with the class; its
-// code is about 260 lines. It is a façade: the registry and its checks are in
-// _locator_state.ts, the creation of singletons and cycle detection in
-// _resolution.ts, the scoped and transient lifetimes in _lifetimes.ts, which
-// locator the static methods read in _running_locators.ts, disposal in
-// _locator_disposal.ts, scopes in _scope.ts, the public types in
-// service_registration.ts. The paths of `get` that find a service already
-// created stay here, inline: they are the hot path.
 
 /**
  * A named registry of lazily created singletons.

@@ -68,6 +68,7 @@ export function run(
   options: RunOptions,
 ): Promise<RunResult> {
   const limit = options.outputLimit ?? OUTPUT_LIMIT;
+  const secrets = options.secrets ?? [];
   return new Promise((resolvePromise) => {
     const child = spawn(command, [...args], {
       cwd: options.cwd,
@@ -83,19 +84,20 @@ export function run(
       running.delete(child);
       resolvePromise({
         code,
-        output: mask(output, options.secrets ?? []).slice(-limit),
+        output: mask(output, secrets).slice(-limit),
       });
     };
     running.add(child);
     let output = "";
-    const decoder = new TextDecoder();
-    const keep = (chunk: Uint8Array): void => {
-      output = (output + decoder.decode(chunk, { stream: true })).slice(
-        -limit,
-      );
+    // Masked before the end is cut: a cut through a secret would leave its
+    // tail, unmasked. One decoder a stream, so a character split between two
+    // chunks of one stream is not garbled by the other's bytes.
+    const keep = (decoder: TextDecoder) => (chunk: Uint8Array): void => {
+      output = mask(output + decoder.decode(chunk, { stream: true }), secrets)
+        .slice(-limit);
     };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
+    child.stdout!.on("data", keep(new TextDecoder()));
+    child.stderr!.on("data", keep(new TextDecoder()));
     const timer = setTimeout(() => {
       output += `\n(killed after ${Math.round(options.timeoutMs / 1000)} s)`;
       killGroup(child);
@@ -134,7 +136,7 @@ export function killAll(): void {
  *
  * @param child The process.
  */
-export function killGroup(child: ChildProcess): void {
+function killGroup(child: ChildProcess): void {
   try {
     if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
   } catch {

@@ -35,7 +35,7 @@ export type VariantFiles = Readonly<Partial<Record<VariantCondition, string>>>;
  * The runtimes the npm build makes bundles for, each with the conditions it
  * matches, in the order it tries them.
  */
-export const NPM_RUNTIMES = {
+const NPM_RUNTIMES = {
   node: ["node", "default"],
   bun: ["bun", "node", "default"],
   browser: ["browser", "default"],
