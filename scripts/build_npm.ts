@@ -416,7 +416,8 @@ function resolveForNpm(
 /**
  * The esbuild plugin that resolves every import the way `resolveForNpm` says
  * for one runtime, and counts the runtime variants whose file for it is not
- * the Node.js one (a bundle of its own is then worth making).
+ * the Node.js one (a bundle of its own is then worth making). Given
+ * `record`, it also hands it each npm or sibling package the bundle imports.
  */
 function kitResolver(
   info: PackageInfo,
@@ -424,6 +425,7 @@ function kitResolver(
   runtime: NpmRuntime,
   used: { twins: number },
   self = false,
+  record?: (dependency: string, range: string) => void,
 ): esbuild.Plugin {
   return {
     name: "kit-npm",
@@ -442,6 +444,13 @@ function kitResolver(
           runtime,
         );
         if (target.kind === "external") {
+          // A program under cli/ is no source of the package, so rewriting
+          // the package's sources does not see its imports: they are
+          // recorded here.
+          if (
+            record !== undefined && target.range !== undefined &&
+            target.name !== info.name
+          ) record(target.name, target.range);
           return { path: target.specifier, external: true };
         }
         // A program imports the package's public API by the package's own
@@ -455,44 +464,6 @@ function kitResolver(
             join(ROOT, variantFile(args.path, "node", importer, VARIANT_TABLE))
         ) used.twins++;
         return { path: target.path };
-      });
-    },
-  };
-}
-
-/**
- * The esbuild plugin that records the packages a program's bundle imports
- * (npm dependencies, sibling Kit packages) and leaves resolving to
- * `kitResolver`: a program under cli/ is no source of the package, so
- * rewriting the package's sources does not see its imports.
- */
-function programDependencies(
-  info: PackageInfo,
-  config: DenoJson,
-  record: (name: string, range: string) => void,
-): esbuild.Plugin {
-  return {
-    name: "kit-npm-program-dependencies",
-    setup(build): void {
-      build.onResolve({ filter: /.*/ }, (args) => {
-        if (args.kind === "entry-point") return undefined;
-        const importer = args.importer && args.importer !== "<stdin>"
-          ? args.importer
-          : join(args.resolveDir, "_bin_entry.ts");
-        const target = resolveForNpm(
-          args.path,
-          importer,
-          info,
-          config,
-          "node",
-        );
-        if (
-          target.kind === "external" && target.range !== undefined &&
-          target.name !== info.name
-        ) {
-          record(target.name, target.range);
-        }
-        return undefined;
       });
     },
   };
@@ -1090,14 +1061,20 @@ async function buildPackage(
       name,
       path,
       [
-        programDependencies(info, config, (dependency, range) => {
-          if (!(dependency in peers) && !(dependency in dependencies)) {
-            dependencies[dependency] = range === "sibling"
-              ? `^${version}`
-              : range;
-          }
-        }),
-        kitResolver(info, config, "node", { twins: 0 }, true),
+        kitResolver(
+          info,
+          config,
+          "node",
+          { twins: 0 },
+          true,
+          (dependency, range) => {
+            if (!(dependency in peers) && !(dependency in dependencies)) {
+              dependencies[dependency] = range === "sibling"
+                ? `^${version}`
+                : range;
+            }
+          },
+        ),
       ],
     );
     // Without `./`: npm drops a `./bin/…` entry on publish.
