@@ -6,6 +6,7 @@
 // they print). This file stays longer than the others because it carries
 // the documentation and examples of every public method; the method bodies
 // here only hand over to those parts.
+import { currentTestConfiguration } from "../internal/test_configuration.ts";
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -15,6 +16,7 @@ import type { IConfiguration } from "./configuration.ts";
 import type {
   ConfigurationDiagnostic,
   ConfigurationProvider,
+  ConfigurationValue,
 } from "./configuration_provider.ts";
 import type {
   ConfigurationSchema,
@@ -410,6 +412,23 @@ export class ConfigurationManager<Config = any>
    * ```
    */
   async loadConfiguration(): Promise<void> {
+    // Inside a test kit's configuration step, the test's values come first
+    // as a source of the highest priority, so that they count in the first
+    // validation (a test can supply a required key).
+    const test = currentTestConfiguration();
+    if (test !== undefined && !test.given.has(this)) {
+      test.given.add(this);
+      const entries = Object.entries(test.values);
+      await this.addProvider({
+        name: "createTestApplication config",
+        priority: Number.MAX_SAFE_INTEGER,
+        load: () =>
+          entries.map(([key, value]) => ({
+            key,
+            value: value as ConfigurationValue,
+          })),
+      });
+    }
     await this.#reloads.load();
   }
 

@@ -5,6 +5,35 @@
 // object gets the values set along each colon path, on copies, so an
 // object shared between tests is never changed.
 
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  type TestConfiguration,
+  testConfigurationSlot,
+} from "../internal/test_configuration.ts";
+
+// The values of the configuration step running now, for the configuration
+// package's ConfigurationManager to add before its first validation.
+const slot = testConfigurationSlot(() => {
+  const storage = new AsyncLocalStorage<TestConfiguration>();
+  return {
+    current: () => storage.getStore(),
+    run: <R>(values: TestConfiguration, fn: () => R): R =>
+      storage.run(values, fn),
+  };
+});
+
+/**
+ * Runs a configuration step with the test's values in its context: a
+ * ConfigurationManager that loads there takes them as its first-priority
+ * source (and notes it in `values.given`).
+ */
+export function runWithTestConfiguration<R>(
+  values: TestConfiguration,
+  fn: () => R,
+): R {
+  return slot.run(values, fn);
+}
+
 // Above MemoryProvider's priority and any other source's.
 const PRIORITY = Number.MAX_SAFE_INTEGER;
 
@@ -41,7 +70,7 @@ function describe(value: unknown): string {
 
 const UNSAFE = new Set(["__proto__", "prototype", "constructor"]);
 
-function checkKey(key: string): string[] {
+export function checkKey(key: string): string[] {
   const parts = key.split(":");
   if (key === "" || parts.some((part) => part === "")) {
     throw new TypeError(
@@ -66,11 +95,14 @@ function checkKey(key: string): string[] {
 export async function layerConfiguration(
   config: unknown,
   values: Readonly<Record<string, unknown>>,
+  given?: WeakSet<object>,
 ): Promise<unknown> {
   const entries = Object.entries(values);
   for (const [key] of entries) checkKey(key);
   if (entries.length === 0) return config;
   if (isManagerLike(config)) {
+    // It took them while it loaded in the step.
+    if (given?.has(config)) return config;
     await config.addProvider({
       name: "createTestApplication config",
       priority: PRIORITY,

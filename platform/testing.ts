@@ -33,10 +33,18 @@ import {
 } from "./mod.ts";
 import { TEST_HOOKS, type TestHooks } from "./_testing_hooks.ts";
 import { recordingLogging, recordManager } from "./_testing_logs.ts";
-import { layerConfiguration } from "./_testing_config.ts";
+import {
+  checkKey,
+  layerConfiguration,
+  runWithTestConfiguration,
+} from "./_testing_config.ts";
 import { applyOverrides, noteRegistrations } from "./_testing_overrides.ts";
 
 export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
+export {
+  createTestDatabase,
+  type TestDatabaseOptions,
+} from "./database/mod.ts";
 
 /**
  * The level of a {@linkcode LogRecord}, by name.
@@ -422,10 +430,16 @@ export async function createTestApplication<
     ...application,
     [TEST_HOOKS]: hooks,
     configuration: async (services: ServiceLocator<TServices>) => {
-      const built = await configuration(services);
-      return values === undefined
-        ? built
-        : await layerConfiguration(built, values) as TConfig;
+      if (values === undefined) return await configuration(services);
+      for (const key of Object.keys(values)) checkKey(key);
+      // A ConfigurationManager loading in the step takes the values before
+      // it first validates, so they may supply a required setting.
+      const test = { values, given: new WeakSet<object>() };
+      const built = await runWithTestConfiguration(
+        test,
+        () => configuration(services),
+      );
+      return await layerConfiguration(built, values, test.given) as TConfig;
     },
     logging: logging === undefined
       ? () => recordingLogging(push)

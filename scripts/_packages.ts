@@ -63,10 +63,11 @@ export const PACKAGES: readonly PackageInfo[] = [
     name: "@vendor/kit-platform",
     dir: "kit-platform",
     description:
-      "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator and Signal.",
+      "Kit platform: the application host (start-up steps, health, request context, bounded shutdown), ServiceLocator, EventAggregator, Signal, and the relational database (PostgreSQL, PGlite).",
     keywords: [
       "kit",
       "application-host",
+      "postgresql",
       "dependency-injection",
       "service-locator",
       "health-check",
@@ -74,10 +75,11 @@ export const PACKAGES: readonly PackageInfo[] = [
     ],
     subpaths: {
       "./hono": "platform/hono.ts",
+      "./database": "platform/database/mod.ts",
       "./testing": "platform/testing.ts",
     },
     jsrExports: { "./testing": "./testing" },
-    optionalPeers: ["hono"],
+    optionalPeers: ["hono", "pg", "@electric-sql/pglite"],
   },
   {
     folder: "config",

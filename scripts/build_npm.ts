@@ -458,6 +458,16 @@ function kitResolver(
         if (self && target.path === join(ROOT, info.folder, "mod.ts")) {
           return { path: info.name, external: true };
         }
+        // A subpath that imports another subpath's entry (the test kit
+        // imports the database's) shares that entry's bundle too.
+        if (self) {
+          const entry = Object.entries(info.subpaths ?? {}).find((
+            [, source],
+          ) => target.path === join(ROOT, source));
+          if (entry !== undefined && args.importer !== join(ROOT, entry[1])) {
+            return { path: info.name + entry[0].slice(1), external: true };
+          }
+        }
         if (
           args.path.startsWith("#") && runtime !== "node" &&
           target.path !==

@@ -1,0 +1,104 @@
+import type { ServiceLocator, ServiceMap } from "../mod.ts";
+import { Database } from "./database.ts";
+import type {
+  DatabaseConfiguration,
+  DatabaseConfigurationOptions,
+} from "./database_options.ts";
+import type { MigrateOptions } from "./migrate.ts";
+
+/**
+ * The options of {@linkcode addDatabase}: those of
+ * `Database.fromConfiguration`, the migrations to apply at start-up and the
+ * services' names.
+ *
+ * @example Usage
+ * ```ts
+ * import type { AddDatabaseOptions } from "@vendor/kit/platform/database";
+ *
+ * const options: AddDatabaseOptions = { migrations: "migrations" };
+ * ```
+ */
+export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
+  /**
+   * Apply migrations at start-up, before the application serves: a folder
+   * (`"migrations"`), `true` for the folder `migrations`, or the options of
+   * `db.migrate()`. Default: none (run them from a command instead).
+   */
+  migrations?: boolean | string | MigrateOptions;
+  /** The database's service name. Default `"database"`. */
+  name?: string;
+  /**
+   * The scoped session's service name (a session per request), or `false`
+   * for none. Default `"db"`.
+   */
+  session?: string | false;
+}
+
+/**
+ * Registers the database the configuration describes, as .NET's
+ * `AddNpgsqlDataSource` does: the service `database` (a
+ * {@linkcode Database}, created at start-up: its pool is opened and the
+ * server checked, and the migrations applied when `migrations` is given;
+ * the host reports its health and disposes it last, within the shutdown
+ * deadline), and the scoped service `db`, a session per request that takes
+ * one connection at its first statement and gives it back when the
+ * response is done, also when the handler threw.
+ *
+ * @param services The locator of the platform or services step.
+ * @param config The configuration (its `database` section).
+ * @param options Migrations, names, and the options of
+ * `Database.fromConfiguration`.
+ * @throws {DatabaseConfigurationError} At start-up, naming the setting at
+ * fault; {@linkcode MigrationError} when a migration cannot be applied.
+ *
+ * @example Usage
+ * ```ts
+ * import { Application } from "@vendor/kit/platform";
+ * import { addDatabase, type Database, type DatabaseSession } from "@vendor/kit/platform/database";
+ *
+ * const app = await Application.start({
+ *   configuration: () => ({ database: { connectionString: "pglite:memory" } }),
+ *   platform: (services, config) => addDatabase(services, config),
+ * });
+ * const db = app.services.get<Database>("database");
+ * console.log((await db.checkHealth()).status); // "healthy"
+ * await using scope = app.services.createScope();
+ * const session = scope.get<DatabaseSession>("db");
+ * console.log((await session.query("SELECT 1 AS one")).rows); // [{ one: 1 }]
+ * await app.stop();
+ * ```
+ */
+export function addDatabase<TServices extends object>(
+  services: ServiceLocator<TServices>,
+  config: DatabaseConfiguration,
+  options: AddDatabaseOptions = {},
+): void {
+  const { migrations, name = "database", session = "db", ...rest } = options;
+  const locator = services as unknown as ServiceLocator<ServiceMap>;
+  locator.register(name, async () => {
+    const db = Database.fromConfiguration(config, rest);
+    try {
+      await db.open();
+      if (migrations !== undefined && migrations !== false) {
+        await db.migrate(
+          migrations === true
+            ? {}
+            : typeof migrations === "string"
+            ? { directory: migrations }
+            : migrations,
+        );
+      }
+    } catch (error) {
+      await db.dispose();
+      throw error;
+    }
+    return db;
+  }, { eager: true });
+  if (session !== false) {
+    locator.register(
+      session,
+      (scope) => scope.get<Database>(name).session(),
+      { lifetime: "scoped" },
+    );
+  }
+}
