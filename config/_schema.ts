@@ -10,6 +10,7 @@ import { ConfigurationValidationError } from "./configuration_validation_error.t
 import { isUnsafeSegment } from "./_tree.ts";
 import { invalidLogLevelMessage } from "./log_level_rule.ts";
 import { loadValibot } from "#config/valibot";
+import { quoteValue } from "../internal/quote_value.ts";
 
 interface SchemaLike {
   readonly kind?: string;
@@ -304,23 +305,14 @@ const CONTAINERS = new Set([
   "record",
 ]);
 
+// A rejected value as Kit quotes it everywhere: `***` for a secret,
+// otherwise masked, then cut to 60 characters.
 function describeReceived(
   input: unknown,
   secret: boolean,
   mask: (text: string) => string,
 ): string {
-  if (secret) return "***";
-  if (typeof input === "string") {
-    // Masked before it is shortened, so a cut cannot hide a secret's shape.
-    const masked = mask(input);
-    return JSON.stringify(
-      masked.length > 60 ? `${masked.slice(0, 57)}...` : masked,
-    );
-  }
-  if (input === null) return "null";
-  if (Array.isArray(input)) return "an array";
-  if (typeof input === "object") return "an object";
-  return String(input);
+  return quoteValue(input, { secret, mask });
 }
 
 const ARTICLES: Record<string, string> = {
