@@ -63,11 +63,17 @@ function unwrap(schema: SchemaLike, input: unknown): SchemaLike {
 
 const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** `" 42 "` → 42, `"1e3"` → 1000; `""` → undefined; anything else unchanged. */
+/**
+ * `" 42 "` → 42, `"1e3"` → 1000; `""` → undefined; anything else unchanged,
+ * a number too large to be finite (`"1e999"`) among it, so the schema
+ * refuses it as it refuses `"Infinity"` rather than pass on `Infinity`.
+ */
 export function coerceNumber(value: string): unknown {
   const trimmed = value.trim();
   if (trimmed === "") return undefined;
-  return NUMBER_TEXT.test(trimmed) ? Number(trimmed) : value;
+  if (!NUMBER_TEXT.test(trimmed)) return value;
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : value;
 }
 
 /** `"true"`/`"1"` → true, `"false"`/`"0"` → false; `""` → undefined. */
