@@ -10,6 +10,7 @@ import { ConfigurationValidationError } from "./configuration_validation_error.t
 import { isUnsafeSegment } from "./_tree.ts";
 import { invalidLogLevelMessage } from "./log_level_rule.ts";
 import { loadValibot } from "#config/valibot";
+import { quoteValue } from "../internal/quote_value.ts";
 
 interface SchemaLike {
   readonly kind?: string;
@@ -62,11 +63,17 @@ function unwrap(schema: SchemaLike, input: unknown): SchemaLike {
 
 const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** `" 42 "` → 42, `"1e3"` → 1000; `""` → undefined; anything else unchanged. */
+/**
+ * `" 42 "` → 42, `"1e3"` → 1000; `""` → undefined; anything else unchanged,
+ * a number too large to be finite (`"1e999"`) among it, so the schema
+ * refuses it as it refuses `"Infinity"` rather than pass on `Infinity`.
+ */
 export function coerceNumber(value: string): unknown {
   const trimmed = value.trim();
   if (trimmed === "") return undefined;
-  return NUMBER_TEXT.test(trimmed) ? Number(trimmed) : value;
+  if (!NUMBER_TEXT.test(trimmed)) return value;
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : value;
 }
 
 /** `"true"`/`"1"` → true, `"false"`/`"0"` → false; `""` → undefined. */
@@ -304,23 +311,14 @@ const CONTAINERS = new Set([
   "record",
 ]);
 
+// A rejected value as Kit quotes it everywhere: `***` for a secret,
+// otherwise masked, then cut to 60 characters.
 function describeReceived(
   input: unknown,
   secret: boolean,
   mask: (text: string) => string,
 ): string {
-  if (secret) return "***";
-  if (typeof input === "string") {
-    // Masked before it is shortened, so a cut cannot hide a secret's shape.
-    const masked = mask(input);
-    return JSON.stringify(
-      masked.length > 60 ? `${masked.slice(0, 57)}...` : masked,
-    );
-  }
-  if (input === null) return "null";
-  if (Array.isArray(input)) return "an array";
-  if (typeof input === "object") return "an object";
-  return String(input);
+  return quoteValue(input, { secret, mask });
 }
 
 const ARTICLES: Record<string, string> = {

@@ -7,9 +7,14 @@ import type { SecretMatcher } from "../core/mod.ts";
 import type { ConfigurationEntry } from "./configuration_provider.ts";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
 import { pollFile, readTextFile, resolveConfigPath } from "#config/file_system";
+import { isFileSource } from "../internal/file_variable.ts";
 
-/** What marks a variable as naming a file. */
-export const FILE_SUFFIX = "_FILE";
+// The `_FILE` naming rule is shared with the platform's settings reader.
+export {
+  FILE_SUFFIX,
+  isFileSource,
+  withoutFileSuffix,
+} from "../internal/file_variable.ts";
 
 /** The largest secret file read: 64 KiB. */
 export const MAX_SECRET_FILE_SIZE = 64 * 1024;
@@ -24,26 +29,9 @@ export interface FileVariable {
   readonly path: string;
 }
 
-/** `APP_X_FILE` → `APP_X`; `undefined` when the name does not end so. */
-export function withoutFileSuffix(name: string): string | undefined {
-  if (name.length <= FILE_SUFFIX.length) return undefined;
-  if (name.slice(-FILE_SUFFIX.length).toUpperCase() !== FILE_SUFFIX) {
-    return undefined;
-  }
-  const base = name.slice(0, -FILE_SUFFIX.length);
-  return base.endsWith("_") ? undefined : base;
-}
-
 /** The failure line for a variable set both directly and through a file. */
 export function bothSetFailure(name: string, fileVariable: string): string {
   return `${name} and ${fileVariable} are both set; set only one: unset ${name} to read the value from the file ${fileVariable} names, or unset ${fileVariable} to use ${name} as it is`;
-}
-
-/** Tells whether a source label is that of a `<NAME>_FILE` variable. */
-export function isFileSource(source: string): boolean {
-  // The suffix in any letter case, as the environment providers read it.
-  return source.startsWith("env ") &&
-    withoutFileSuffix(source.slice(4)) !== undefined;
 }
 
 /**

@@ -10,7 +10,12 @@
 // them.
 import type { LogEntry } from "./log_entry.ts";
 import type { LogLevelName } from "./log_level.ts";
-import { type Redactor, serializeError } from "./_redactor.ts";
+import type { Redactor } from "./_redactor.ts";
+import {
+  entryErrorBudget,
+  type ErrorBudget,
+  serializeError,
+} from "./_serialize_error.ts";
 import { escapeJsonControls } from "./_escape.ts";
 
 export const LEVEL_NAMES: readonly LogLevelName[] = [
@@ -88,9 +93,19 @@ export class JsonFormatter {
         this.#categories.set(entry.category, category);
       }
     }
+    // The entry's error first: it draws on the entry's budget of errors
+    // before the properties do.
+    let error = "";
+    let budget: ErrorBudget | undefined;
+    if (entry.error !== undefined) {
+      budget = entryErrorBudget();
+      error = ',"error":' + safeStringify(serializeError(entry.error, budget));
+    }
     let properties = "{}";
     for (const _ in entry.properties) {
-      properties = safeStringify(this.#redactor.prepare(entry.properties));
+      properties = safeStringify(
+        this.#redactor.prepare(entry.properties, budget),
+      );
       break;
     }
     let line = '{"timestamp":"' + isoTimestamp(entry.timestamp.getTime()) +
@@ -104,9 +119,7 @@ export class JsonFormatter {
       line += ',"traceId":' + JSON.stringify(String(entry.traceId)) +
         ',"spanId":' + JSON.stringify(String(entry.spanId));
     }
-    if (entry.error !== undefined) {
-      line += ',"error":' + safeStringify(serializeError(entry.error));
-    }
+    line += error;
     // JSON.stringify leaves DEL and C1 characters raw: escaped too, so a
     // JSON line printed on a terminal cannot drive it either.
     return escapeJsonControls(line + "}");

@@ -19,7 +19,8 @@
 // other numbers as doubleValue, strings, booleans, arrays as arrayValue,
 // objects as kvlistValue, bytes as base64 bytesValue, null as an empty value.
 import type { LogEntry } from "./log_entry.ts";
-import { type Redactor, serializeError } from "./_redactor.ts";
+import type { Redactor } from "./_redactor.ts";
+import { entryErrorBudget, serializeError } from "./_serialize_error.ts";
 import { safeStringify } from "./_format.ts";
 import { SCOPE } from "./_telemetry.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
@@ -138,7 +139,13 @@ export class OtlpFormatter {
   format(entry: LogEntry, id: string): string {
     const level = entry.level;
     const attributes: string[] = [];
-    const properties = this.#redactor.prepare(entry.properties);
+    // The entry's error first: it draws on the entry's budget of errors
+    // before the properties do.
+    const budget = entry.error === undefined ? undefined : entryErrorBudget();
+    const error = entry.error === undefined
+      ? undefined
+      : serializeError(entry.error, budget);
+    const properties = this.#redactor.prepare(entry.properties, budget);
     for (const key in properties) {
       if (!Object.hasOwn(properties, key) || RESERVED.has(key)) continue;
       attributes.push(keyValue(key, properties[key]));
@@ -147,8 +154,7 @@ export class OtlpFormatter {
     if (entry.requestId !== undefined) {
       attributes.push(keyValue("kit.request_id", String(entry.requestId)));
     }
-    if (entry.error !== undefined) {
-      const error = serializeError(entry.error);
+    if (error !== undefined) {
       attributes.push(keyValue("exception.type", error.name));
       attributes.push(keyValue("exception.message", error.message));
       if (error.stack !== undefined) {

@@ -10,6 +10,11 @@ import {
   type SecretMatcher,
   secretValueKeyWords,
 } from "../core/mod.ts";
+import {
+  entryErrorBudget,
+  type ErrorBudget,
+  serializeError,
+} from "./_serialize_error.ts";
 
 /** Keys masked by default (secrets never reach a log). */
 export const DEFAULT_KEYS: readonly string[] = Object.freeze([
@@ -41,6 +46,8 @@ export class Redactor {
   // the walk costs one Map.get per key; a flood of distinct keys resets the
   // cache instead of growing it without bound.
   readonly #levels = new Map<string, number>();
+  // The budget of the entry being prepared (see prepare()).
+  #errors: ErrorBudget | undefined;
 
   constructor(extra: readonly (string | RegExp)[] = []) {
     this.#matcher = createSecretMatcher(extra);
@@ -76,18 +83,30 @@ export class Redactor {
   /**
    * Returns the properties ready for JSON: secrets masked, errors and bigints
    * converted. The same object comes back when nothing had to change, so the
-   * common case allocates nothing.
+   * common case allocates nothing. Errors among them are bounded as the
+   * entry's own error is (see _serialize_error.ts), drawing on `errors`,
+   * the entry's budget, when given.
    */
   prepare(
     properties: Readonly<Record<string, unknown>>,
+    errors?: ErrorBudget,
   ): Record<string, unknown> {
-    return this.#object(properties, 0) as Record<string, unknown>;
+    // Saved and restored for a getter that logs while it is read; every
+    // call sets its own budget first, so a throw leaves nothing behind.
+    const saved = this.#errors;
+    this.#errors = errors;
+    const prepared = this.#object(properties, 0) as Record<string, unknown>;
+    this.#errors = saved;
+    return prepared;
   }
 
   #value(value: unknown, depth: number, path?: WeakSet<object>): unknown {
     if (typeof value === "object") {
       if (value === null) return value;
-      if (value instanceof Error) return serializeError(value);
+      if (value instanceof Error) {
+        // The budget is made at the first error: most entries have none.
+        return serializeError(value, this.#errors ??= entryErrorBudget());
+      }
       const isArray = Array.isArray(value);
       if (!isArray) {
         if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -161,36 +180,6 @@ export class Redactor {
     }
     return copy ?? source;
   }
-}
-
-/** The JSON shape of an error: name, message, stack and cause. */
-export interface SerializedError {
-  name: string;
-  message: string;
-  stack?: string;
-  cause?: unknown;
-}
-
-/** Turns an error (and its cause chain, a few levels deep) into plain data. */
-export function serializeError(error: Error, depth = 0): SerializedError {
-  const out: SerializedError = {
-    name: error.name,
-    message: maskText(error.message),
-  };
-  if (error.stack !== undefined) out.stack = maskText(error.stack);
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause !== undefined && depth < 3) {
-    out.cause = cause instanceof Error
-      ? serializeError(cause, depth + 1)
-      : typeof cause === "string"
-      ? maskSecretText(cause)
-      : cause;
-  }
-  return out;
-}
-
-function maskText(text: unknown): string {
-  return maskSecretText(String(text));
 }
 
 // What a "value" match of the secret rule (session, cookie, private) masks:

@@ -16,11 +16,14 @@ import type { LogEntry } from "./log_entry.ts";
 import { isoTimestamp, LEVEL_NAMES, safeStringify } from "./_format.ts";
 import { escapeControls, escapedStack } from "./_escape.ts";
 import { loadLogTape } from "#logging/logtape";
+import type { Redactor } from "./_redactor.ts";
 import {
-  type Redactor,
+  entryErrorBudget,
+  type ErrorBudget,
+  groupDigits,
   type SerializedError,
   serializeError,
-} from "./_redactor.ts";
+} from "./_serialize_error.ts";
 
 function isSerializedError(value: unknown): value is SerializedError {
   return typeof value === "object" && value !== null &&
@@ -31,6 +34,40 @@ function isSerializedError(value: unknown): value is SerializedError {
 function plainId(id: string): string {
   const text = String(id);
   return /^[0-9a-f]{1,32}$/i.test(text) ? text : JSON.stringify(text);
+}
+
+// An error's lines, each to be indented under the entry: its stack (the
+// first line prefixed), then its nested errors ("Error 1 of 100,000: …",
+// "… and 99,990 more errors"), then its cause ("Caused by: …"). The message
+// may quote any input (a JSON.parse error quotes the body): it and every
+// frame are escaped like the entry's message, so the stack cannot forge a
+// line or drive the terminal.
+function errorLines(
+  error: SerializedError,
+  prefix: string,
+  lines: string[],
+): void {
+  const stack = escapedStack(`${error.name}: ${error.message}`, error.stack);
+  lines.push(prefix + stack[0]);
+  for (let i = 1; i < stack.length; i++) lines.push(stack[i]);
+  const nested = error.errors ?? [];
+  const more = error.moreErrors ?? 0;
+  const total = groupDigits(nested.length + more);
+  nested.forEach((item, i) => {
+    const label = `Error ${groupDigits(i + 1)} of ${total}: `;
+    if (isSerializedError(item)) errorLines(item, label, lines);
+    else lines.push(label + escapeControls(safeStringify(item)));
+  });
+  if (more > 0) {
+    lines.push(
+      `… and ${groupDigits(more)} more error${more === 1 ? "" : "s"}`,
+    );
+  }
+  const cause: unknown = error.cause;
+  if (isSerializedError(cause)) errorLines(cause, "Caused by: ", lines);
+  else if (cause !== undefined) {
+    lines.push("Caused by: " + escapeControls(safeStringify(cause)));
+  }
 }
 
 interface KitRecord extends LogRecord {
@@ -88,11 +125,25 @@ export function textFormatter(
     ? getAnsiColorFormatter({ ...common, categoryStyle: null })
     : getTextFormatter(common);
   return (entry: LogEntry): string => {
+    // The entry's error first: it draws on the entry's budget of errors
+    // before the properties do.
+    let stack = "";
+    let budget: ErrorBudget | undefined;
+    if (entry.error !== undefined) {
+      // The stack starts with "Name: message"; without one, that line is
+      // written. Nested errors and causes follow.
+      budget = entryErrorBudget();
+      const lines: string[] = [];
+      errorLines(serializeError(entry.error, budget), "", lines);
+      stack = "\n    " + lines.join("\n    ");
+    }
     let suffix = "";
     for (const _ in entry.properties) {
       // JSON escapes C0 characters; DEL and C1 ones are escaped here.
       suffix = " " +
-        escapeControls(safeStringify(redactor.prepare(entry.properties)));
+        escapeControls(
+          safeStringify(redactor.prepare(entry.properties, budget)),
+        );
       break;
     }
     if (entry.requestId !== undefined) {
@@ -103,29 +154,6 @@ export function textFormatter(
       // plain hex, so the line stays one line.
       suffix += " trace=" + plainId(entry.traceId) + " span=" +
         plainId(entry.spanId);
-    }
-    let stack = "";
-    if (entry.error !== undefined) {
-      // The stack starts with "Name: message"; without one, write that line.
-      // Causes follow, each introduced by "Caused by:". The message may
-      // quote any input (a JSON.parse error quotes the body): it and every
-      // frame are escaped like the entry's message, so the stack cannot
-      // forge a line or drive the terminal.
-      let error: SerializedError | undefined = serializeError(entry.error);
-      let prefix = "";
-      while (error !== undefined) {
-        const lines = escapedStack(
-          `${error.name}: ${error.message}`,
-          error.stack,
-        );
-        stack += "\n    " + prefix + lines.join("\n    ");
-        const cause: unknown = error.cause;
-        error = isSerializedError(cause) ? cause : undefined;
-        if (error === undefined && cause !== undefined) {
-          stack += "\n    Caused by: " + escapeControls(safeStringify(cause));
-        }
-        prefix = "Caused by: ";
-      }
     }
     const message = String(entry.message);
     const record: KitRecord = {

@@ -55,8 +55,11 @@ export interface RedactOptions {
  * name, and by shape inside strings: URL passwords, Bearer tokens), following
  * nested plain objects and arrays at any depth (a cycle is written as
  * `"[Circular]"`, nesting beyond 100 levels as `"[Truncated]"`). `Error` values become
- * `{ name, message, stack }` (secrets masked by shape) and bigints strings, so the result is ready for
- * `JSON.stringify`. The input is never changed; when nothing had to be masked
+ * `{ name, message, stack }` (secrets masked by shape; bounded as the built-in
+ * providers bound an entry's error: a message cut past 16,384 characters,
+ * stack frames past 32,768, 10 errors of an `AggregateError`, 20 errors in
+ * full per call, the others by name and message) and bigints strings, so the
+ * result is ready for `JSON.stringify`. The input is never changed; when nothing had to be masked
  * or converted it is returned as it is.
  *
  * The built-in providers do this themselves; call it from a custom

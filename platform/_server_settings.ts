@@ -2,8 +2,12 @@
 // (duck-typed: a ConfigurationManager's getValue/hasValue/getSource, or a
 // plain object walked by the colon path), then defaults. Strings (from
 // environment variables) are read as whole numbers; a bad value names its
-// key and the source that set it.
+// key and the source that set it, and is quoted as the configuration quotes
+// one (masked, at most 60 characters, `***` when read from a file).
+import { isSecretKey } from "../core/mod.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
+import { isFileSource } from "../internal/file_variable.ts";
+import { quoteValue } from "../internal/quote_value.ts";
 import type { ServerOptions } from "./server_options.ts";
 import { serverConfigurationKeys } from "./server_configuration_keys.ts";
 
@@ -26,6 +30,8 @@ export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 interface Setting {
   value: unknown;
   source: string;
+  /** Read from a `<NAME>_FILE` variable's file: never printed. */
+  fromFile?: boolean;
 }
 
 interface ConfigurationLike {
@@ -57,6 +63,7 @@ function fromConfiguration(config: unknown, key: string): Setting | undefined {
         : source.startsWith("env ")
         ? source.slice(4)
         : source,
+      fromFile: source !== undefined && isFileSource(source),
     };
   }
   let node: unknown = config;
@@ -79,8 +86,12 @@ function pick(
   return fromConfiguration(config, key);
 }
 
-function describe(value: unknown): string {
-  return typeof value === "string" ? value : String(value);
+// A value kept in a file is a secret whatever its key. The secret rule is
+// asked only here, for a failure, not at every start-up.
+function describe(setting: Setting, key: string): string {
+  return quoteValue(setting.value, {
+    secret: setting.fromFile === true || isSecretKey(key),
+  });
 }
 
 /** A whole number from min to max; strings of digits are read as numbers. */
@@ -98,9 +109,9 @@ export function wholeNumber(
     : NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new RangeError(
-      `${key} must be a whole number from ${min} to ${max}: '${
-        describe(raw)
-      }' (from ${setting.source})`,
+      `${key} must be a whole number from ${min} to ${max}: ${
+        describe(setting, key)
+      } (from ${setting.source})`,
     );
   }
   return value;
@@ -153,14 +164,14 @@ export function serverSettings(
     (typeof host.value !== "string" || host.value.trim() === "")
   ) {
     throw new TypeError(
-      `server:host must be a host name or an IP address: '${
-        describe(host.value)
-      }' (from ${host.source})`,
+      `server:host must be a host name or an IP address: ${
+        describe(host, "server:host")
+      } (from ${host.source})`,
     );
   }
   if (options.health !== undefined && typeof options.health !== "boolean") {
     throw new TypeError(
-      `server.health must be true or false: '${describe(options.health)}'`,
+      `server.health must be true or false: ${quoteValue(options.health)}`,
     );
   }
   return {

@@ -9,7 +9,9 @@
  *   masked) and the request id, and the request's span marked as an error.
  *   Hono's own default error handler (a plain-text 500 and a
  *   `console.error`) is not used for it.
- * - An `HTTPException` keeps its own response and status.
+ * - An `HTTPException` keeps its own response and status. An error whose
+ *   `getResponse()` throws, or gives something other than a `Response`, is
+ *   answered like any other error: Kit's JSON 500 and one error line.
  * - An error handler of your own (`hono.onError(...)`) still receives every
  *   error and its response is the one sent; Kit then logs nothing for it.
  * - The route template that matched (`/users/:id`) becomes `http.route` on
@@ -87,14 +89,21 @@ interface MatchedRoute {
   readonly handler: (c: HonoContext, next: () => Promise<void>) => unknown;
 }
 
-// An HTTPException, or any error that carries its own response: Hono's
-// default error handler answers with it, and so does Kit.
-function ownResponse(error: unknown): (() => Response) | undefined {
-  const getResponse = (error as { getResponse?: unknown } | null)
-    ?.getResponse;
-  return typeof getResponse === "function"
-    ? () => getResponse.call(error) as Response
-    : undefined;
+// The response an error carries (an HTTPException's): Hono's default error
+// handler answers with it, and so does Kit. `undefined` when the error has no
+// getResponse(), or one that throws or gives something other than a
+// Response: such an error is answered as any other, with Kit's JSON 500
+// (Hono would answer 200 with an empty body, or print the stack and answer a
+// plain-text 500).
+function carriedResponse(error: Error): Response | undefined {
+  try {
+    const getResponse = (error as { getResponse?: unknown }).getResponse;
+    if (typeof getResponse !== "function") return undefined;
+    const response: unknown = getResponse.call(error);
+    return response instanceof Response ? response : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function internalError(frame: ContextFrame): Response {
@@ -161,6 +170,8 @@ export function kit(): KitMiddleware {
     // response, as with Hono's own handling.
     let index = c.req.routeIndex;
     let caught: Error | undefined;
+    // Whether the caught error carries a response of its own that works.
+    let carries = false;
     const dispatch = async (i: number): Promise<void> => {
       if (i <= index) throw new Error("next() called multiple times");
       index = i;
@@ -175,7 +186,9 @@ export function kit(): KitMiddleware {
           if (!(error instanceof Error)) throw error;
           caught = error;
           c.error = error;
-          response = ownResponse(error)?.() ?? internalError(frame);
+          const carried = carriedResponse(error);
+          carries = carried !== undefined;
+          response = carried ?? internalError(frame);
           failed = true;
         }
       } else if (!c.finalized) {
@@ -193,25 +206,34 @@ export function kit(): KitMiddleware {
     // Handed to the application's error handler, as Hono would: a handler
     // of your own answers as it likes; Hono's default one asks the error for
     // its response (as for an HTTPException), which is Kit's JSON 500 with
-    // the error reported to app.handle().
+    // the error reported to app.handle(). An error whose own getResponse()
+    // works keeps it; any other gets Kit's in its place (a broken one
+    // shadowed) until the request ends.
     const error: Error = caught;
-    if (ownResponse(error) === undefined) {
-      try {
-        Object.defineProperty(error, "getResponse", {
-          configurable: true,
-          enumerable: false,
-          value: (): Response => {
-            frame.failure = error;
-            return internalError(frame);
-          },
-        });
-        frame.after = () => {
-          delete (error as { getResponse?: unknown }).getResponse;
-        };
-      } catch {
-        // A frozen error: Hono's handling as without Kit.
-      }
+    if (carries) throw error;
+    const kitResponse = (): Response => {
+      frame.failure = error;
+      return internalError(frame);
+    };
+    let own: PropertyDescriptor | undefined;
+    try {
+      own = Object.getOwnPropertyDescriptor(error, "getResponse");
+      Object.defineProperty(error, "getResponse", {
+        configurable: true,
+        enumerable: false,
+        writable: true,
+        value: kitResponse,
+      });
+    } catch {
+      // A frozen error cannot take it: a stand-in that inherits from it
+      // (its class, message and stack) carries it instead.
+      throw Object.create(error, { getResponse: { value: kitResponse } });
     }
+    frame.after = () => {
+      if (own === undefined) {
+        delete (error as { getResponse?: unknown }).getResponse;
+      } else Object.defineProperty(error, "getResponse", own);
+    };
     throw error;
   };
 }

@@ -170,6 +170,41 @@ test("ConfigurationManager.bind() collects every failure, each naming the key an
   });
 });
 
+test("ConfigurationManager.bind() refuses a number too large to be finite, naming the key and the source", async () => {
+  const p = uniquePrefix();
+  await withEnv({
+    [`${p}_LIMITS__RATE`]: "1e999",
+    [`${p}_LIMITS__FLOOR`]: " -1E400 ",
+    [`${p}_LIMITS__SMALL`]: "1e-999",
+  }, async () => {
+    const config = new ConfigurationManager();
+    config.addEnvironmentVariables(p);
+    await config.loadConfiguration();
+    const schema = v.object({
+      limits: v.object({
+        rate: v.number(),
+        floor: v.optional(v.number()),
+        small: v.number(),
+      }),
+    });
+    assert.deepEqual(failuresOf(() => config.bind(schema)), [
+      `limits:rate: must be a number, got "1e999" (from env ${p}_LIMITS__RATE)`,
+      `limits:floor: must be a number, got " -1E400 " (from env ${p}_LIMITS__FLOOR)`,
+    ]);
+  });
+  // Kit's own number keys are read the same way: the analytics provider's
+  // interval is refused when the configuration is checked, not later.
+  const config = await fromMemory({
+    ...MINIMAL,
+    "analytics:flushInterval": "1e999",
+  });
+  assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [
+    'analytics:flushInterval: must be a number, got "1e999" (from memory)',
+  ]);
+  const ok = await fromMemory({ ...MINIMAL, "analytics:flushInterval": "1e3" });
+  assert.equal(ok.bind(appConfigSchema).analytics?.flushInterval, 1000);
+});
+
 test("ConfigurationManager.bind(): a missing required object is reported once", async () => {
   const config = await fromMemory({ "api:baseUrl": "https://x.example" });
   assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [

@@ -112,6 +112,111 @@ describe("kit() Hono middleware", () => {
     assert.equal(access.properties?.route, "/boom/:id");
   });
 
+  it("answers an error whose getResponse() gives no Response, or throws, with Kit's JSON 500, logged once", async () => {
+    // A getResponse() that returns the wrong thing, one that throws, one
+    // that throws on an error that cannot be changed (frozen), and one of
+    // the error's own that gives nothing.
+    class Refusal extends Error {
+      getResponse(): unknown {
+        return "not allowed";
+      }
+    }
+    class Broken extends Error {
+      getResponse(): Response {
+        throw new Error("no response password=hunter2");
+      }
+    }
+    const thrown: Record<string, Error> = {
+      "/odd": new Refusal("refused"),
+      "/broken": new Broken("broke"),
+      "/frozen": Object.freeze(new Broken("frozen")),
+      "/own": Object.assign(new Error("own"), { getResponse: () => undefined }),
+    };
+    const before = Object.fromEntries(
+      Object.entries(thrown).map(([path, error]) => [
+        path,
+        Object.getOwnPropertyDescriptor(error, "getResponse"),
+      ]),
+    );
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const hono = new Hono();
+    hono.use(kit());
+    for (const [path, error] of Object.entries(thrown)) {
+      hono.get(path, () => {
+        throw error;
+      });
+    }
+    const server = await serve(app.handle(hono.fetch));
+    const watch = watchConsoleError();
+    const answers: { path: string; response: Response; body: string }[] = [];
+    try {
+      for (const path of Object.keys(thrown)) {
+        const response = await fetch(`${server.url}${path}`, {
+          headers: { "X-Request-ID": `req${path.replace("/", "-")}` },
+        });
+        answers.push({ path, response, body: await response.text() });
+      }
+    } finally {
+      watch.restore();
+      await server.close();
+    }
+    assert.deepEqual(watch.calls, [], "Hono's console.error did not run");
+    for (const { path, response, body } of answers) {
+      assert.equal(response.status, 500, `${path}: ${body}`);
+      assert.match(response.headers.get("content-type") ?? "", /json/, path);
+      assert.deepEqual(JSON.parse(body), {
+        message: "Internal Server Error",
+        requestId: `req${path.replace("/", "-")}`,
+      });
+      const errors = lines.filter((line) =>
+        line.level === "error" && line.message.startsWith(`GET ${path} `)
+      );
+      assert.equal(errors.length, 1, `${path}: ${JSON.stringify(lines)}`);
+      assert.equal(errors[0].properties?.error, thrown[path]);
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptor(thrown[path], "getResponse"),
+        before[path],
+        `${path}: the error is left as it was thrown`,
+      );
+    }
+    assert.equal(lines.filter((line) => line.level === "error").length, 4);
+  });
+
+  it("still hands an error whose getResponse() throws to an onError of the app's own", async () => {
+    class Broken extends Error {
+      getResponse(): Response {
+        throw new Error("no response");
+      }
+    }
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const error = new Broken("broke");
+    const hono = new Hono();
+    hono.use(kit());
+    hono.get("/broken", () => {
+      throw error;
+    });
+    const seen: unknown[] = [];
+    hono.onError((caught, c) => {
+      seen.push(caught);
+      return c.text("handled", 503);
+    });
+    const response = await app.handle(hono.fetch)(
+      new Request("http://localhost/broken"),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(await response.text(), "handled");
+    assert.deepEqual(seen, [error]);
+    assert.deepEqual(lines.filter((line) => line.level === "error"), []);
+  });
+
   it("writes the error's stack, secrets masked, to Kit's log file", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kit-hono-"));
     const filename = join(dir, "app.log");

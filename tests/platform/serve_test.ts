@@ -5,6 +5,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { createServer } from "node:net";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Application, ApplicationStartError } from "../../platform/mod.ts";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { send } from "./_serve_support.ts";
@@ -150,7 +153,7 @@ describe("Application serve", () => {
           assert.ok(error instanceof ApplicationStartError);
           assert.equal(
             error.message,
-            "Start-up step 1 (configuration) failed: server:port must be a whole number from 0 to 65535: 'abc' (from APP_SERVER__PORT)",
+            'Start-up step 1 (configuration) failed: server:port must be a whole number from 0 to 65535: "abc" (from APP_SERVER__PORT)',
           );
           return true;
         },
@@ -170,7 +173,7 @@ describe("Application serve", () => {
       }),
       {
         message:
-          "Start-up step 1 (configuration) failed: server:maxBodySize must be a whole number from 1 to 9007199254740991: '-1' (from the server option maxBodySize)",
+          "Start-up step 1 (configuration) failed: server:maxBodySize must be a whole number from 1 to 9007199254740991: -1 (from the server option maxBodySize)",
       },
     );
   });
@@ -206,7 +209,111 @@ describe("Application serve", () => {
       }),
       {
         message:
-          "Start-up step 1 (configuration) failed: host:shutdownTimeout must be a whole number from 0 to 2147483647: 'soon' (from memory)",
+          'Start-up step 1 (configuration) failed: host:shutdownTimeout must be a whole number from 0 to 2147483647: "soon" (from memory)',
+      },
+    );
+  });
+
+  it("quotes a bad value read from a _FILE variable as ***, never its content", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kit-serve-"));
+    const file = join(dir, "max_body_size");
+    await writeFile(file, "s3cret-sized\n");
+    process.env.APP_SERVER__MAX_BODY_SIZE_FILE = file;
+    try {
+      const config = new ConfigurationManager();
+      config.addEnvironmentVariables("APP");
+      await assert.rejects(
+        Application.start({
+          configuration: async () => {
+            await config.loadConfiguration();
+            return config;
+          },
+          serve: () => hello,
+          server: { port: 0, hostname: "127.0.0.1" },
+        }),
+        {
+          message:
+            "Start-up step 1 (configuration) failed: server:maxBodySize must be a whole number from 1 to 9007199254740991: *** (from APP_SERVER__MAX_BODY_SIZE_FILE)",
+        },
+      );
+    } finally {
+      delete process.env.APP_SERVER__MAX_BODY_SIZE_FILE;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("masks a URL's password in a bad value", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(
+      new MemoryProvider({
+        "server:port": "redis://app:hunter2@cache:6379/0",
+        "server:host": "127.0.0.1",
+      }),
+    );
+    await assert.rejects(
+      Application.start({
+        configuration: async () => {
+          await config.loadConfiguration();
+          return config;
+        },
+        serve: () => hello,
+      }),
+      {
+        message:
+          'Start-up step 1 (configuration) failed: server:port must be a whole number from 0 to 65535: "redis://app:***@cache:6379/0" (from memory)',
+      },
+    );
+  });
+
+  it("quotes at most 60 characters of a long bad value", async () => {
+    const config = new ConfigurationManager();
+    config.addProvider(
+      new MemoryProvider({
+        "server:idleTimeout": "9".repeat(100_000),
+        "host:shutdownTimeout": "8".repeat(100_000),
+      }),
+    );
+    await assert.rejects(
+      Application.start({
+        configuration: async () => {
+          await config.loadConfiguration();
+          return config;
+        },
+        serve: () => hello,
+        server: { port: 0, hostname: "127.0.0.1" },
+      }),
+      {
+        message:
+          `Start-up step 1 (configuration) failed: host:shutdownTimeout must be a whole number from 0 to 2147483647: "${
+            "8".repeat(57)
+          }..." (from memory)`,
+      },
+    );
+    await assert.rejects(
+      Application.start({
+        configuration: () => config,
+        serve: () => hello,
+        server: { port: 0, hostname: "127.0.0.1" },
+        shutdownTimeout: 10,
+      }),
+      {
+        message:
+          `Start-up step 1 (configuration) failed: server:idleTimeout must be a whole number from 1 to 2147483647: "${
+            "9".repeat(57)
+          }..." (from memory)`,
+      },
+    );
+  });
+
+  it("quotes a bad host that is no text by what it is", async () => {
+    await assert.rejects(
+      Application.start({
+        configuration: () => ({ server: { host: { name: "db" } } }),
+        serve: () => hello,
+      }),
+      {
+        message:
+          "Start-up step 1 (configuration) failed: server:host must be a host name or an IP address: an object (from the configuration)",
       },
     );
   });
