@@ -1,4 +1,5 @@
 import { serverConfigurationKeys } from "../platform/mod.ts";
+import { databaseKeys } from "../internal/database_keys.ts";
 
 /**
  * The declaration of one configuration key Kit reads: its type, bounds,
@@ -211,29 +212,31 @@ function deepFreeze<T extends object>(value: T): T {
 
 type Sections = KitConfigurationSections;
 
+// Declared once for both packages: the database entry point of the platform
+// package reads its settings by the same declaration.
 const database: Sections["database"] = {
   connectionString: {
     type: "string",
     required: true,
-    description: "The database connection string (a secret).",
+    description: databaseKeys.connectionString.description,
   },
   timeout: {
     type: "number",
-    min: 1000,
-    max: 60000,
-    default: 30000,
-    description: "Milliseconds a database operation may take.",
+    min: databaseKeys.timeout.min,
+    max: databaseKeys.timeout.max,
+    default: databaseKeys.timeout.default,
+    description: databaseKeys.timeout.description,
   },
   poolSize: {
     type: "number",
-    min: 1,
-    max: 100,
-    default: 10,
-    description: "Connections in the pool.",
+    min: databaseKeys.poolSize.min,
+    max: databaseKeys.poolSize.max,
+    default: databaseKeys.poolSize.default,
+    description: databaseKeys.poolSize.description,
   },
   enableLogging: {
     type: "boolean",
-    description: "Log the queries.",
+    description: databaseKeys.enableLogging.description,
   },
 };
 

@@ -5,7 +5,9 @@
 // environment variables arrive as strings, so numbers and switches are
 // parsed here, and a bad value is described masked and bounded, with the
 // source that set it, for the caller's own error class.
-import { maskSecretText, SECRET_MASK } from "../core/mod.ts";
+import { isSecretKey } from "../core/mod.ts";
+import { isFileSource } from "./file_variable.ts";
+import { quoteValue } from "./quote_value.ts";
 
 /** A configuration as the readers see it. */
 interface ConfigurationLike {
@@ -25,6 +27,8 @@ export interface FoundSetting {
    * file (`appsettings.json`), or "the configuration".
    */
   readonly source: string;
+  /** Read from a `<NAME>_FILE` variable's file: a secret, never printed. */
+  readonly fromFile?: boolean;
 }
 
 function isConfigurationLike(value: unknown): value is ConfigurationLike {
@@ -38,9 +42,7 @@ function lookUp(config: unknown, key: string): FoundSetting | undefined {
       return undefined;
     }
     const value = config.getValue(key, undefined);
-    if (value === undefined || value === null || value === "") {
-      return undefined;
-    }
+    if (value === undefined || value === null) return undefined;
     const source = config.getSource?.(key);
     return {
       key,
@@ -51,6 +53,7 @@ function lookUp(config: unknown, key: string): FoundSetting | undefined {
         : source.startsWith("env ")
         ? source.slice(4)
         : source,
+      fromFile: source !== undefined && isFileSource(source),
     };
   }
   let node: unknown = config;
@@ -58,13 +61,13 @@ function lookUp(config: unknown, key: string): FoundSetting | undefined {
     if (node === null || typeof node !== "object") return undefined;
     node = (node as Record<string, unknown>)[part];
   }
-  return node === undefined || node === null || node === ""
+  return node === undefined || node === null
     ? undefined
     : { key, value: node, source: "the configuration" };
 }
 
 /**
- * The first of `keys` that holds a value (an empty string counts as unset).
+ * The first of `keys` that holds a value.
  *
  * @param config A `ConfigurationManager`, or a plain object.
  * @param keys The colon paths to try, in order.
@@ -89,34 +92,28 @@ export function findSetting(
   return undefined;
 }
 
-/** Longest quoted value; a longer one is cut (after masking). */
-const MAX_QUOTE = 60;
-
 /**
- * A value as an error message may quote it: `***` whole when it is secret,
- * otherwise with the secrets its text carries masked, then cut to 60
- * characters, in quotes.
+ * A setting's value as an error message quotes it: `***` when it was read
+ * from a file or its key names a secret, otherwise masked and bounded (see
+ * `quoteValue`).
  *
- * @param value The value.
- * @param secret Whether the whole value is a secret.
- * @returns The quoted text.
+ * @param found The value and its source.
+ * @param key The setting's key.
+ * @returns The quoted value.
  *
  * @example Usage
  * ```ts
  * import { quoteSetting } from "./setting.ts";
  *
- * quoteSetting("postgres://app:s3cret@db/app", false);
- * // "'postgres://app:***@db/app'"
+ * quoteSetting({ key: "database:url", value: "postgres://app:s3cret@db/app", source: "appsettings.json" }, "database:url");
+ * // '"postgres://app:***@db/app"'
  * ```
  */
-export function quoteSetting(value: unknown, secret: boolean): string {
-  if (secret) return `'${SECRET_MASK}'`;
-  const text = maskSecretText(
-    typeof value === "string" ? value : String(value),
-  );
-  return `'${
-    text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE - 3)}...` : text
-  }'`;
+export function quoteSetting(found: FoundSetting, key: string): string {
+  // The secret rule is asked only here, for a failure.
+  return quoteValue(found.value, {
+    secret: found.fromFile === true || isSecretKey(key),
+  });
 }
 
 /**

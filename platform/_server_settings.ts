@@ -4,10 +4,14 @@
 // environment variables) are read as whole numbers; a bad value names its
 // key and the source that set it, and is quoted as the configuration quotes
 // one (masked, at most 60 characters, `***` when read from a file).
-import { isSecretKey } from "../core/mod.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
-import { isFileSource } from "../internal/file_variable.ts";
 import { quoteValue } from "../internal/quote_value.ts";
+import {
+  findSetting,
+  type FoundSetting,
+  quoteSetting,
+  wholeNumberOf,
+} from "../internal/setting.ts";
 import type { ServerOptions } from "./server_options.ts";
 import { serverConfigurationKeys } from "./server_configuration_keys.ts";
 
@@ -27,54 +31,7 @@ const SERVER = serverConfigurationKeys.server;
 export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 
 /** A value and where it came from. */
-interface Setting {
-  value: unknown;
-  source: string;
-  /** Read from a `<NAME>_FILE` variable's file: never printed. */
-  fromFile?: boolean;
-}
-
-interface ConfigurationLike {
-  getValue(key: string, fallback?: unknown): unknown;
-  hasValue?(key: string): boolean;
-  getSource?(key: string): string | undefined;
-}
-
-function isConfigurationLike(value: unknown): value is ConfigurationLike {
-  return value !== null && typeof value === "object" &&
-    typeof (value as ConfigurationLike).getValue === "function";
-}
-
-// A missing key reads as undefined; a configuration object whose getValue
-// throws for a missing key without a default is asked with one.
-function fromConfiguration(config: unknown, key: string): Setting | undefined {
-  if (isConfigurationLike(config)) {
-    if (typeof config.hasValue === "function" && !config.hasValue(key)) {
-      return undefined;
-    }
-    const value = config.getValue(key, undefined);
-    if (value === undefined || value === null) return undefined;
-    const source = config.getSource?.(key);
-    return {
-      value,
-      // "env APP_SERVER__PORT" names the variable itself.
-      source: source === undefined
-        ? "the configuration"
-        : source.startsWith("env ")
-        ? source.slice(4)
-        : source,
-      fromFile: source !== undefined && isFileSource(source),
-    };
-  }
-  let node: unknown = config;
-  for (const part of key.split(":")) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node === undefined || node === null
-    ? undefined
-    : { value: node, source: "the configuration" };
-}
+type Setting = FoundSetting;
 
 function pick(
   code: unknown,
@@ -82,16 +39,8 @@ function pick(
   config: unknown,
   key: string,
 ): Setting | undefined {
-  if (code !== undefined) return { value: code, source: codeName };
-  return fromConfiguration(config, key);
-}
-
-// A value kept in a file is a secret whatever its key. The secret rule is
-// asked only here, for a failure, not at every start-up.
-function describe(setting: Setting, key: string): string {
-  return quoteValue(setting.value, {
-    secret: setting.fromFile === true || isSecretKey(key),
-  });
+  if (code !== undefined) return { key, value: code, source: codeName };
+  return findSetting(config, [key]);
 }
 
 /** A whole number from min to max; strings of digits are read as numbers. */
@@ -101,16 +50,11 @@ export function wholeNumber(
   min: number,
   max: number,
 ): number {
-  const raw = setting.value;
-  const value = typeof raw === "number"
-    ? raw
-    : typeof raw === "string" && /^\s*\d+\s*$/.test(raw)
-    ? Number(raw)
-    : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
+  const value = wholeNumberOf(setting.value);
+  if (value === undefined || value < min || value > max) {
     throw new RangeError(
       `${key} must be a whole number from ${min} to ${max}: ${
-        describe(setting, key)
+        quoteSetting(setting, key)
       } (from ${setting.source})`,
     );
   }
@@ -150,7 +94,7 @@ export function serverSettings(
   if (port === undefined) {
     const env = readEnvironmentVariable("PORT");
     if (env !== undefined && env.trim() !== "") {
-      port = { value: env, source: "PORT" };
+      port = { key: "PORT", value: env, source: "PORT" };
     }
   }
   const host = pick(
@@ -165,7 +109,7 @@ export function serverSettings(
   ) {
     throw new TypeError(
       `server:host must be a host name or an IP address: ${
-        describe(host, "server:host")
+        quoteSetting(host, "server:host")
       } (from ${host.source})`,
     );
   }
@@ -220,7 +164,7 @@ export function serverSettings(
  * @throws {RangeError} Naming the source of a bad value.
  */
 export function configuredShutdownTimeout(config: unknown): number | undefined {
-  const setting = fromConfiguration(config, "host:shutdownTimeout");
+  const setting = findSetting(config, ["host:shutdownTimeout"]);
   return setting === undefined ? undefined : wholeNumber(
     setting,
     "host:shutdownTimeout",

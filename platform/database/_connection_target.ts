@@ -4,7 +4,8 @@
 // neither fails here, naming the key and where it came from, quoting the
 // value masked and bounded.
 import { maskSecretText } from "../../core/mod.ts";
-import { quoteSetting } from "../../internal/setting.ts";
+import { quoteValue } from "../../internal/quote_value.ts";
+import type { FoundSetting } from "../../internal/setting.ts";
 import { DatabaseConfigurationError } from "./database_configuration_error.ts";
 
 /** Where the statements go. */
@@ -37,22 +38,21 @@ const USAGE =
 /**
  * Reads a connection string.
  *
- * @param value The value set.
+ * @param found The value set, and where it came from.
  * @param key The key it was read from (for the message).
- * @param source Where it came from (for the message).
  * @throws {DatabaseConfigurationError} When it is neither form.
  */
 export function parseConnectionString(
-  value: unknown,
+  found: FoundSetting,
   key: string,
-  source: string,
 ): ConnectionTarget {
+  const { value, source } = found;
   const fail = (problem: string): never => {
     throw new DatabaseConfigurationError(
       key,
       source,
       `${key} ${problem}: ${
-        quoteSetting(value, false)
+        quoteValue(value, { secret: found.fromFile === true })
       } (from ${source}); ${USAGE}`,
     );
   };

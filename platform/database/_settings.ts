@@ -43,7 +43,7 @@ const KEY = {
 } as const;
 
 function codeSetting(name: string, value: unknown): FoundSetting | undefined {
-  return value === undefined
+  return value === undefined || value === null || value === ""
     ? undefined
     : { key: name, value, source: `the Database option ${name}` };
 }
@@ -63,7 +63,7 @@ function wholeNumber(
       key,
       found.source,
       `${key} must be a whole number${unit} from ${min} to ${max}: ${
-        quoteSetting(found.value, false)
+        quoteSetting(found, key)
       } (from ${found.source})`,
     );
   }
@@ -112,14 +112,8 @@ export function resolveSettings(
         : `${KEY.connectionString} is not set: set it in the configuration (or the DB_CONNECTION_STRING environment variable, read by addStandardVariables(), or APP_DATABASE__CONNECTION_STRING), or pass options.connectionString to Database.fromConfiguration`,
     );
   }
-  const key = connection.key === "connectionString"
-    ? "connectionString"
-    : KEY.connectionString;
-  const target = parseConnectionString(
-    connection.value,
-    key,
-    connection.source,
-  );
+  const key = KEY.connectionString;
+  const target = parseConnectionString(connection, key);
   if (
     target.kind === "pglite" && options.allowEmbeddedInProduction !== true &&
     environmentOf(config) === "production"
@@ -140,7 +134,7 @@ export function resolveSettings(
         KEY.enableLogging,
         logging.source,
         `${KEY.enableLogging} must be true or false: ${
-          quoteSetting(logging.value, false)
+          quoteSetting(logging, KEY.enableLogging)
         } (from ${logging.source})`,
       );
     }

@@ -116,7 +116,11 @@ async function pgliteBase(
   }
   const fresh = instance === undefined;
   instance ??= await PGlite.create();
-  const target = parseConnectionString("pglite:memory", "", "");
+  const target = parseConnectionString({
+    key: "connectionString",
+    value: "pglite:memory",
+    source: "createTestDatabase",
+  }, "connectionString");
   const engine = await openPgliteEngine(
     target as Extract<typeof target, { kind: "pglite" }>,
     {
@@ -147,11 +151,11 @@ async function serverBase(
   connectionString: string,
   migrations: MigrateOptions | undefined,
 ): Promise<Base> {
-  const target = parseConnectionString(
-    connectionString,
-    "connectionString",
-    "createTestDatabase",
-  );
+  const target = parseConnectionString({
+    key: "connectionString",
+    value: connectionString,
+    source: "createTestDatabase",
+  }, "connectionString");
   if (target.kind !== "postgresql") {
     throw new TypeError(
       "createTestDatabase: connectionString must be a postgres:// URL (leave it out for the embedded engine)",

@@ -526,7 +526,7 @@ describe("database settings", () => {
         assert.equal(error.code, "configuration");
         assert.match(
           error.message,
-          /^database:connectionString is not a URL: 'host=db password=\*\*\* dbname=app' \(from the configuration\); use postgres:\/\//,
+          /^database:connectionString is not a URL: "host=db password=\*\*\* dbname=app" \(from the configuration\); use postgres:\/\//,
         );
         assert.ok(!error.message.includes("hunter22"));
         return true;
@@ -563,7 +563,7 @@ describe("database settings", () => {
       {
         name: "DatabaseConfigurationError",
         message:
-          "database:poolSize must be a whole number from 1 to 100: '500' (from APP_DATABASE__POOL_SIZE)",
+          'database:poolSize must be a whole number from 1 to 100: "500" (from APP_DATABASE__POOL_SIZE)',
       },
     );
     assert.throws(
@@ -571,7 +571,7 @@ describe("database settings", () => {
         Database.fromConfiguration({
           database: { connectionString: "postgres://db/app", timeout: "1e999" },
         }),
-      /database:timeout must be a whole number of milliseconds from 1000 to 60000: '1e999'/,
+      /database:timeout must be a whole number of milliseconds from 1000 to 60000: "1e999"/,
     );
     assert.throws(
       () => Database.fromConfiguration({ database: {} }),
