@@ -45,7 +45,8 @@ export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
  * response is done, also when the handler threw.
  *
  * @param services The locator of the platform or services step.
- * @param config The configuration (its `database` section).
+ * @param config The configuration step's result (a
+ * `ConfigurationManager`, or a plain object): its `database` section.
  * @param options Migrations, names, and the options of
  * `Database.fromConfiguration`.
  * @throws {DatabaseConfigurationError} At start-up, naming the setting at
@@ -70,13 +71,16 @@ export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
  */
 export function addDatabase<TServices extends object>(
   services: ServiceLocator<TServices>,
-  config: DatabaseConfiguration,
+  config: unknown,
   options: AddDatabaseOptions = {},
 ): void {
   const { migrations, name = "database", session = "db", ...rest } = options;
   const locator = services as unknown as ServiceLocator<ServiceMap>;
   locator.register(name, async () => {
-    const db = Database.fromConfiguration(config, rest);
+    const db = Database.fromConfiguration(
+      config as DatabaseConfiguration,
+      rest,
+    );
     try {
       await db.open();
       if (migrations !== undefined && migrations !== false) {
