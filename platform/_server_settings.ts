@@ -8,7 +8,6 @@ import { readEnvironmentVariable } from "../internal/environment.ts";
 import { quoteValue } from "../internal/quote_value.ts";
 import {
   findSetting,
-  type FoundSetting,
   quoteSetting,
   wholeNumberOf,
 } from "../internal/setting.ts";
@@ -31,7 +30,13 @@ const SERVER = serverConfigurationKeys.server;
 export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 
 /** A value and where it came from. */
-type Setting = FoundSetting;
+interface Setting {
+  readonly key: string;
+  readonly value: unknown;
+  readonly source: string;
+  /** Read from a `<NAME>_FILE` variable's file: never printed. */
+  readonly fromFile?: boolean;
+}
 
 function pick(
   code: unknown,

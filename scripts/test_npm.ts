@@ -19,7 +19,7 @@
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
  * (`node-esm,node-cjs,bun,vitest`; all by default); `KIT_NPM_TESTS` limits the
- * test folders (`core,platform`; all by default); `KIT_NPM_OUT` builds and
+ * test folders (`core,platform`, or `platform/database`; all by default); `KIT_NPM_OUT` builds and
  * runs in another folder than `npm/` (so two runs need not share one).
  *
  * @module
@@ -228,11 +228,14 @@ async function main(): Promise<number> {
   await rm(join(NPM, "tests"), { recursive: true, force: true });
   const only = process.env.KIT_NPM_TESTS?.split(",");
   const testFiles = (await listTests(join(ROOT, "tests"))).filter((file) => {
-    const folder = relative(join(ROOT, "tests"), file).split("/")[0];
+    const path = relative(join(ROOT, "tests"), file);
+    const folder = path.split("/")[0];
     // Helpers are transpiled whatever the selection: a selected test may use
-    // another folder's (tests/caching/_redis_server.ts).
+    // another folder's (tests/caching/_redis_server.ts). A selection may
+    // name a folder inside one (`platform/database`).
     return only === undefined || folder.startsWith("_") ||
-      only.includes(folder) || !file.endsWith("_test.ts");
+      only.some((name) => path.startsWith(`${name}/`)) ||
+      !file.endsWith("_test.ts");
   });
   // The files of internal/ are not a package: their tests run against a
   // transpiled copy, which imports the packages by name.
@@ -313,6 +316,17 @@ async function main(): Promise<number> {
     }
   }
 
+  // The optional peers of the packages (a subpath's drivers: pg, PGlite)
+  // are installed as an application using that subpath would install them.
+  for (const info of PACKAGES) {
+    for (const name of info.optionalPeers ?? []) {
+      if (used.has(name)) continue;
+      used.set(
+        name,
+        resolveNpmImport(name, config.imports, "scripts/_packages.ts").range,
+      );
+    }
+  }
   // A workspace of the built packages, installed the way an application would.
   const workspace = {
     name: "kit-npm-workspace",

@@ -5,7 +5,6 @@
 // value masked and bounded.
 import { maskSecretText } from "../../core/mod.ts";
 import { quoteValue } from "../../internal/quote_value.ts";
-import type { FoundSetting } from "../../internal/setting.ts";
 import { DatabaseConfigurationError } from "./database_configuration_error.ts";
 
 /** Where the statements go. */
@@ -31,6 +30,14 @@ export type ConnectionTarget =
     readonly address: string;
   };
 
+/** A value set for the connection string, and where it came from. */
+export interface ConnectionStringSetting {
+  readonly value: unknown;
+  readonly source: string;
+  /** Read from a `<NAME>_FILE` variable's file: never printed. */
+  readonly fromFile?: boolean;
+}
+
 const USAGE =
   "use postgres://user:password@host:5432/database for a PostgreSQL server, " +
   "or pglite:memory / pglite:<folder> for the embedded engine";
@@ -43,7 +50,7 @@ const USAGE =
  * @throws {DatabaseConfigurationError} When it is neither form.
  */
 export function parseConnectionString(
-  found: FoundSetting,
+  found: ConnectionStringSetting,
   key: string,
 ): ConnectionTarget {
   const { value, source } = found;

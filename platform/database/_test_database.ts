@@ -117,7 +117,6 @@ async function pgliteBase(
   const fresh = instance === undefined;
   instance ??= await PGlite.create();
   const target = parseConnectionString({
-    key: "connectionString",
     value: "pglite:memory",
     source: "createTestDatabase",
   }, "connectionString");
@@ -152,7 +151,6 @@ async function serverBase(
   migrations: MigrateOptions | undefined,
 ): Promise<Base> {
   const target = parseConnectionString({
-    key: "connectionString",
     value: connectionString,
     source: "createTestDatabase",
   }, "connectionString");
