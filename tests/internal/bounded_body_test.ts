@@ -54,10 +54,9 @@ describe("readBodyText() and readBodyBytes()", () => {
     assert.ok(error instanceof BodyTooLargeError);
     assert.equal(error.limit, MiB);
     assert.equal(error.declared, false);
-    assert.ok(
-      error.size > MiB && error.size <= MiB + 64 * 1024,
-      `${error.size}`,
-    );
+    // Past the limit by at most what one read hands over: a 64 KiB block of
+    // ours where the body is a byte stream, else the runtime's chunk.
+    assert.ok(error.size > MiB && error.size < 2 * MiB, `${error.size}`);
     assert.equal(
       error.message,
       `The body from http://reader:***@127.0.0.1/feed?token=***&lang=de is larger than the limit of ${MiB} bytes: more than ${MiB} bytes arrived`,
