@@ -1,28 +1,35 @@
 // The file-system adapter: every file access of the configuration package
 // goes through here, through dynamic imports of `node:` modules, so a browser
 // bundle of config/mod.ts pulls none of them. `node:` modules work in Deno,
-// Node.js and Bun alike.
+// Node.js and Bun alike. Files are read by Kit's bounded file reader
+// (internal/bounded_file.ts); its errors become ConfigurationSourceErrors.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_READ_TIMEOUT } from "./_limits.ts";
+import {
+  FileReadTimeoutError,
+  FileTooLargeError,
+  NotRegularFileError,
+  readBoundedFile,
+} from "../internal/bounded_file.ts";
+import {
+  DEFAULT_MAX_FILE_SIZE,
+  DEFAULT_READ_TIMEOUT,
+  describeSize,
+} from "./_limits.ts";
 import { getEnvironmentVariable } from "#config/environment";
 
 type PathModule = typeof import("node:path");
 
 async function modules(source: string): Promise<{
-  fs: typeof import("node:fs/promises");
-  constants: typeof import("node:fs").constants;
   path: PathModule;
   process: typeof import("node:process");
 }> {
   try {
-    const [fs, { constants }, path, process] = await Promise.all([
-      import("node:fs/promises"),
-      import("node:fs"),
+    const [path, process] = await Promise.all([
       import("node:path"),
       import("node:process"),
     ]);
-    return { fs, constants, path, process };
+    return { path, process };
   } catch (cause) {
     throw new ConfigurationSourceError(
       `Configuration source ${source} needs a file system (Deno, Node.js or Bun); in a browser use JsonUrlProvider or MemoryProvider`,
@@ -94,118 +101,46 @@ export async function readTextFile(
 }
 
 const TOO_LARGE = "too large";
-const CHUNK = 64 * 1024;
 
-// readBytes within `readTimeout` ms: a file system that stops answering (a
-// hung network mount) fails the load, naming the path, instead of holding it
-// for ever. The timer is unref'd, so it never keeps the process alive; a read
-// still in flight closes its file when it ends.
-function readBytesWithin(
+// The file's bytes through Kit's bounded file reading (a regular file only,
+// stopped one byte past the limit, within `readTimeout` ms): `undefined`
+// when missing, TOO_LARGE past `maxFileSize` bytes.
+async function readBytesWithin(
   absolutePath: string,
   source: string,
   maxFileSize: number,
   readTimeout: number,
 ): Promise<Uint8Array | undefined | typeof TOO_LARGE> {
-  const late = (): ConfigurationSourceError =>
-    new ConfigurationSourceError(
-      `Configuration file ${absolutePath} could not be read within ${readTimeout} ms (readTimeout); check the file system it is on, or raise the provider's readTimeout option`,
-      { source, path: absolutePath },
-    );
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const timer = unrefTimer(setTimeout(() => reject(late()), readTimeout));
-    readBytes(absolutePath, source, maxFileSize).then(
-      (bytes) => {
-        // A busy event loop can run the read's completion before the timer
-        // that was due first; the limit is the same either way.
-        if (performance.now() - started > readTimeout) reject(late());
-        else resolve(bytes);
-      },
-      reject,
-    ).finally(() => clearTimeout(timer));
-  });
-}
-
-// The file's bytes, read in chunks so a file that grows (or reports a wrong
-// size) still stops at the limit: `undefined` when missing, TOO_LARGE past
-// `maxFileSize` bytes.
-async function readBytes(
-  absolutePath: string,
-  source: string,
-  maxFileSize: number,
-): Promise<Uint8Array | undefined | typeof TOO_LARGE> {
-  const { fs, constants } = await modules(source);
-  let handle: Awaited<ReturnType<typeof fs.open>>;
+  // Fails as the other file sources do where there is no file system.
+  await modules(source);
   try {
-    // O_NONBLOCK: opening a FIFO returns at once (it is refused below)
-    // instead of waiting for a writer for ever; it changes nothing for a
-    // regular file. Windows has no such flag and no FIFOs to open this way.
-    handle = await fs.open(
-      absolutePath,
-      constants.O_RDONLY | (constants.O_NONBLOCK ?? 0),
-    );
+    return await readBoundedFile(absolutePath, {
+      limit: maxFileSize,
+      timeout: readTimeout,
+    });
   } catch (cause) {
-    return unreadable(cause, absolutePath, source);
-  }
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) {
-      return unreadable(
-        Object.assign(new Error("EISDIR"), { code: "EISDIR" }),
-        absolutePath,
-        source,
-      );
-    }
-    if (!stats.isFile()) {
+    if (cause instanceof FileTooLargeError) return TOO_LARGE;
+    if (cause instanceof FileReadTimeoutError) {
       throw new ConfigurationSourceError(
-        `Configuration file ${absolutePath} is not a regular file (${
-          kindOf(stats)
-        }); name a regular file`,
+        `Configuration file ${absolutePath} could not be read within ${readTimeout} ms (readTimeout); check the file system it is on, or raise the provider's readTimeout option`,
         { source, path: absolutePath },
       );
     }
-    const { size } = stats;
-    if (size > maxFileSize) return TOO_LARGE;
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = new Uint8Array(
-        Math.min(Math.max(size - total, CHUNK), maxFileSize - total + 1),
-      );
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      if (total > maxFileSize) return TOO_LARGE;
-      chunks.push(
-        bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead),
+    if (cause instanceof NotRegularFileError) {
+      if (cause.kind === "a folder") {
+        return unreadable(
+          Object.assign(new Error("EISDIR"), { code: "EISDIR" }),
+          absolutePath,
+          source,
+        );
+      }
+      throw new ConfigurationSourceError(
+        `Configuration file ${absolutePath} is not a regular file (${cause.kind}); name a regular file`,
+        { source, path: absolutePath },
       );
     }
-    if (chunks.length === 1) return chunks[0];
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return bytes;
-  } catch (cause) {
-    if (cause instanceof ConfigurationSourceError) throw cause;
     return unreadable(cause, absolutePath, source);
-  } finally {
-    await handle.close().catch(() => {});
   }
-}
-
-function kindOf(stats: {
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}): string {
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  return "not a file";
 }
 
 function unreadable(
@@ -221,13 +156,6 @@ function unreadable(
     })`,
     { source, path: absolutePath, cause },
   );
-}
-
-function describeSize(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return Number.isInteger(mib) && mib >= 1
-    ? `${mib} MiB`
-    : `${bytes} byte${bytes === 1 ? "" : "s"}`;
 }
 
 // The offset of the first byte that breaks UTF-8 (a stray continuation

@@ -11,6 +11,17 @@ export const DEFAULT_MAX_FILE_SIZE: number = 10 * 1024 * 1024;
 export const DEFAULT_READ_TIMEOUT = 10_000;
 
 /**
+ * A limit in bytes as messages show it: `10 MiB` when whole mebibytes,
+ * else `1000 bytes`.
+ */
+export function describeSize(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) && mib >= 1
+    ? `${mib} MiB`
+    : `${bytes} byte${bytes === 1 ? "" : "s"}`;
+}
+
+/**
  * Shortens a long key path for an error message: its start and its end,
  * with `…` between.
  */

@@ -7,6 +7,8 @@ import { pageAddress } from "../internal/page_address.ts";
 import { ConfigurationSourceError } from "./configuration_source_error.ts";
 import { parseJsonSource } from "./_json_source.ts";
 import { describeNetworkError } from "../internal/network_error.ts";
+import { BodyTooLargeError, readBodyText } from "../internal/bounded_body.ts";
+import { DEFAULT_MAX_FILE_SIZE, describeSize } from "./_limits.ts";
 
 /** Options of {@linkcode JsonUrlProvider}. */
 export interface JsonUrlOptions {
@@ -16,6 +18,13 @@ export interface JsonUrlOptions {
   headers?: Record<string, string>;
   /** Milliseconds to wait for the answer. Default `10000`. */
   timeout?: number;
+  /**
+   * The largest document read, in bytes. Default `10485760` (10 MiB, as for
+   * a configuration file). A larger one (a Content-Length above it, or a
+   * body that passes it while it arrives) fails the load, and the rest of
+   * the body is not read.
+   */
+  maxResponseSize?: number;
   /** The `fetch` to use. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
 }
@@ -46,9 +55,21 @@ export class JsonUrlProvider implements ConfigurationProvider {
    * Creates the provider. Nothing is fetched until it is loaded.
    *
    * @param url An absolute URL, or in a browser one relative to the page.
-   * @param options Whether it is optional, headers, timeout.
+   * @param options Whether it is optional, headers, timeout, size limit.
+   * @throws {RangeError} When `maxResponseSize` is not a positive number.
    */
   constructor(url: string | URL, options: JsonUrlOptions = {}) {
+    const limit = options.maxResponseSize;
+    if (
+      limit !== undefined &&
+      (typeof limit !== "number" || Number.isNaN(limit) || limit <= 0)
+    ) {
+      throw new RangeError(
+        `JsonUrlProvider: maxResponseSize must be a positive number of bytes, got ${
+          String(limit)
+        }`,
+      );
+    }
     this.#url = String(url);
     this.#options = { ...options };
     this.name = safeLabel(this.#url);
@@ -60,7 +81,8 @@ export class JsonUrlProvider implements ConfigurationProvider {
    * @returns One entry holding the document's object, or none when an
    * optional URL answers 404.
    * @throws {ConfigurationSourceError} on a network error, a timeout, a
-   * non-success status, invalid JSON or JSON that is not an object.
+   * non-success status, a body larger than `maxResponseSize`, invalid JSON
+   * or JSON that is not an object.
    */
   async load(): Promise<ConfigurationEntry[]> {
     const fetchFn = this.#options.fetch ?? globalThis.fetch;
@@ -99,10 +121,23 @@ export class JsonUrlProvider implements ConfigurationProvider {
           { source: this.name },
         );
       }
+      const limit = this.#options.maxResponseSize ?? DEFAULT_MAX_FILE_SIZE;
       let text: string;
       try {
-        text = await response.text();
+        text = await readBodyText(response, { limit, url: this.name });
       } catch (cause) {
+        if (cause instanceof BodyTooLargeError) {
+          throw new ConfigurationSourceError(
+            `Configuration URL ${this.name} answered a body larger than the limit of ${
+              describeSize(limit)
+            } (maxResponseSize): ${
+              cause.declared
+                ? `its Content-Length is ${cause.size} bytes`
+                : `more than ${limit} bytes arrived`
+            }; make the document smaller or raise the provider's maxResponseSize option`,
+            { source: this.name, cause },
+          );
+        }
         throw new ConfigurationSourceError(
           timedOut
             ? `Configuration URL ${this.name} did not answer within ${timeout}ms`

@@ -3,7 +3,14 @@
 // project's vendor/ folder, as a registry would serve them. Only the
 // packages the project imports and the Kit packages they depend on.
 import { spawnSync } from "node:child_process";
-import { mkdir, readdir, readFile, rename } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+} from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -50,30 +57,37 @@ export async function packCheckout(
   names.forEach(visit);
   const vendor = join(dir, "vendor");
   await mkdir(vendor, { recursive: true });
+  // npm pack writes into a folder made for it, never into a file that was
+  // there (with --force, `vendor/` may hold links); each package is renamed
+  // over its place, which replaces a link there rather than writing through.
+  const packed = await mkdtemp(join(vendor, ".pack-"));
   const specs: Record<string, string> = {};
-  for (const name of [...wanted].sort()) {
-    const pkg = out.get(name)!;
-    const before = new Set(await readdir(vendor));
-    const run = spawnSync("npm", [
-      "pack",
-      "--silent",
-      "--pack-destination",
-      vendor,
-      pkg.dir,
-    ], { encoding: "utf8", timeout: 60_000, env: process.env });
-    const made = (await readdir(vendor)).find((file) =>
-      !before.has(file) && file.endsWith(".tgz")
-    );
-    if (run.status !== 0 || made === undefined) {
-      throw new Error(
-        `npm pack ${pkg.dir} failed (${
-          run.status ?? run.signal
-        }): ${run.stderr}`,
+  try {
+    for (const name of [...wanted].sort()) {
+      const pkg = out.get(name)!;
+      const run = spawnSync("npm", [
+        "pack",
+        "--silent",
+        "--pack-destination",
+        packed,
+        pkg.dir,
+      ], { encoding: "utf8", timeout: 60_000, env: process.env });
+      const made = (await readdir(packed)).find((file) =>
+        file.endsWith(".tgz")
       );
+      if (run.status !== 0 || made === undefined) {
+        throw new Error(
+          `npm pack ${pkg.dir} failed (${
+            run.status ?? run.signal
+          }): ${run.stderr}`,
+        );
+      }
+      const file = `${name.replace("@vendor/", "")}.tgz`;
+      await rename(join(packed, made), join(vendor, file));
+      specs[name] = `file:vendor/${file}`;
     }
-    const file = `${name.replace("@vendor/", "")}.tgz`;
-    await rename(join(vendor, made), join(vendor, file));
-    specs[name] = `file:vendor/${file}`;
+  } finally {
+    await rm(packed, { recursive: true, force: true });
   }
   return specs;
 }

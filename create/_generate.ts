@@ -1,9 +1,10 @@
 // The generator's run: read the command line, refuse a folder that is not
-// empty, write the project, say what to do next. The entry points (the Deno
+// empty (or, with --force, one with a link leading out of it where the
+// project goes), write the project, say what to do next. The entry points (the Deno
 // task from a checkout, the npm package's program) differ only in the
 // GeneratorHost they pass: where Kit comes from.
-import { chmod, mkdir, readdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { chmod, mkdir, readdir, stat } from "node:fs/promises";
+import { basename, join, relative, resolve } from "node:path";
 import {
   type CreateOptions,
   parseArgs,
@@ -15,7 +16,13 @@ import {
   LOG_FOLDER,
   projectFiles,
   projectName,
+  projectPaths,
 } from "./_project_files.ts";
+import {
+  linksInTheWay,
+  makeFolderInside,
+  writeInside,
+} from "./_write_inside.ts";
 
 /** What an entry point supplies to {@linkcode runGenerator}. */
 export interface GeneratorHost {
@@ -30,6 +37,12 @@ export interface GeneratorHost {
    * such as packed packages under `vendor/`.
    */
   kitSource(options: CreateOptions, dir: string): Promise<KitSource>;
+  /**
+   * The folders {@linkcode kitSource} writes into, relative to the project
+   * folder (`/` between parts): made before it runs, checked for links like
+   * the project's own files.
+   */
+  kitFolders(options: CreateOptions): readonly string[];
   /** Writes a line of output. */
   out(text: string): void;
   /** Writes a line of error output. */
@@ -105,25 +118,58 @@ export async function runGenerator(
     );
     return REFUSED;
   }
-  await mkdir(dir, { recursive: true });
-  const source = await host.kitSource(options, dir);
-  const files = projectFiles({
+  const context = {
     runtime: options.runtime,
     module: options.module,
     redis: options.redis,
     postgres: options.postgres,
     name: projectName(basename(dir)),
-    source,
-  });
-  for (const [path, text] of Object.entries(files)) {
-    const target = join(dir, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text);
+  };
+  const kitFolders = host.kitFolders(options);
+  // With --force the folder may hold symbolic links where the project goes.
+  // --force hands the folder over, not what a link leads to: one leading out
+  // of it stops the run before anything is written; one that stays inside is
+  // replaced like a file of the same name.
+  const links = await linksInTheWay(dir, projectPaths(context), kitFolders);
+  const outside = links.filter((link) => link.outside);
+  if (outside.length > 0) {
+    host.err(
+      `error: --force replaces what is in '${options.folder}', never what a link there leads to outside it: ${
+        outside.map((link) => `${link.path} -> ${link.target}`).join(", ")
+      }. Remove ${
+        outside.length === 1 ? "this link" : "these links"
+      }, or choose another folder; nothing was written.`,
+    );
+    return REFUSED;
   }
-  // The container runs as an unprivileged user whose id is not the one of
-  // whoever owns this folder, and writes its log file into the log folder
-  // through compose.yaml's bind mount: writable for all.
-  await chmod(join(dir, LOG_FOLDER), 0o777);
+  await mkdir(dir, { recursive: true });
+  for (const folder of kitFolders) await makeFolderInside(dir, folder);
+  // Made before the files, to know whether it was there: the mode of a
+  // folder that was there is the user's and is kept.
+  const madeLogFolder = await makeFolderInside(dir, LOG_FOLDER);
+  const source = await host.kitSource(options, dir);
+  const files = projectFiles({ ...context, source });
+  for (const [path, text] of Object.entries(files)) {
+    await writeInside(dir, path, text);
+  }
+  const logFolder = join(dir, LOG_FOLDER);
+  if (madeLogFolder) {
+    // The container runs as an unprivileged user whose id is not the one of
+    // whoever owns this folder, and writes its log file into the log folder
+    // through compose.yaml's bind mount: writable for all.
+    await chmod(logFolder, 0o777);
+  }
+  for (const link of links) {
+    host.out(`Replaced the link ${link.path} -> ${link.target}.`);
+  }
+  const logMode = (await stat(logFolder)).mode & 0o777;
+  if (!madeLogFolder && (logMode & 0o002) === 0) {
+    host.out(
+      `Kept the mode of the folder ${LOG_FOLDER}, which was there (${
+        logMode.toString(8)
+      }): the container's user must be able to write its log file into it (chmod 777 ${LOG_FOLDER}).`,
+    );
+  }
   const shown = nearPath(host.cwd, dir);
   const flavour = options.runtime === "deno"
     ? "the Deno runtime"

@@ -36,6 +36,7 @@ export function main(args: string[]): Promise<number> {
     cwd: process.cwd(),
     kitSource: () =>
       Promise.resolve({ kind: "registry", version: ownVersion() }),
+    kitFolders: () => [],
     out: (text) => console.log(text),
     err: (text) => console.error(text),
   });

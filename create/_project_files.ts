@@ -517,3 +517,16 @@ export function projectFiles(ctx: ProjectContext): Record<string, string> {
   }
   return files;
 }
+
+/**
+ * The paths of a new project's files, which do not depend on where Kit
+ * comes from: known before anything is written.
+ *
+ * @param ctx The options and the name.
+ * @returns The paths relative to the project folder, `/` between parts.
+ */
+export function projectPaths(ctx: Omit<ProjectContext, "source">): string[] {
+  return Object.keys(
+    projectFiles({ ...ctx, source: { kind: "registry", version: "0.0.0" } }),
+  );
+}

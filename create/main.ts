@@ -41,6 +41,8 @@ export function main(args: string[]): Promise<number> {
         ? await packCheckout(dir, kitPackages(options))
         : {},
     }),
+    kitFolders: (options: CreateOptions): readonly string[] =>
+      options.runtime === "node" ? ["vendor"] : [],
     out: (text) => console.log(text),
     err: (text) => console.error(text),
   });

@@ -6,10 +6,12 @@
 //   key) and the body to whatever origin the collector names: one is
 //   followed only by internal/redirect.ts's rule (same origin, 307/308, a
 //   few times); any other is handed back, refused.
-// - Of the answer's body at most `maxResponseBytes` are read; the rest is
-//   cancelled, which also closes the connection instead of draining it.
+// - Of the answer's body at most `maxResponseBytes` are read (by Kit's
+//   bounded body reader, internal/bounded_body.ts); the rest is cancelled,
+//   which also closes the connection instead of draining it.
 // - The whole exchange (redirects and the body read included) ends at a
 //   deadline, and when the caller's signal aborts.
+import { readBodyStart } from "./bounded_body.ts";
 import { type RedirectVerdict, redirectVerdict } from "./redirect.ts";
 
 /** Bytes of an answer's body read by default. */
@@ -111,7 +113,9 @@ export async function postJson(
         await response.body?.cancel().catch(() => {});
         return answer(response, "", false, verdict);
       }
-      const { text, truncated } = await readStart(
+      // Never throws: a body that fails to read (the connection broke,
+      // the deadline) gives what arrived before.
+      const { text, truncated } = await readBodyStart(
         response,
         options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       );
@@ -163,39 +167,4 @@ function answer(
     truncated,
     ...(redirect === undefined ? {} : { redirect }),
   };
-}
-
-// Reads at most `limit` bytes and cancels the rest. Never throws: a body
-// that fails to read (the connection broke, the deadline) gives what
-// arrived before.
-async function readStart(
-  response: Response,
-  limit: number,
-): Promise<{ text: string; truncated: boolean }> {
-  const body = response.body;
-  if (body === null) return { text: "", truncated: false };
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  let truncated = false;
-  try {
-    while (bytes < limit) {
-      const read = await reader.read();
-      if (read.done) break;
-      const room = limit - bytes;
-      const chunk = read.value.length > room
-        ? read.value.subarray(0, room)
-        : read.value;
-      if (chunk !== read.value) truncated = true;
-      bytes += chunk.length;
-      text += decoder.decode(chunk, { stream: true });
-    }
-    if (bytes >= limit) truncated = true;
-  } catch {
-    // Show what arrived.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return { text, truncated };
 }

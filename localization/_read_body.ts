@@ -1,6 +1,9 @@
-// Reads a response body as text, counting the bytes as they arrive, so an
-// endless or oversized body (chunked, or with a Content-Length that lies)
-// stops at the limit instead of filling the memory.
+// A translation resource's body, read by Kit's bounded body reader
+// (internal/bounded_body.ts): an endless or oversized body (chunked, or
+// with a Content-Length above the limit) stops at the limit instead of
+// filling the memory, and comes back as a BodyTooLarge for the loader's
+// LocalizationLoadError.
+import { BodyTooLargeError, readBodyText } from "../internal/bounded_body.ts";
 
 /** The body was larger than the limit; `how` says how it showed. */
 export class BodyTooLarge {
@@ -16,26 +19,16 @@ export async function readBoundedText(
   response: Response,
   limit: number,
 ): Promise<string | BodyTooLarge> {
-  if (limit === 0) return await response.text();
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel().catch(() => {});
-    return new BodyTooLarge(`its Content-Length is ${declared} bytes`);
+  try {
+    return await readBodyText(response, {
+      limit: limit === 0 ? Infinity : limit,
+    });
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    return new BodyTooLarge(
+      error.declared
+        ? `its Content-Length is ${error.size} bytes`
+        : `more than ${limit} bytes arrived`,
+    );
   }
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return new BodyTooLarge(`more than ${limit} bytes arrived`);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
 }

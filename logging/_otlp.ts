@@ -24,6 +24,7 @@ import { entryErrorBudget, serializeError } from "./_serialize_error.ts";
 import { safeStringify } from "./_format.ts";
 import { SCOPE } from "./_telemetry.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
+import { readBodyText } from "../internal/bounded_body.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
 import { LogProviderOptionError } from "./log_provider_option_error.ts";
 import { checkOptions } from "./_options.ts";
@@ -215,58 +216,36 @@ export function otlpEndpointFromEnvironment(): string {
 const MAX_ANSWER_BYTES = 65_536;
 
 // The partialSuccess of an OTLP answer (ExportLogsServiceResponse): how
-// many records the collector rejected and why. Reads at most 64 KiB for at
-// most `ms` ms; an answer that is empty, not JSON or too slow counts as a
-// full success. The body is always consumed or cancelled.
+// many records the collector rejected and why. Reads at most 64 KiB (Kit's
+// bounded body reader) for at most `ms` ms; an answer that is empty, not
+// JSON, larger or too slow counts as a full success. The body is always
+// consumed or cancelled.
 export async function partialSuccess(
   response: Response,
   ms: number,
 ): Promise<{ rejected: number; message: string }> {
-  const body = response.body;
-  if (body === null) return { rejected: 0, message: "" };
-  const reader = body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = unrefTimer(setTimeout(() => resolve(undefined), ms));
-  });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  if (response.body === null) return { rejected: 0, message: "" };
+  const late = new AbortController();
+  const timer = unrefTimer(setTimeout(() => late.abort(), ms));
   try {
-    while (size <= MAX_ANSWER_BYTES) {
-      const read = await Promise.race([reader.read(), late]);
-      if (read === undefined) break;
-      if (read.done) {
-        const text = new TextDecoder().decode(concat(chunks, size));
-        const parsed = text.trim() === "" ? undefined : JSON.parse(text);
-        const partial = parsed?.partialSuccess;
-        const rejected = Number(partial?.rejectedLogRecords ?? 0);
-        return {
-          rejected: Number.isSafeInteger(rejected) && rejected > 0
-            ? rejected
-            : 0,
-          message: typeof partial?.errorMessage === "string"
-            ? partial.errorMessage
-            : "",
-        };
-      }
-      chunks.push(read.value);
-      size += read.value.length;
-    }
+    const text = await readBodyText(response, {
+      limit: MAX_ANSWER_BYTES,
+      signal: late.signal,
+    });
+    const parsed = text.trim() === "" ? undefined : JSON.parse(text);
+    const partial = parsed?.partialSuccess;
+    const rejected = Number(partial?.rejectedLogRecords ?? 0);
+    return {
+      rejected: Number.isSafeInteger(rejected) && rejected > 0 ? rejected : 0,
+      message: typeof partial?.errorMessage === "string"
+        ? partial.errorMessage
+        : "",
+    };
   } catch {
-    // Not JSON, or the connection broke after the status: delivered.
+    // Not JSON, larger than read, too slow, or the connection broke after
+    // the status: delivered.
+    return { rejected: 0, message: "" };
   } finally {
     clearTimeout(timer);
-    reader.cancel().catch(() => {});
   }
-  return { rejected: 0, message: "" };
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

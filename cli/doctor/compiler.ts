@@ -100,6 +100,15 @@ export async function checkCompiler(project: Project): Promise<Check[]> {
       advice: "fix the JSON at that line and column",
     });
   }
+  for (const error of project.unreadable) {
+    checks.push({
+      group: GROUP,
+      name: "project file",
+      status: "fail",
+      message: error.message,
+      advice: error.advice,
+    });
+  }
   checks.push(...await checkTsConfig(project));
   checks.push(...await checkBuildInfo(project));
   checks.push(...await checkVersions(project));

@@ -1,18 +1,101 @@
 // File helpers of the doctor: reading text and JSON with comments
 // (tsconfig.json, deno.json; through the configuration's own JSON reader),
-// and finding files without following node_modules.
-import { readdir, readFile, stat } from "node:fs/promises";
+// and finding files without following node_modules. Every file is read by
+// Kit's bounded file reader: a regular file of a bounded size, in bounded
+// time, so a FIFO or a device in the project never holds or floods the
+// doctor.
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  FileReadTimeoutError,
+  FileTooLargeError,
+  NotRegularFileError,
+  readBoundedTextFile,
+} from "../../internal/bounded_file.ts";
 import { parseConfigurationJson } from "../../internal/json_syntax.ts";
 
-/** The text of a file, or `undefined` when it does not exist. */
+/**
+ * The largest file the doctor reads: 64 MiB, far above any project file it
+ * looks at (the largest are lockfiles and TypeScript's build info).
+ */
+export const MAX_FILE_SIZE = 64 * 1024 * 1024;
+
+/** The longest the doctor waits for one file read: 10 s. */
+export const READ_TIMEOUT = 10_000;
+
+/** A file the doctor found but could not read; a failed check reports it. */
+export class UnreadableFileError extends Error {
+  /** The file's path. */
+  readonly path: string;
+  /** What to do about it. */
+  readonly advice: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The file's path.
+   * @param problem Why it was not read (`is not a regular file (a FIFO)`).
+   * @param advice What to do about it.
+   * @param cause What the reader threw.
+   */
+  constructor(path: string, problem: string, advice: string, cause: unknown) {
+    super(`${path} ${problem}, so it was not read`, { cause });
+    this.name = "UnreadableFileError";
+    this.path = path;
+    this.advice = advice;
+  }
+}
+
+/**
+ * The text of a file, or `undefined` when it does not exist (or is a
+ * folder).
+ *
+ * @throws {UnreadableFileError} When it is a FIFO, a device or a socket, is
+ * larger than {@linkcode MAX_FILE_SIZE}, takes longer than
+ * {@linkcode READ_TIMEOUT} to read, or cannot be opened (`EACCES`…).
+ */
 export async function readText(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return await readBoundedTextFile(path, {
+      limit: MAX_FILE_SIZE,
+      timeout: READ_TIMEOUT,
+    });
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined;
-    if ((error as { code?: string }).code === "EISDIR") return undefined;
-    throw error;
+    if (error instanceof NotRegularFileError) {
+      if (error.kind === "a folder") return undefined;
+      throw new UnreadableFileError(
+        path,
+        `is not a regular file (${error.kind})`,
+        "replace it with a regular file, or remove it",
+        error,
+      );
+    }
+    if (error instanceof FileTooLargeError) {
+      throw new UnreadableFileError(
+        path,
+        `is larger than the ${
+          MAX_FILE_SIZE / 1024 / 1024
+        } MiB the doctor reads`,
+        "check that this is the file meant to be there",
+        error,
+      );
+    }
+    if (error instanceof FileReadTimeoutError) {
+      throw new UnreadableFileError(
+        path,
+        `could not be read within ${READ_TIMEOUT} ms`,
+        "check the file system it is on",
+        error,
+      );
+    }
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new UnreadableFileError(
+      path,
+      `could not be read (${code ?? String(error)})`,
+      "check the file's permissions",
+      error,
+    );
   }
 }
 

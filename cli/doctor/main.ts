@@ -10,11 +10,12 @@ import process from "node:process";
 import { bugReport } from "./bug_report.ts";
 import { checkCompiler } from "./compiler.ts";
 import { checkConfiguration } from "./configuration.ts";
-import { isDirectory } from "./files.ts";
+import { isDirectory, UnreadableFileError } from "./files.ts";
 import { readProject } from "./project.ts";
 import { checkRegistry } from "./registry.ts";
 import {
   type Check,
+  type CheckGroup,
   type DoctorResult,
   exitCodeOf,
   mask,
@@ -172,6 +173,29 @@ export function useColor(): boolean {
 }
 
 /**
+ * The checks of one group; a file the group needed but could not read (a
+ * FIFO, a device, one too large) ends the group with a failed check naming
+ * it, and the other groups still run.
+ */
+async function guarded(
+  group: CheckGroup,
+  run: () => Promise<Check[]>,
+): Promise<Check[]> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof UnreadableFileError)) throw error;
+    return [{
+      group,
+      name: "unreadable file",
+      status: "fail",
+      message: error.message,
+      advice: error.advice,
+    }];
+  }
+}
+
+/**
  * Runs every check on a folder.
  *
  * @param options The parsed command line.
@@ -181,9 +205,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   const project = await readProject(options.folder);
   const checks: Check[] = [];
   checks.push(
-    ...await checkRegistry(project, options.connect, options.timeout),
+    ...await guarded(
+      "Registry",
+      () => checkRegistry(project, options.connect, options.timeout),
+    ),
   );
-  checks.push(...await checkCompiler(project));
+  checks.push(...await guarded("Compiler", () => checkCompiler(project)));
   const configuration = await checkConfiguration(options.folder, {
     environment: options.environment,
     prefix: options.prefix,

@@ -1,7 +1,13 @@
 // What kind of project the doctor looks at: package.json (Node.js, Bun),
 // deno.json (Deno), and the Kit packages each declares.
 import { join } from "node:path";
-import { JsonSyntax, objectOf, parseJsonc, readText } from "./files.ts";
+import {
+  JsonSyntax,
+  objectOf,
+  parseJsonc,
+  readText,
+  UnreadableFileError,
+} from "./files.ts";
 
 /** The project files the checks share. */
 export interface Project {
@@ -15,6 +21,8 @@ export interface Project {
   readonly denoJsonName?: string;
   /** Project files that exist but do not parse: `file:line:column: message`. */
   readonly broken: readonly string[];
+  /** Project files that are there but could not be read (a FIFO…). */
+  readonly unreadable: readonly UnreadableFileError[];
   /** `@vendor/kit-*` names package.json depends on, with their ranges. */
   readonly npmDependencies: ReadonlyMap<string, string>;
   /**
@@ -32,10 +40,18 @@ const KIT_NAME = /^@vendor\/kit(-[a-z-]+)?$/;
 /** Reads the project files of a folder. */
 export async function readProject(folder: string): Promise<Project> {
   const broken: string[] = [];
+  const unreadable: UnreadableFileError[] = [];
   const load = async (
     name: string,
   ): Promise<Record<string, unknown> | undefined> => {
-    const text = await readText(join(folder, name));
+    let text: string | undefined;
+    try {
+      text = await readText(join(folder, name));
+    } catch (error) {
+      if (!(error instanceof UnreadableFileError)) throw error;
+      unreadable.push(error);
+      return undefined;
+    }
     if (text === undefined) return undefined;
     const parsed = parseJsonc(text);
     if (parsed instanceof JsonSyntax) {
@@ -96,6 +112,7 @@ export async function readProject(folder: string): Promise<Project> {
     denoJson,
     denoJsonName,
     broken,
+    unreadable,
     npmDependencies,
     denoImports,
   };

@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { describeNetworkError } from "../../internal/network_error.ts";
-import { readText } from "./files.ts";
+import { readText, UnreadableFileError } from "./files.ts";
 import {
   detectPackageManager,
   type PackageManager,
@@ -41,6 +41,8 @@ interface Npmrc {
    * or a registry address.
    */
   readonly ignored: ReadonlyMap<string, NpmrcEntry>;
+  /** Files that are there but could not be read (a FIFO, a device…). */
+  readonly unreadable: readonly UnreadableFileError[];
 }
 
 // Keys whose `${NAME}` pnpm no longer fills in from a project .npmrc.
@@ -83,8 +85,16 @@ async function readNpmrc(
     : [project, userConfig];
   const drop = manager.name === "pnpm" &&
     pnpmIgnoresProjectVariables(manager.version);
+  const unreadable: UnreadableFileError[] = [];
   for (const path of paths) {
-    const text = await readText(path);
+    let text: string | undefined;
+    try {
+      text = await readText(path);
+    } catch (error) {
+      if (!(error instanceof UnreadableFileError)) throw error;
+      unreadable.push(error);
+      continue;
+    }
     if (text === undefined) continue;
     files.push(path);
     for (const raw of text.split(/\r?\n/)) {
@@ -136,7 +146,7 @@ async function readNpmrc(
       });
     }
   }
-  return { files, entries, ignored };
+  return { files, entries, ignored, unreadable };
 }
 
 // `https://host:port/path/` → `//host:port/path/` (npm's "nerf dart").
@@ -245,7 +255,14 @@ async function checkNpmrc(
   timeout: number,
 ): Promise<Check[]> {
   const npmrc = await readNpmrc(project.folder, manager);
-  const checks: Check[] = [];
+  // Settled first: what follows is found without these files' settings.
+  const checks: Check[] = npmrc.unreadable.map((error) => ({
+    group: GROUP,
+    name: "npmrc",
+    status: "fail",
+    message: error.message,
+    advice: error.advice,
+  }));
   const tool = toolName(manager);
   const scoped = npmrc.entries.get("@vendor:registry");
   const skippedScope = npmrc.ignored.get("@vendor:registry");

@@ -3,8 +3,8 @@
 // address of the configured culture returns a resource, and the remote log
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
-import { Buffer } from "node:buffer";
 import { readEnvironmentVariable } from "../../internal/environment.ts";
+import { readBodyText } from "../../internal/bounded_body.ts";
 import { describeNetworkError } from "../../internal/network_error.ts";
 import type { ConfigurationManager } from "../../config/mod.ts";
 import { SERVICES, variableAndKey } from "./declared.ts";
@@ -69,24 +69,12 @@ async function request(
     signal: AbortSignal.timeout(timeout),
   });
   let body = "";
-  if (readBody && response.body !== null) {
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > MAX_BODY_BYTES) throw new TooLargeError();
-        chunks.push(value);
-      }
-    } finally {
-      await reader.cancel().catch(() => {});
-    }
-    body = new TextDecoder().decode(
-      chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
-    );
+  if (readBody) {
+    body = await readBodyText(response, {
+      limit: MAX_BODY_BYTES,
+      url,
+      tooLarge: () => new TooLargeError(),
+    });
   } else {
     await response.body?.cancel().catch(() => {});
   }

@@ -4,9 +4,15 @@
 // into @vendor/kit-platform-localization). It reads resources through the
 // localization module's public API only, so it judges a file exactly as an
 // application reads it.
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import process from "node:process";
+import {
+  FileReadTimeoutError,
+  FileTooLargeError,
+  NotRegularFileError,
+  readBoundedTextFile,
+} from "../../internal/bounded_file.ts";
 import { cultureChain } from "../../internal/culture_chain.ts";
 import {
   flattenLocalizationResource,
@@ -98,20 +104,41 @@ function parseArgs(args: readonly string[], known: readonly string[]): Parsed {
   return { positional, options };
 }
 
+/** The largest resource read: the loaders' default maxResourceSize. */
+const MAX_RESOURCE_SIZE = 10 * 1024 * 1024;
+/** The largest source file whose string literals are collected. */
+const MAX_SOURCE_SIZE = 64 * 1024 * 1024;
+/** The longest one file read may take. */
+const READ_TIMEOUT = 10_000;
+
+/**
+ * A file's text through Kit's bounded file reader: a FIFO or a device is
+ * refused at once, a file past `limit` bytes is not read to its end.
+ *
+ * @throws {UsageError} `cannot read <path>: <why>`.
+ */
+async function readBounded(path: string, limit: number): Promise<string> {
+  try {
+    return await readBoundedTextFile(path, { limit, timeout: READ_TIMEOUT });
+  } catch (error) {
+    const why = error instanceof NotRegularFileError
+      ? `not a regular file (${error.kind})`
+      : error instanceof FileTooLargeError
+      ? `larger than the limit of ${limit} bytes`
+      : error instanceof FileReadTimeoutError
+      ? `not read within ${READ_TIMEOUT} ms`
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new UsageError(`cannot read ${path}: ${why}`);
+  }
+}
+
 async function readResource(
   path: string,
   culture: string,
 ): Promise<Map<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${path}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
-    );
-  }
+  const text = await readBounded(path, MAX_RESOURCE_SIZE);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -493,7 +520,7 @@ async function collectLiterals(dir: string, used: Set<string>): Promise<void> {
 }
 
 async function collectFile(path: string, used: Set<string>): Promise<void> {
-  const text = await readFile(path, "utf8");
+  const text = await readBounded(path, MAX_SOURCE_SIZE);
   for (const match of text.matchAll(STRING_LITERAL)) {
     used.add(match[1] ?? match[2] ?? match[3]);
   }

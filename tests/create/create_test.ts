@@ -7,12 +7,17 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import {
+  chmod,
+  link,
+  lstat,
   mkdir,
   mkdtemp,
   readdir,
   readFile,
+  readlink,
   rm,
   stat,
+  symlink,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -233,6 +238,124 @@ describe("deno task create: the command line", () => {
         const file = await create(cwd, ["file"]);
         assert.equal(file.code, 1);
         assert.match(file.stderr, /'file' is a file, not a folder/);
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+describe("deno task create --force: links in the folder", () => {
+  it(
+    "refuses a link that leads out of the folder, a file's or a folder's, naming each, and writes nothing",
+    { skip },
+    async () => {
+      const cwd = await scratch();
+      try {
+        const victim = join(cwd, "victim");
+        await mkdir(join(victim, "private_dir"), { recursive: true });
+        await chmod(join(victim, "private_dir"), 0o700);
+        await writeFile(join(victim, "precious.txt"), "precious\n");
+        const app = join(cwd, "app");
+        await mkdir(app);
+        await symlink("../victim/precious.txt", join(app, "README.md"));
+        await symlink("../victim/private_dir", join(app, "logs"));
+        const run = await create(cwd, ["app", "--force"]);
+        assert.equal(run.code, 1, run.stdout + run.stderr);
+        assert.match(
+          run.stderr,
+          /error: --force replaces what is in 'app', never what a link there leads to outside it: README\.md -> \.\.\/victim\/precious\.txt, logs -> \.\.\/victim\/private_dir\. Remove (these|this) links?, or choose another folder; nothing was written\./,
+        );
+        assert.equal(
+          await readFile(join(victim, "precious.txt"), "utf8"),
+          "precious\n",
+        );
+        assert.equal(
+          (await stat(join(victim, "private_dir"))).mode & 0o777,
+          0o700,
+        );
+        assert.deepEqual(await readdir(join(victim, "private_dir")), []);
+        assert.deepEqual((await readdir(app)).sort(), ["README.md", "logs"]);
+        assert.equal(
+          await readlink(join(app, "README.md")),
+          "../victim/precious.txt",
+        );
+
+        // Node.js from a checkout: Kit's packages go to vendor/, checked too.
+        await symlink("../victim/private_dir", join(app, "vendor"));
+        const node = await create(cwd, ["app", "--force", "--runtime", "node"]);
+        assert.equal(node.code, 1, node.stdout + node.stderr);
+        assert.match(
+          node.stderr,
+          /: README\.md -> \.\.\/victim\/precious\.txt, logs -> \.\.\/victim\/private_dir, vendor -> \.\.\/victim\/private_dir\. /,
+        );
+        assert.deepEqual(await readdir(join(victim, "private_dir")), []);
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "replaces a link that stays inside the folder, and a hard-linked file, keeping what they led to",
+    { skip },
+    async () => {
+      const cwd = await scratch();
+      try {
+        const app = join(cwd, "app");
+        await mkdir(join(app, "docs"), { recursive: true });
+        await mkdir(join(app, "kept_logs"));
+        await chmod(join(app, "kept_logs"), 0o750);
+        await writeFile(join(app, "docs", "notes.md"), "notes\n");
+        await symlink("docs/notes.md", join(app, "README.md"));
+        await symlink("kept_logs", join(app, "logs"));
+        // A hard link shares the file's content: writing into it would
+        // change the file outside the folder too.
+        await writeFile(join(cwd, "shared.txt"), "shared\n");
+        await link(join(cwd, "shared.txt"), join(app, "Dockerfile"));
+        const run = await create(cwd, ["app", "--force"]);
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(
+          run.stdout,
+          /Replaced the link README\.md -> docs\/notes\.md\./,
+        );
+        assert.match(run.stdout, /Replaced the link logs -> kept_logs\./);
+        assert.equal((await lstat(join(app, "README.md"))).isFile(), true);
+        assert.match(await read(app, "README.md"), /^# app\n/);
+        assert.equal(await read(app, "docs/notes.md"), "notes\n");
+        assert.equal((await lstat(join(app, "logs"))).isDirectory(), true);
+        assert.deepEqual(await readdir(join(app, "logs")), [".gitkeep"]);
+        assert.equal((await stat(join(app, "logs"))).mode & 0o777, 0o777);
+        assert.deepEqual(await readdir(join(app, "kept_logs")), []);
+        assert.equal(
+          (await stat(join(app, "kept_logs"))).mode & 0o777,
+          0o750,
+        );
+        assert.match(await read(app, "Dockerfile"), /^FROM /m);
+        assert.equal(await read(cwd, "shared.txt"), "shared\n");
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "keeps the mode of a log folder that was there, and says how to open it",
+    { skip },
+    async () => {
+      const cwd = await scratch();
+      try {
+        const app = join(cwd, "app");
+        await mkdir(join(app, "logs"), { recursive: true });
+        await chmod(join(app, "logs"), 0o750);
+        const run = await create(cwd, ["app", "--force"]);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal((await stat(join(app, "logs"))).mode & 0o777, 0o750);
+        assert.deepEqual(await readdir(join(app, "logs")), [".gitkeep"]);
+        assert.match(
+          run.stdout,
+          /Kept the mode of the folder logs, which was there \(750\): the container's user must be able to write its log file into it \(chmod 777 logs\)\./,
+        );
       } finally {
         await rm(cwd, { recursive: true, force: true });
       }

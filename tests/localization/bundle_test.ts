@@ -11,16 +11,22 @@ const EXT = ENTRY.endsWith(".ts") ? ".ts" : ".js";
 
 // A browser bundle of localization/mod.ts must not pull node: modules or
 // touch Deno: the file system is reached only through a dynamic import in
-// the _fs.ts adapter. The kit-i18n command (cli/i18n/) is a program, not
+// Kit's bounded file reader (internal/bounded_file.ts), which only the _fs.ts
+// adapter imports. The kit-i18n command (cli/i18n/) is a program, not
 // part of the module: it may use node: modules, and no module file imports it.
-test("localization/ has no static node: import and no Deno global; node:fs only via dynamic import in _fs.ts", async () => {
+test("localization/ has no static node: import and no Deno global; node:fs only via dynamic import in the bounded file reader", async () => {
   const files = (await readdir(MODULE_DIR)).filter((name) =>
     name.endsWith(EXT) && !name.endsWith(".d.ts")
   );
   assert.ok(files.includes("mod" + EXT));
   // The npm build may bundle the module into mod.js (and mod_browser.js):
-  // then the adapter's dynamic import is in mod.js.
-  const adapterName = files.includes("_fs" + EXT) ? "_fs" + EXT : "mod" + EXT;
+  // then the reader's dynamic import is in mod.js. In the sources it is in
+  // internal/bounded_file.ts, and no file of the module names node:.
+  const adapterName = EXT === ".ts"
+    ? undefined
+    : files.includes("_fs" + EXT)
+    ? "_fs" + EXT
+    : "mod" + EXT;
   const dynamicFs =
     /import\("node:fs\/promises"\)|require\("node:fs\/promises"\)/g;
   for (const name of files) {
@@ -42,7 +48,21 @@ test("localization/ has no static node: import and no Deno global; node:fs only 
       `${name} mentions node:`,
     );
   }
-  const adapter = await readFile(MODULE_DIR + adapterName, "utf8");
+  const adapter = await readFile(
+    adapterName === undefined
+      ? fileURLToPath(
+        new URL("../internal/bounded_file.ts", moduleUrl("localization")),
+      )
+      : MODULE_DIR + adapterName,
+    "utf8",
+  );
+  if (adapterName === undefined) {
+    assert.doesNotMatch(
+      adapter,
+      /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']node:/m,
+      "internal/bounded_file.ts has a static node: import",
+    );
+  }
   // CommonJS output turns the dynamic import into a deferred require().
   assert.match(
     adapter,

@@ -126,6 +126,11 @@ export interface RunOptions {
   readonly userNpmrc?: string;
   /** Run under a pseudo-terminal (`script`), so stdout is a TTY. */
   readonly tty?: boolean;
+  /**
+   * Milliseconds the run may take before the child is killed and the run
+   * fails (default 180000): a doctor that hangs must not hang the tests.
+   */
+  readonly timeout?: number;
 }
 
 function nodeRuntime(): string {
@@ -189,8 +194,23 @@ export function runDoctor(
     child.stderr.on("data", (chunk: Uint8Array) => {
       stderr += new TextDecoder().decode(chunk);
     });
-    child.once("error", reject);
+    const limit = options.timeout ?? 180_000;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(
+        new Error(
+          `kit-doctor ${
+            args.join(" ")
+          } ran over ${limit} ms and was killed:\n${stdout}\n${stderr}`,
+        ),
+      );
+    }, limit);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.once("close", (code: number | null) => {
+      clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
     });
   });

@@ -3,9 +3,9 @@
 // (bin/kit-i18n.mjs) in the npm passes.
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -120,6 +120,42 @@ if (BIN === undefined) {
         );
         assert.match(out, /1 unused key .*: legacy\.unused/);
         assert.match(out, /5 problems in 2 cultures/);
+      },
+    );
+
+    it(
+      "refuses a resource or a source file that is a FIFO at once, naming it",
+      {
+        timeout: LONG,
+        skip: process.platform === "win32" ? "no FIFOs on Windows" : false,
+      },
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), "kit-i18n-fifo-"));
+        try {
+          await writeFile(join(dir, "en.json"), '{"a": "A"}');
+          execFileSync("mkfifo", [join(dir, "fr.json")]);
+          const started = performance.now();
+          const resource = await run(["check", dir]);
+          assert.equal(resource.code, 2, resource.stdout + resource.stderr);
+          assert.match(
+            resource.stderr,
+            /^kit-i18n: cannot read .*fr\.json: not a regular file \(a FIFO\)\n/,
+          );
+          await rm(join(dir, "fr.json"));
+          const sources = join(dir, "src");
+          await mkdir(sources);
+          execFileSync("mkfifo", [join(sources, "app.ts")]);
+          const source = await run(["check", dir, "--source", sources]);
+          assert.equal(source.code, 2, source.stdout + source.stderr);
+          assert.match(
+            source.stderr,
+            /^kit-i18n: cannot read .*app\.ts: not a regular file \(a FIFO\)\n/,
+          );
+          // Each run is a child process's start-up, not a wait for a writer.
+          assert.ok(performance.now() - started < 60_000);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       },
     );
 
