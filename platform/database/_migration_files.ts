@@ -3,7 +3,11 @@
 // named `<number>_<name>.sql`, no two with one number, none larger than
 // 16 MiB. Line endings are read as LF, so a checkout that turns them into
 // CRLF does not count as a change.
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import {
+  FileTooLargeError,
+  readBoundedTextFile,
+} from "../../internal/bounded_file.ts";
 import { join, resolve } from "node:path";
 import { MigrationError } from "./migration_error.ts";
 
@@ -23,6 +27,9 @@ export interface MigrationFile {
 
 /** The largest migration file read. */
 const MAX_FILE = 16 * 1024 * 1024;
+
+/** How long reading one file may take (a hung network mount). */
+const READ_TIMEOUT = 10_000;
 
 const NAME = /^(\d+)[^/\\]*\.sql$/;
 
@@ -100,15 +107,24 @@ export async function readMigrations(
   }
   const migrations: MigrationFile[] = [];
   for (const file of files) {
-    const size = (await stat(join(absolute, file.name))).size;
-    if (size > MAX_FILE) {
+    let raw: string;
+    try {
+      raw = await readBoundedTextFile(join(absolute, file.name), {
+        limit: MAX_FILE,
+        timeout: READ_TIMEOUT,
+      });
+    } catch (error) {
       throw new MigrationError(
         file.path,
-        `${file.path} is ${size} bytes, more than the ${MAX_FILE} bytes a migration may be: split it`,
+        error instanceof FileTooLargeError
+          ? `${file.path} is larger than the ${MAX_FILE} bytes a migration may be: split it`
+          : `${file.path} could not be read: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        { cause: error },
       );
     }
-    const text = (await readFile(join(absolute, file.name), "utf8"))
-      .replace(/\r\n?/g, "\n");
+    const text = raw.replace(/\r\n?/g, "\n");
     migrations.push({ ...file, text, checksum: await sha256(text) });
   }
   return migrations;
