@@ -681,7 +681,10 @@ export class Database implements Queryable, AsyncDisposable {
       held.release();
     }
     this.#held.clear();
-    const engine = await this.#engine?.catch(() => undefined);
+    // An engine given by the test kit holds its connection from the start:
+    // it is ended even when no statement ran.
+    const opening = this.#engine ?? this.#override?.open();
+    const engine = await opening?.catch(() => undefined);
     await engine?.end(signal);
   }
 

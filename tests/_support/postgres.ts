@@ -115,6 +115,18 @@ async function template(): Promise<string> {
   return path;
 }
 
+// Servers and poolers still running when the process exits (a test that
+// crashed, a bench ended by its runner) are killed with it.
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+}
+
 /** One running PostgreSQL server. */
 export class PostgresServer {
   /** Its loopback port. */
@@ -170,6 +182,7 @@ export class PostgresServer {
       stdio: ["ignore", "ignore", "pipe"],
     });
     this.#child = child;
+    track(child);
     let log = "";
     child.stderr!.on("data", (chunk: Uint8Array) => {
       if (log.length < 64_000) log += new TextDecoder().decode(chunk);
@@ -366,6 +379,7 @@ export async function startPgBouncer(
     giveToPostgres(dir);
     const [program, args] = command(PGBOUNCER!, [join(dir, "pgbouncer.ini")]);
     const child = spawn(program, args, { stdio: ["ignore", "ignore", "pipe"] });
+    track(child);
     let stderr = "";
     child.stderr!.on("data", (chunk: Uint8Array) => {
       if (stderr.length < 16_000) stderr += new TextDecoder().decode(chunk);

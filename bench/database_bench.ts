@@ -1,0 +1,114 @@
+/**
+ * The database against a bare `pg.Pool` on the same PostgreSQL server
+ * (started here on loopback by the test fixture, tests/_support/postgres.ts),
+ * in the same run:
+ *
+ * - a one-row `SELECT` with a parameter: `db.query` against `pool.query`
+ *   (goal ≤ 1.05×; logging off and no OpenTelemetry SDK, so neither may cost
+ *   anything measurable);
+ * - a session per request that runs one statement (take the session, run the
+ *   statement, dispose it, as a request's scope does) against `pool.query`
+ *   (goal ≤ 1.10×);
+ * - the test kit: a fresh isolated test database (`createTestDatabase()` and
+ *   its `dispose()`, after the first) against a bare `BEGIN`/`ROLLBACK` on a
+ *   PGlite instance (goal: ≤ 50 ms). For scale: a new `PGlite.create()` runs
+ *   initdb (seconds), which the test kit does once per process.
+ *
+ * Run: `deno bench -A bench/database_bench.ts`. Skipped, saying so, when
+ * PostgreSQL is not installed.
+ *
+ * @module
+ */
+// @ts-types="@types/pg"
+import pg from "pg";
+import { PGlite } from "@electric-sql/pglite";
+import { Database } from "@vendor/kit-platform/database";
+import { createTestDatabase } from "@vendor/kit-platform/testing";
+import {
+  type PostgresServer,
+  skipUnlessPostgres,
+  startPostgres,
+} from "../tests/_support/postgres.ts";
+
+const missing = skipUnlessPostgres();
+let server: PostgresServer | undefined;
+let pool: pg.Pool | undefined;
+let db: Database | undefined;
+if (missing === false) {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: server.url(), max: 10 });
+  // The server is killed with this process: its idle connections then
+  // report an error, which must not end the run.
+  pool.on("error", () => {});
+  db = new Database({ connectionString: server.url(), poolSize: 10 });
+  // Both pools warmed: connections open before the first measured call.
+  await Promise.all(
+    Array.from({ length: 10 }, () => pool!.query("SELECT 1")),
+  );
+  await Promise.all(Array.from({ length: 10 }, () => db!.query("SELECT 1")));
+}
+const STATEMENT = "SELECT $1::int AS n";
+
+Deno.bench({
+  name: "pg.Pool query (one row)",
+  group: "one-row SELECT",
+  baseline: true,
+  ignore: pool === undefined,
+  async fn() {
+    await pool!.query(STATEMENT, [1]);
+  },
+});
+
+Deno.bench({
+  name: "Kit db.query (one row)",
+  group: "one-row SELECT",
+  ignore: db === undefined,
+  async fn() {
+    await db!.query(STATEMENT, [1]);
+  },
+});
+
+Deno.bench({
+  name: "pg.Pool query (per request)",
+  group: "session per request",
+  baseline: true,
+  ignore: pool === undefined,
+  async fn() {
+    await pool!.query(STATEMENT, [1]);
+  },
+});
+
+Deno.bench({
+  name: "Kit session: take, one statement, dispose",
+  group: "session per request",
+  ignore: db === undefined,
+  async fn() {
+    const session = db!.session();
+    await session.query(STATEMENT, [1]);
+    await session.dispose();
+  },
+});
+
+// The test kit's base is made (and migrated) by the first call.
+const pglite = await PGlite.create();
+await (await createTestDatabase({ migrations: false })).dispose();
+
+Deno.bench({
+  name: "PGlite BEGIN + ROLLBACK",
+  group: "isolated test database",
+  baseline: true,
+  async fn() {
+    await pglite.query("BEGIN");
+    await pglite.query("ROLLBACK");
+  },
+});
+
+Deno.bench({
+  name: "createTestDatabase() + a statement + dispose()",
+  group: "isolated test database",
+  async fn() {
+    const test = await createTestDatabase({ migrations: false });
+    await test.query("SELECT 1");
+    await test.dispose();
+  },
+});
