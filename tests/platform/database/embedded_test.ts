@@ -188,7 +188,9 @@ describe("the test kit's databases", () => {
           "grace@example.com",
         ]);
       }
-      await using next = await createTestDatabase({ migrations });
+      // One never used gives its connection back too.
+    await (await createTestDatabase({ migrations })).dispose();
+    await using next = await createTestDatabase({ migrations });
       const { rows } = await next.query<{ email: string }>(
         "SELECT email FROM users",
       );
