@@ -22,6 +22,10 @@ import {
   startPostgres,
 } from "../../_support/postgres.ts";
 import { installOtelSdk } from "../../_support/otel_sdk.ts";
+import { createTestDatabase } from "@vendor/kit-platform/testing";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { waitFor } from "../../_support/wait_for.ts";
 
 const skip = skipUnlessPostgres();
@@ -490,6 +494,61 @@ describe("database on a PostgreSQL server", { skip }, () => {
       );
       assert.ok(lines.some((line) => /reachable again/.test(line.message)));
       assert.ok(!JSON.stringify(lines).includes(PASSWORD));
+    },
+  );
+});
+
+describe("the test kit's databases on a real server", { skip }, () => {
+  let server: PostgresServer;
+  let migrations: string;
+  before(async () => {
+    server = await startPostgres();
+    server.sql("CREATE DATABASE app_test");
+    migrations = await mkdtemp(join(tmpdir(), "kit-test-server-migrations-"));
+    await writeFile(
+      join(migrations, "001_orders.sql"),
+      "CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL);\n",
+    );
+  }, LIMIT);
+  after(async () => {
+    await server?.close();
+    await rm(migrations, { recursive: true, force: true });
+  }, LIMIT);
+
+  it(
+    "migrates once, commits the migrations, and rolls each test's work back, in parallel too",
+    LIMIT,
+    async () => {
+      const connectionString = server.url("app_test");
+      const [first, second] = await Promise.all([
+        createTestDatabase({ connectionString, migrations }),
+        createTestDatabase({ connectionString, migrations }),
+      ]);
+      try {
+        await first.query("INSERT INTO orders (item) VALUES ($1)", ["lamp"]);
+        await second.query("INSERT INTO orders (item) VALUES ($1)", ["desk"]);
+        // Each sees only its own work.
+        assert.deepEqual(
+          (await first.query<{ item: string }>("SELECT item FROM orders")).rows,
+          [{ item: "lamp" }],
+        );
+        assert.deepEqual(
+          (await second.query<{ item: string }>("SELECT item FROM orders"))
+            .rows,
+          [{ item: "desk" }],
+        );
+      } finally {
+        await first.dispose();
+        await second.dispose();
+      }
+      assert.equal(server.sql("SELECT count(*) FROM orders", "app_test"), "0");
+      assert.equal(
+        server.sql(
+          "SELECT string_agg(name, ',') FROM kit_migrations",
+          "app_test",
+        ),
+        "001_orders.sql",
+      );
     },
   );
 });

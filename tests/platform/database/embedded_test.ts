@@ -189,8 +189,8 @@ describe("the test kit's databases", () => {
         ]);
       }
       // One never used gives its connection back too.
-    await (await createTestDatabase({ migrations })).dispose();
-    await using next = await createTestDatabase({ migrations });
+      await (await createTestDatabase({ migrations })).dispose();
+      await using next = await createTestDatabase({ migrations });
       const { rows } = await next.query<{ email: string }>(
         "SELECT email FROM users",
       );
