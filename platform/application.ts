@@ -1,8 +1,11 @@
 import type {
   ApplicationOptions,
   ApplicationRunOptions,
+  ApplicationServices,
   FetchHandler,
   HostedService,
+  InferredApplicationOptions,
+  InferredApplicationRunOptions,
   ShutdownReport,
 } from "./application_options.ts";
 import type {
@@ -82,8 +85,18 @@ export class Application<TServices extends object = ServiceMap> {
    * creates the services registered with `{ eager: true }` and starts the
    * hosted services, in registration order.
    *
-   * @typeParam TServices Names and types of the services.
+   * The services are typed by what the steps register: a step that
+   * returns its chain of registrations
+   * (`services.register("http", …).register("cache", …)`) types those names
+   * in the steps after it, in `serve`, in other factories and in
+   * `app.services`, with the host's own `config` and `logging`; a name never
+   * registered is then a compile error. A step that returns nothing leaves
+   * the names untyped, as before.
+   *
    * @typeParam TConfig What the configuration step builds.
+   * @typeParam TLogging What the logging step returns.
+   * @typeParam TPlatform What the platform step returns.
+   * @typeParam TServicesStep What the services step returns.
    * @param options The steps and the shutdown deadline.
    * @returns The running application.
    * @throws {ApplicationStartError} When a step, an eager service or a
@@ -99,23 +112,58 @@ export class Application<TServices extends object = ServiceMap> {
    *
    * await using app = await Application.start({
    *   configuration: () => ({ name: "demo" }),
+   *   services: (services) =>
+   *     services.register("clock", () => ({ now: () => Date.now() })),
    * });
-   * app.services.get("config"); // { name: "demo" }
+   * app.services.get("config").name; // "demo"
+   * app.services.get("clock").now(); // typed: no service map written
    * ```
    */
-  static async start<TServices extends object = ServiceMap, TConfig = unknown>(
+  static start<TConfig, TLogging, TPlatform, TServicesStep>(
+    options: InferredApplicationOptions<
+      TConfig,
+      TLogging,
+      TPlatform,
+      TServicesStep
+    >,
+  ): Promise<
+    Application<
+      ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep>
+    >
+  >;
+  /**
+   * Starts an application whose service map is written by hand (see the
+   * other signature for one typed by the steps' registrations).
+   *
+   * @typeParam TServices Names and types of the services.
+   * @typeParam TConfig What the configuration step builds.
+   * @param options The steps and the shutdown deadline.
+   * @returns The running application.
+   * @throws {ApplicationStartError} When a step, an eager service or a
+   * hosted service's `start` fails.
+   *
+   * @example Usage
+   * ```ts
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * await using app = await Application.start<{ port: number }>({
+   *   configuration: () => ({}),
+   *   services: (services) => {
+   *     services.register("port", () => 3000);
+   *   },
+   * });
+   * app.services.get("port"); // 3000
+   * ```
+   */
+  static start<TServices extends object = ServiceMap, TConfig = unknown>(
     options: ApplicationOptions<TServices, TConfig>,
-  ): Promise<Application<TServices>> {
-    const app = new Application<TServices>(
-      options as ApplicationOptions<TServices, unknown>,
-    );
+  ): Promise<Application<TServices>>;
+  static async start(
+    options: ApplicationOptions<ServiceMap, unknown>,
+  ): Promise<Application<ServiceMap>> {
+    const app = new Application<ServiceMap>(options);
     const host = app.#host;
-    await startUp(
-      host,
-      app,
-      options as ApplicationOptions<TServices, unknown>,
-      (logStop) => app.#stop(logStop),
-    );
+    await startUp(host, app, options, (logStop) => app.#stop(logStop));
     return app;
   }
 
@@ -126,8 +174,10 @@ export class Application<TServices extends object = ServiceMap> {
    * once with 130 (SIGINT) or 143 (SIGTERM). The signal listeners are
    * removed when it is done.
    *
-   * @typeParam TServices Names and types of the services.
    * @typeParam TConfig What the configuration step builds.
+   * @typeParam TLogging What the logging step returns.
+   * @typeParam TPlatform What the platform step returns.
+   * @typeParam TServicesStep What the services step returns.
    * @param options The start-up options; `exit: false` resolves to the exit
    * code instead of ending the process.
    * @returns The exit code (when `exit` is `false`).
@@ -141,8 +191,36 @@ export class Application<TServices extends object = ServiceMap> {
    * await Application.run({ configuration: () => ({}) });
    * ```
    */
-  static async run<TServices extends object = ServiceMap, TConfig = unknown>(
+  static run<TConfig, TLogging, TPlatform, TServicesStep>(
+    options: InferredApplicationRunOptions<
+      TConfig,
+      TLogging,
+      TPlatform,
+      TServicesStep
+    >,
+  ): Promise<number>;
+  /**
+   * Runs an application whose service map is written by hand (see the other
+   * signature).
+   *
+   * @typeParam TServices Names and types of the services.
+   * @typeParam TConfig What the configuration step builds.
+   * @param options The start-up options and `exit`.
+   * @returns The exit code (when `exit` is `false`).
+   *
+   * @example Usage
+   * ```ts ignore
+   * // Not run here: it runs until the process gets SIGINT or SIGTERM.
+   * import { Application } from "@vendor/kit/platform";
+   *
+   * await Application.run<{ port: number }>({ configuration: () => ({}) });
+   * ```
+   */
+  static run<TServices extends object = ServiceMap, TConfig = unknown>(
     options: ApplicationRunOptions<TServices, TConfig>,
+  ): Promise<number>;
+  static async run(
+    options: ApplicationRunOptions<ServiceMap, unknown>,
   ): Promise<number> {
     return await runUntilSignal(
       options.exit !== false,

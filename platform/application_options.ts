@@ -1,5 +1,9 @@
 import type { ServiceLocator } from "./service_locator.ts";
-import type { ServiceMap } from "./service_registration.ts";
+import type {
+  HostServices,
+  ServiceMap,
+  ServicesAddedBy,
+} from "./service_registration.ts";
 import type { Application } from "./application.ts";
 import type { ServerOptions } from "./server_options.ts";
 
@@ -121,13 +125,17 @@ export interface ApplicationOptions<
     services: ServiceLocator<TServices>,
     config: TConfig,
     app: Application<TServices>,
-  ) => void | Promise<void>;
-  /** Step 4: registers the application's own services. */
+  ) => unknown;
+  /**
+   * Step 4: registers the application's own services. What a registration
+   * step returns is awaited and otherwise ignored here (a chain of
+   * registrations types the services only when no map is given).
+   */
   services?: (
     services: ServiceLocator<TServices>,
     config: TConfig,
     app: Application<TServices>,
-  ) => void | Promise<void>;
+  ) => unknown;
   /**
    * Makes the application an HTTP server: called once start-up is done
    * (after the eager and hosted services), it returns the Fetch handler
@@ -153,6 +161,185 @@ export interface ApplicationOptions<
    * process-wide `ServiceLocator.default`).
    */
   locator?: ServiceLocator<TServices>;
+}
+
+/**
+ * What a registration step may return: the locator it registered on
+ * (chained registrations, which type the services that follow), or nothing.
+ *
+ * @typeParam R What the step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceLocator, StepResult } from "@vendor/kit/platform";
+ *
+ * type Chained = StepResult<ServiceLocator<{ clock: Date }>>; // the locator
+ * type Nothing = StepResult<void>; // void
+ * const nothing: Nothing = undefined;
+ * ```
+ */
+export type StepResult<R> = R extends
+  | ServiceLocator<object>
+  | void
+  | undefined
+  | Promise<ServiceLocator<object> | void | undefined> ? R
+  : never;
+
+/**
+ * The service map of an application whose steps were typed by what they
+ * return: the host's `config` and `logging`, then what the platform step
+ * and the services step registered.
+ *
+ * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ * @typeParam TPlatform What the platform step returns.
+ * @typeParam TServicesStep What the services step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ApplicationServices, ServiceLocator } from "@vendor/kit/platform";
+ *
+ * type Services = ApplicationServices<
+ *   { port: number },
+ *   undefined,
+ *   ServiceLocator<{ clock: Date }>,
+ *   unknown
+ * >;
+ * const clock: Services["clock"] = new Date();
+ * ```
+ */
+export type ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep> =
+  & HostServices<TConfig, Awaited<TLogging>>
+  & (unknown extends TPlatform
+    // No registration step: services registered elsewhere (in step 1, or
+    // on app.services) are untyped, as before.
+    ? (unknown extends TServicesStep ? ServiceMap : unknown)
+    : unknown)
+  & ServicesAddedBy<TPlatform>
+  & ServicesAddedBy<TServicesStep>;
+
+/**
+ * The locator a registration step receives: the services known so far are
+ * typed, and any other name is allowed (returning `unknown`), so that a
+ * step that registers with statements rather than a chain keeps compiling.
+ * A chain of registrations made on it keeps only the typed names.
+ *
+ * @typeParam TServices The services known so far.
+ *
+ * @example Usage
+ * ```ts
+ * import type { StepLocator } from "@vendor/kit/platform";
+ *
+ * type Step = StepLocator<{ config: { port: number } }>;
+ * ```
+ */
+export type StepLocator<TServices extends object> = ServiceLocator<
+  TServices & ServiceMap
+>;
+
+/**
+ * The start-up options of `Application.start` when no service map is
+ * written by hand: each step that registers returns its chain of
+ * registrations (`services.register("http", …).register("cache", …)`), and
+ * the services it registered are typed in the steps that follow, in
+ * `serve`, in other factories and in `app.services`. A name never
+ * registered is a compile error. A step that returns nothing leaves the
+ * names untyped (any string, as with the default map).
+ *
+ * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ * @typeParam TPlatform What the platform step returns.
+ * @typeParam TServicesStep What the services step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import { Application } from "@vendor/kit/platform";
+ *
+ * await using app = await Application.start({
+ *   configuration: () => ({ greeting: "hello" }),
+ *   services: (services, config) =>
+ *     services.register("greeter", () => ({ greet: () => config.greeting })),
+ * });
+ * app.services.get("greeter").greet(); // "hello"
+ * ```
+ */
+export interface InferredApplicationOptions<
+  TConfig,
+  TLogging,
+  TPlatform,
+  TServicesStep,
+> {
+  /** Step 1: builds the configuration (the service `config`). */
+  configuration: (
+    services: ServiceLocator<{ config: TConfig }>,
+  ) => TConfig | Promise<TConfig>;
+  /** Step 2: sets up logging (the service `logging`). */
+  logging?: (
+    config: TConfig,
+    services: ServiceLocator<{ config: TConfig }>,
+  ) => TLogging;
+  /** Step 3: registers the platform services; returns the chain. */
+  platform?: (
+    services: StepLocator<HostServices<TConfig, Awaited<TLogging>>>,
+    config: TConfig,
+    app: Application<HostServices<TConfig, Awaited<TLogging>>>,
+  ) => StepResult<TPlatform>;
+  /** Step 4: registers the application's services; returns the chain. */
+  services?: (
+    services: StepLocator<
+      ApplicationServices<TConfig, TLogging, TPlatform, unknown>
+    >,
+    config: TConfig,
+    app: Application<
+      ApplicationServices<TConfig, TLogging, TPlatform, unknown>
+    >,
+  ) => StepResult<TServicesStep>;
+  /** Makes the application an HTTP server (see {@linkcode ApplicationOptions}). */
+  serve?: (
+    services: ServiceLocator<
+      ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep>
+    >,
+    config: TConfig,
+    app: Application<
+      ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep>
+    >,
+  ) => ServeHandler | Promise<ServeHandler>;
+  /** How the server of `serve` listens; see {@linkcode ServerOptions}. */
+  server?: ServerOptions;
+  /** Milliseconds `stop()` may take in all (see {@linkcode ApplicationOptions}). */
+  shutdownTimeout?: number;
+  /** The locator the steps fill. Default: a new, isolated one. */
+  locator?: ServiceLocator<object>;
+}
+
+/**
+ * The options of `Application.run` when no service map is written by hand
+ * (see {@linkcode InferredApplicationOptions}), plus `exit`.
+ *
+ * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ * @typeParam TPlatform What the platform step returns.
+ * @typeParam TServicesStep What the services step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InferredApplicationRunOptions } from "@vendor/kit/platform";
+ *
+ * const options: InferredApplicationRunOptions<{}, undefined, unknown, unknown> = {
+ *   configuration: () => ({}),
+ *   exit: false,
+ * };
+ * ```
+ */
+export interface InferredApplicationRunOptions<
+  TConfig,
+  TLogging,
+  TPlatform,
+  TServicesStep,
+> extends
+  InferredApplicationOptions<TConfig, TLogging, TPlatform, TServicesStep> {
+  /** End the process with the exit code. Default `true`. */
+  exit?: boolean;
 }
 
 /**

@@ -33,12 +33,14 @@ import { suggest } from "./_suggest.ts";
 import type { ServiceScope } from "./service_scope.ts";
 import { currentScope, Scope, ScopeHandle } from "./_scope.ts";
 import type {
+  NewServiceName,
   ResolvedService,
   ServiceCreatedEvent,
   ServiceFactory,
   ServiceMap,
   ServiceName,
   ServiceRegistrationOptions,
+  WithService,
 } from "./service_registration.ts";
 
 /**
@@ -323,12 +325,20 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * says otherwise. Registering a name again replaces the registration and
    * forgets a singleton created from the old one.
    *
-   * @typeParam T The type of the service.
+   * The locator it returns is this one, typed with the new service: chain
+   * the registrations (and return the chain from a start-up step) and
+   * `get(name)` knows each one's type, with no map written by hand; a name
+   * never registered is then a compile error. A name the locator's declared
+   * map already has must get a factory of its declared type.
+   *
+   * @typeParam K The service name.
+   * @typeParam R What the factory returns (a promise's value is the
+   * service).
    * @param name The service name.
    * @param factory Creates the service on first request; it receives this
    * locator to get its dependencies.
    * @param options Its lifetime; whether it is eager or hosted.
-   * @returns This locator, for chaining.
+   * @returns This locator, for chaining, typed with the new service.
    * @throws {TypeError} When `factory` is not a function, `lifetime` is not
    * one of the three, or a scoped or transient service is eager or hosted.
    *
@@ -338,8 +348,35 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    *
    * const locator = new ServiceLocator()
    *   .register("a", () => 1)
-   *   .register("b", (l) => l.get<number>("a") + 1);
-   * locator.get<number>("b"); // 2
+   *   .register("b", (l) => l.get("a") + 1);
+   * locator.get("b"); // 2, typed as a number
+   * ```
+   */
+  register<K extends string, R>(
+    name: K & NewServiceName<TServices, K>,
+    factory: (locator: ServiceLocator<TServices>) => R,
+    options?: ServiceRegistrationOptions,
+  ): ServiceLocator<WithService<TServices, K, Awaited<R>>>;
+  /**
+   * Registers a lazily created service under a name of the locator's
+   * declared map, or with the service's type given: its factory must return
+   * that type.
+   *
+   * @typeParam T The type of the service.
+   * @typeParam K The service name.
+   * @param name The service name.
+   * @param factory Creates the service on first request.
+   * @param options Its lifetime; whether it is eager or hosted.
+   * @returns This locator, for chaining.
+   * @throws {TypeError} When `factory` is not a function, `lifetime` is not
+   * one of the three, or a scoped or transient service is eager or hosted.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator<{ port: number }>();
+   * locator.register("port", () => 3000);
    * ```
    */
   register<
@@ -352,7 +389,12 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
       TServices
     >,
     options?: ServiceRegistrationOptions,
-  ): this {
+  ): this;
+  register(
+    name: string,
+    factory: ServiceFactory<unknown, TServices>,
+    options?: ServiceRegistrationOptions,
+  ): unknown {
     this.#state.register(
       name,
       factory as unknown as ServiceFactory,
@@ -441,9 +483,33 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
 
   /**
    * Registers an existing value. The locator does not own it: `dispose()`
-   * leaves it alone.
+   * leaves it alone. The locator it returns is this one, typed with the new
+   * service, as for {@linkcode ServiceLocator.register}.
+   *
+   * @typeParam K The service name.
+   * @typeParam T The type of the service.
+   * @param name The service name.
+   * @param instance The service itself.
+   * @returns This locator, for chaining, typed with the new service.
+   *
+   * @example Usage
+   * ```ts
+   * import { ServiceLocator } from "@vendor/kit/platform";
+   *
+   * const locator = new ServiceLocator().registerInstance("port", 3000);
+   * locator.get("port"); // 3000, typed as a number
+   * ```
+   */
+  registerInstance<K extends string, T>(
+    name: K & NewServiceName<TServices, K>,
+    instance: T,
+  ): ServiceLocator<WithService<TServices, K, T>>;
+  /**
+   * Registers an existing value under a name of the locator's declared
+   * map, or with the service's type given.
    *
    * @typeParam T The type of the service.
+   * @typeParam K The service name.
    * @param name The service name.
    * @param instance The service itself.
    * @returns This locator, for chaining.
@@ -452,14 +518,15 @@ export class ServiceLocator<TServices extends object = ServiceMap> {
    * ```ts
    * import { ServiceLocator } from "@vendor/kit/platform";
    *
-   * const locator = new ServiceLocator().registerInstance("port", 3000);
-   * locator.get<number>("port"); // 3000
+   * const locator = new ServiceLocator<{ port: number }>();
+   * locator.registerInstance("port", 3000);
    * ```
    */
   registerInstance<
     T = never,
     K extends ServiceName<TServices> = ServiceName<TServices>,
-  >(name: K, instance: ResolvedService<T, TServices, K>): this {
+  >(name: K, instance: ResolvedService<T, TServices, K>): this;
+  registerInstance(name: string, instance: unknown): unknown {
     this.#state.registerInstance(name, instance);
     return this;
   }

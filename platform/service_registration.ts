@@ -133,3 +133,112 @@ export type ResolvedService<
   TServices extends object,
   K extends ServiceName<TServices>,
 > = [T] extends [never] ? TServices[K] : T;
+
+/**
+ * The service map after registering `T` under `K`, a name it did not have
+ * (see {@linkcode NewServiceName}): the name now has that type, and the map
+ * keeps only the names it declares (a chain that starts from a map taking
+ * any string ends with the names it registered). Registering under a name
+ * only known as a `string` changes nothing. An intersection, so that fifty
+ * registrations in a row stay one flat type.
+ *
+ * @typeParam TServices The map before.
+ * @typeParam K The name registered.
+ * @typeParam T The type of the service.
+ *
+ * @example Usage
+ * ```ts
+ * import type { WithService } from "@vendor/kit/platform";
+ *
+ * type After = WithService<{ config: { port: number } }, "clock", Date>;
+ * const clock: After["clock"] = new Date();
+ * ```
+ */
+export type WithService<
+  TServices extends object,
+  K extends string,
+  T,
+> = string extends K ? TServices
+  : string extends keyof TServices
+    ? DeclaredServices<TServices> & { [P in K]: T }
+  : TServices & { [P in K]: T };
+
+/**
+ * The names a map declares, without the "any string" of a loose map (the
+ * default `ServiceMap`, or a start-up step's locator): what a chain of
+ * registrations starting from such a map keeps.
+ *
+ * @typeParam TServices The map.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeclaredServices, ServiceMap } from "@vendor/kit/platform";
+ *
+ * type Declared = DeclaredServices<{ config: { port: number } } & ServiceMap>;
+ * const config: Declared["config"] = { port: 3000 };
+ * ```
+ */
+export type DeclaredServices<TServices extends object> = {
+  [K in keyof TServices as string extends K ? never : K]: TServices[K];
+};
+
+/**
+ * A name `register` may give a new type: any name of a map that takes any
+ * string (the default), or a name a declared map does not have yet; `never`
+ * for a declared name, whose factory must then return its declared type.
+ *
+ * @typeParam TServices The locator's map.
+ * @typeParam K The name.
+ *
+ * @example Usage
+ * ```ts
+ * import type { NewServiceName } from "@vendor/kit/platform";
+ *
+ * const name: NewServiceName<{ config: unknown }, "clock"> = "clock";
+ * ```
+ */
+export type NewServiceName<TServices extends object, K extends string> =
+  K extends keyof TServices ? (string extends keyof TServices ? K : never)
+    : K;
+
+/**
+ * What a start-up step added to the service map, read from what it
+ * returned: the map of the locator it returned (`services.register(…)
+ * .register(…)`), any name (the map of old, untyped) when it returned
+ * nothing, and nothing when there is no such step.
+ *
+ * @typeParam R What the step returned (`unknown` when there is none).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ServiceLocator, ServicesAddedBy } from "@vendor/kit/platform";
+ *
+ * type Added = ServicesAddedBy<ServiceLocator<{ clock: Date }>>;
+ * const clock: Added["clock"] = new Date();
+ * ```
+ */
+export type ServicesAddedBy<R> = unknown extends R ? Record<never, never>
+  : Awaited<R> extends ServiceLocator<infer TAdded> ? TAdded
+  : ServiceMap;
+
+/**
+ * The services the application host registers itself: `config` (what the
+ * configuration step built) and `logging` (what the logging step returned).
+ *
+ * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HostServices } from "@vendor/kit/platform";
+ *
+ * const services: HostServices<{ port: number }, undefined> = {
+ *   config: { port: 3000 },
+ *   logging: undefined,
+ * };
+ * ```
+ */
+export type HostServices<TConfig, TLogging> = {
+  config: TConfig;
+  logging: TLogging;
+};

@@ -26,6 +26,8 @@
 import {
   Application,
   type ApplicationOptions,
+  type ApplicationServices,
+  type InferredApplicationOptions,
   type ServiceFactory,
   type ServiceLocator,
   type ServiceMap,
@@ -323,6 +325,44 @@ export interface TestApplicationOptions<
 }
 
 /**
+ * The options of {@linkcode createTestApplication} when no service map is
+ * written by hand: those of `Application.start` typed by what the steps
+ * register (see `InferredApplicationOptions`), plus what a test changes;
+ * `overrides` are checked against the services the steps registered.
+ *
+ * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ * @typeParam TPlatform What the platform step returns.
+ * @typeParam TServicesStep What the services step returns.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InferredTestApplicationOptions } from "@vendor/kit/testing";
+ *
+ * const options: InferredTestApplicationOptions<{}, undefined, unknown, unknown> = {
+ *   configuration: () => ({}),
+ *   config: { "api:baseUrl": "http://127.0.0.1:8080" },
+ * };
+ * ```
+ */
+export interface InferredTestApplicationOptions<
+  TConfig,
+  TLogging,
+  TPlatform,
+  TServicesStep,
+> extends
+  InferredApplicationOptions<TConfig, TLogging, TPlatform, TServicesStep> {
+  /** Services to replace (see {@linkcode TestApplicationOptions}). */
+  overrides?: ServiceOverrides<
+    ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep>
+  >;
+  /** Configuration values by colon path (see {@linkcode TestApplicationOptions}). */
+  config?: Readonly<Record<string, unknown>>;
+  /** Also listen on a port. Default `false`. */
+  listen?: boolean;
+}
+
+/**
  * A running application started by {@linkcode createTestApplication}: an
  * `Application` (services, health, stop, `await using`) with
  * {@linkcode TestApplication.request} and {@linkcode TestApplication.logs}.
@@ -369,8 +409,14 @@ const BASE_URL = "http://localhost";
  * (unless `listen: true`). No signal handler is installed. `await using`
  * (or `app.stop()`) stops it.
  *
- * @typeParam TServices Names and types of the services.
+ * The services are typed by what the steps register, as with
+ * `Application.start`: steps that return their chain of registrations type
+ * `app.services`, `serve` and the `overrides` with no map written by hand.
+ *
  * @typeParam TConfig What the configuration step builds.
+ * @typeParam TLogging What the logging step returns.
+ * @typeParam TPlatform What the platform step returns.
+ * @typeParam TServicesStep What the services step returns.
  * @param options The application's options and the test's changes.
  * @returns The running application.
  * @throws {ApplicationStartError} When start-up fails, as
@@ -382,12 +428,10 @@ const BASE_URL = "http://localhost";
  * ```ts
  * import { createTestApplication } from "@vendor/kit/testing";
  *
- * type Services = { clock: { now(): number } };
- * await using app = await createTestApplication<Services>({
+ * await using app = await createTestApplication({
  *   configuration: () => ({}),
- *   services: (services) => {
- *     services.register("clock", () => ({ now: () => Date.now() }));
- *   },
+ *   services: (services) =>
+ *     services.register("clock", () => ({ now: () => Date.now() })),
  *   serve: (services) => () =>
  *     Response.json({ now: services.get("clock").now() }),
  *   overrides: { clock: () => ({ now: () => 0 }) },
@@ -397,9 +441,56 @@ const BASE_URL = "http://localhost";
  * console.log(app.logs.find("GET /now 200") !== undefined); // true
  * ```
  */
-export async function createTestApplication<
+export function createTestApplication<
+  TConfig,
+  TLogging,
+  TPlatform,
+  TServicesStep,
+>(
+  options: InferredTestApplicationOptions<
+    TConfig,
+    TLogging,
+    TPlatform,
+    TServicesStep
+  >,
+): Promise<
+  TestApplication<
+    ApplicationServices<TConfig, TLogging, TPlatform, TServicesStep>
+  >
+>;
+/**
+ * Starts an application for a test whose service map is written by hand
+ * (see the other signature for one typed by the steps' registrations).
+ *
+ * @typeParam TServices Names and types of the services.
+ * @typeParam TConfig What the configuration step builds.
+ * @param options The application's options and the test's changes.
+ * @returns The running application.
+ * @throws {ApplicationStartError} When start-up fails, as
+ * `Application.start`.
+ *
+ * @example Usage
+ * ```ts
+ * import { createTestApplication } from "@vendor/kit/testing";
+ *
+ * await using app = await createTestApplication<{ port: number }>({
+ *   configuration: () => ({}),
+ *   services: (services) => {
+ *     services.register("port", () => 3000);
+ *   },
+ * });
+ * console.log(app.services.get("port")); // 3000
+ * ```
+ */
+export function createTestApplication<
   TServices extends object = ServiceMap,
   TConfig = unknown,
+>(
+  options: TestApplicationOptions<TServices, TConfig>,
+): Promise<TestApplication<TServices>>;
+export async function createTestApplication<
+  TServices extends object,
+  TConfig,
 >(
   options: TestApplicationOptions<TServices, TConfig>,
 ): Promise<TestApplication<TServices>> {

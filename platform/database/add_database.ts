@@ -1,4 +1,5 @@
-import type { ServiceLocator, ServiceMap } from "../mod.ts";
+import type { ServiceLocator, ServiceMap, WithService } from "../mod.ts";
+import type { DatabaseSession } from "./_session.ts";
 import { Database } from "./database.ts";
 import type {
   DatabaseConfiguration,
@@ -18,7 +19,10 @@ import type { MigrateOptions } from "./migrate.ts";
  * const options: AddDatabaseOptions = { migrations: "migrations" };
  * ```
  */
-export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
+export interface AddDatabaseOptions<
+  TName extends string = "database",
+  TSession extends string | false = "db",
+> extends DatabaseConfigurationOptions {
   /**
    * Apply migrations at start-up, before the application serves: a folder
    * (`"migrations"`), `true` for the folder `migrations`, or the options of
@@ -26,12 +30,12 @@ export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
    */
   migrations?: boolean | string | MigrateOptions;
   /** The database's service name. Default `"database"`. */
-  name?: string;
+  name?: TName;
   /**
    * The scoped session's service name (a session per request), or `false`
    * for none. Default `"db"`.
    */
-  session?: string | false;
+  session?: TSession;
 }
 
 /**
@@ -49,6 +53,9 @@ export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
  * `ConfigurationManager`, or a plain object): its `database` section.
  * @param options Migrations, names, and the options of
  * `Database.fromConfiguration`.
+ * @returns The locator, typed with both services: return it from the step
+ * (or chain more registrations on it) and `get("database")` and `get("db")`
+ * are typed where they are used.
  * @throws {DatabaseConfigurationError} At start-up, naming the setting at
  * fault; {@linkcode MigrationError} when a migration cannot be applied.
  *
@@ -61,19 +68,30 @@ export interface AddDatabaseOptions extends DatabaseConfigurationOptions {
  *   configuration: () => ({ database: { connectionString: "pglite:memory" } }),
  *   platform: (services, config) => addDatabase(services, config),
  * });
- * const db = app.services.get<Database>("database");
+ * const db: Database = app.services.get("database");
  * console.log((await db.checkHealth()).status); // "healthy"
  * await using scope = app.services.createScope();
- * const session = scope.get<DatabaseSession>("db");
+ * const session: DatabaseSession = scope.get("db");
  * console.log((await session.query("SELECT 1 AS one")).rows); // [{ one: 1 }]
  * await app.stop();
  * ```
  */
-export function addDatabase<TServices extends object>(
+export function addDatabase<
+  TServices extends object,
+  TName extends string = "database",
+  TSession extends string | false = "db",
+>(
   services: ServiceLocator<TServices>,
   config: unknown,
-  options: AddDatabaseOptions = {},
-): void {
+  options: AddDatabaseOptions<TName, TSession> = {},
+): ServiceLocator<
+  TSession extends string ? WithService<
+      WithService<TServices, TName, Database>,
+      TSession,
+      DatabaseSession
+    >
+    : WithService<TServices, TName, Database>
+> {
   const { migrations, name = "database", session = "db", ...rest } = options;
   const locator = services as unknown as ServiceLocator<ServiceMap>;
   locator.register(name, async () => {
@@ -105,4 +123,5 @@ export function addDatabase<TServices extends object>(
       { lifetime: "scoped" },
     );
   }
+  return locator as never;
 }

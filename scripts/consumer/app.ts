@@ -4,6 +4,7 @@
 // nodenext as ESM, then run with Node. It uses every package.
 import { format, toUpperSnakeCase } from "@vendor/kit-core";
 import {
+  Application,
   EventAggregator,
   ServiceLocator,
   ServiceNotFoundError,
@@ -130,7 +131,43 @@ async function main(): Promise<string[]> {
   return lines;
 }
 
-main().then((lines) => {
+// Services typed by their registrations, with no map written by hand: the
+// chain each step returns types the names in the steps after it, in serve
+// and in app.services; a name never registered must not compile (the
+// expect-error lines below fail the build if it does).
+async function typedServices(): Promise<string> {
+  class Clock {
+    now(): number {
+      return 42;
+    }
+  }
+  const app = await Application.start({
+    configuration: () => ({ greeting: "hi" }),
+    platform: (services) => services.register("clock", () => new Clock()),
+    services: (services, config) =>
+      services.register("greeter", (s) => ({
+        greet: (): string => `${config.greeting} at ${s.get("clock").now()}`,
+      })),
+    serve: (services) => {
+      // @ts-expect-error a name never registered
+      services.get("greter");
+      return () => new Response(services.get("greeter").greet());
+    },
+    server: { port: 0, hostname: "127.0.0.1" },
+  });
+  try {
+    const greeting: string = app.services.get("greeter").greet();
+    const config: { greeting: string } = app.services.get("config");
+    // @ts-expect-error a name never registered
+    app.services.get("clok");
+    return `${greeting} (${config.greeting})`;
+  } finally {
+    await app.stop();
+  }
+}
+
+main().then(async (lines) => {
+  lines.push(await typedServices());
   console.log(lines.join("|"));
   console.log("consumer ok");
 }, (error: unknown) => {

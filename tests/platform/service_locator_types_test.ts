@@ -53,3 +53,70 @@ test("Application.start<TServices> types app.services", async () => {
   assert.equal(app.services.get("config").port, 8080);
   await app.stop();
 });
+
+test("a chain of registrations types each service, with no map written by hand", () => {
+  const locator = new ServiceLocator()
+    .register("http", () => new HttpClientLike())
+    .registerInstance("port", 3000)
+    .register("client", (l) => ({ path: l.get("http").get("/c") }));
+  const client: { path: string } = locator.get("client");
+  const port: number = locator.get("port");
+  assert.equal(client.path, "GET /c");
+  assert.equal(port, 3000);
+  // @ts-expect-error a name never registered in the chain
+  assert.throws(() => locator.get("clinet"), /Service not found: clinet/);
+});
+
+test("the steps' chains type the later steps, serve, factories and app.services, with config and logging", async () => {
+  const app = await Application.start({
+    configuration: () => ({ port: 8080 }),
+    logging: () => ({
+      debug() {},
+      info() {},
+      warning() {},
+      error() {},
+      getLogger: () => ({ debug() {}, info() {}, warning() {}, error() {} }),
+    }),
+    platform: (services) =>
+      services.register("http", () => new HttpClientLike()),
+    services: (services, config) =>
+      services.register("users", (s) => ({
+        list: (): string => `${s.get("http").get("/users")}:${config.port}`,
+      })),
+    serve: (services) => {
+      const users: { list(): string } = services.get("users");
+      // @ts-expect-error a name never registered
+      assert.throws(() => services.get("user"), /Service not found: user/);
+      return () => new Response(users.list());
+    },
+  });
+  try {
+    assert.equal(app.services.get("users").list(), "GET /users:8080");
+    const port: number = app.services.get("config").port;
+    assert.equal(port, 8080);
+    assert.equal(typeof app.services.get("logging").getLogger, "function");
+    // @ts-expect-error a name never registered
+    assert.throws(() => app.services.get("usrs"), /Service not found: usrs/);
+  } finally {
+    await app.stop();
+  }
+});
+
+test("a step that registers with statements keeps every name open, as before", async () => {
+  const app = await Application.start({
+    configuration: () => ({}),
+    services: (services) => {
+      services.register("http", () => new HttpClientLike());
+      services.register("users", (l) => ({
+        http: l.get<HttpClientLike>("http"),
+      }));
+    },
+  });
+  try {
+    const value: unknown = app.services.get("users");
+    assert.ok(value !== undefined);
+    assert.equal(app.services.get<HttpClientLike>("http").get("/d"), "GET /d");
+  } finally {
+    await app.stop();
+  }
+});

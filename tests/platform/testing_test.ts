@@ -367,3 +367,36 @@ describe("createTestApplication logs", () => {
     assert.equal("requestId" in (line?.properties ?? {}), false);
   });
 });
+
+describe("createTestApplication typed by the steps' registrations", () => {
+  it("types app.services and the overrides with no map written by hand", async () => {
+    await using app = await createTestApplication({
+      configuration: () => ({}),
+      services: (services) =>
+        services.register("clock", () => ({ now: (): number => Date.now() })),
+      serve: (services) => () =>
+        Response.json({ now: services.get("clock").now() }),
+      overrides: {
+        clock: () => ({ now: () => 7 }),
+        // @ts-expect-error a name never registered
+        clok: () => ({ now: () => 7 }),
+      },
+    }).catch((error: Error) => {
+      // The misspelt override also fails at run time, naming it.
+      assert.match(error.message, /clok/);
+      return undefined;
+    });
+    assert.equal(app, undefined);
+    await using typed = await createTestApplication({
+      configuration: () => ({}),
+      services: (services) =>
+        services.register("clock", () => ({ now: (): number => Date.now() })),
+      serve: (services) => () =>
+        Response.json({ now: services.get("clock").now() }),
+      overrides: { clock: () => ({ now: () => 7 }) },
+    });
+    const now: number = typed.services.get("clock").now();
+    assert.equal(now, 7);
+    assert.deepEqual(await (await typed.request("/")).json(), { now: 7 });
+  });
+});
