@@ -9,7 +9,10 @@ import { CacheStoreError } from "./cache_store_error.ts";
 // What a provider does with its outage journal around an outage: holding
 // back the changes the store did not take, and re-sending them once a probe
 // gets a reply (one re-send at a time, started again when a new outage
-// ended during one), with a report when the journal overflowed.
+// ended during one), with a report when the journal overflowed. On a
+// cluster an outage may be one primary's slots: a change is held back when
+// the slots of its key were down, and the journal is re-sent each time a
+// primary's slots answer again.
 
 /** What the recovery needs from its provider. */
 export interface OutageRecoveryOptions {
@@ -58,9 +61,13 @@ export class OutageRecovery {
     this.#link = options.link;
   }
 
-  /** A change that was not answered is held back for the recovery. */
-  missed(): boolean {
-    return !this.#link.disposed && this.#link.state !== "up";
+  /**
+   * Whether a change that was not answered is held back for the recovery:
+   * the store is down or (on a cluster) the slots of `key` are; without a
+   * key (a clear, a message), any slots.
+   */
+  missed(key?: string): boolean {
+    return !this.#link.disposed && !this.#link.answers(key);
   }
 
   /** A message that did not go out: its changes are told on recovery. */
@@ -103,13 +110,13 @@ export class OutageRecovery {
         source: this.#recoverySource,
         run: async (args, key) =>
           !this.#link.disposed &&
-          ((await options.send(args, key)) || this.#link.state === "up"),
+          ((await options.send(args, key)) || this.#link.answers(key)),
         fullKey: options.fullKey,
         tagKey: options.tagKey,
         tagRetention: options.tagRetention,
         clear: async (prefix) =>
           !this.#link.disposed &&
-          ((await options.clear(prefix)) || this.#link.state === "up"),
+          ((await options.clear(prefix)) || this.#link.answers()),
         publish: async (message) => {
           if (await options.publish(message)) return true;
           if (this.missed()) this.holdMessage(message);
