@@ -120,8 +120,9 @@ export class ClusterOutages {
   /**
    * A command for `key` (or sent to the primary at `primary`) failed
    * without a reply: the slots of the primary serving it go down. Answers
-   * `false` when the failure cannot be tied to a primary (the slot map is
-   * unknown): the caller takes the whole store down instead.
+   * `false` when the failure cannot be tied to a primary of the slot map
+   * (unknown, or without that primary): the caller takes the whole store
+   * down instead.
    */
   failed(
     key: string | undefined,
@@ -141,11 +142,14 @@ export class ClusterOutages {
     }
     if (this.#outages.has(address)) return true;
     const slots: number[] = [];
+    let owned = 0;
     for (let slot = 0; slot < SLOTS; slot++) {
-      if (this.#bySlot[slot] === undefined && map.ownerOf(slot) === address) {
-        slots.push(slot);
-      }
+      if (map.ownerOf(slot) !== address) continue;
+      owned++;
+      if (this.#bySlot[slot] === undefined) slots.push(slot);
     }
+    // Not a primary of the map (any more): the failure cannot be placed.
+    if (owned === 0) return false;
     // Its slots are down already (taken over from a primary that failed).
     if (slots.length === 0) return true;
     const known = outageReason(error);
