@@ -275,6 +275,12 @@ export class ClusterOutages {
     if (this.#disposed) return false;
     const map = this.#options.commands()?.slots;
     if (map === undefined) return false;
+    // A frozen primary keeps its connection and sends no MOVED: node-redis
+    // would never learn that its replica took over. Another primary tells.
+    await this.#options.race(
+      map.reread((address) => this.#outages.has(address)),
+    );
+    if (this.#disposed) return false;
     const probes = new Map<string, number>();
     for (const slot of outage.slots) {
       const owner = map.ownerOf(slot);

@@ -95,6 +95,7 @@ export class RedisClusterConnection extends TopologyConnection {
           await this.#rediscover(cluster);
         }
       },
+      reread: (avoid) => this.#rediscover(cluster, avoid),
     };
     const commands: RedisCommands = {
       cluster: true,
@@ -173,12 +174,21 @@ export class RedisClusterConnection extends TopologyConnection {
 
   /**
    * Asks node-redis for the slots again, starting with a primary that
-   * answers (node-redis falls back to the configured nodes).
+   * answers (node-redis falls back to the configured nodes). `avoid` names
+   * primaries not to start with even when connected: a frozen node keeps
+   * its connection and would never answer (node-redis's reading of the
+   * slots has no deadline of its own).
    */
-  #rediscover(cluster: Cluster): Promise<void> {
+  #rediscover(
+    cluster: Cluster,
+    avoid?: (address: string) => boolean,
+  ): Promise<void> {
     if (this.#rediscovering !== undefined) return this.#rediscovering;
-    const live = cluster.masters.find((master) => master.client?.isReady)
-      ?.client ?? cluster.masters[0]?.client;
+    const candidates = avoid === undefined
+      ? cluster.masters
+      : cluster.masters.filter((master) => !avoid(master.address));
+    const live = candidates.find((master) => master.client?.isReady)
+      ?.client ?? candidates[0]?.client;
     if (live === undefined) return Promise.resolve();
     const rediscovering = cluster._slots.rediscover(live).catch(() => {})
       .finally(() => {

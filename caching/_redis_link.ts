@@ -31,6 +31,12 @@ export interface ClusterSlotMap {
    * may have taken over); settles when done, never rejects.
    */
   refresh(): Promise<void>;
+  /**
+   * Reads the slot map again, asking a primary that `avoid` does not name
+   * (a connected primary may be frozen: it would never answer); settles
+   * when done, never rejects.
+   */
+  reread(avoid: (address: string) => boolean): Promise<void>;
 }
 
 /** Commands on a ready connection. */

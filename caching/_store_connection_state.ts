@@ -183,6 +183,15 @@ export class StoreConnectionState {
     return this.#state === "up" && !this.isDown(key);
   }
 
+  /**
+   * Whether a command for `key` (without a key: any command) would not be
+   * sent now, answering its fallback at once: the store down or disposed,
+   * or (on a cluster) the key's slots down.
+   */
+  skips(key?: string): boolean {
+    return this.#state === "down" || this.#disposed || this.isDown(key);
+  }
+
   /** The commands of the main connection when it is ready. */
   get readyClient(): RedisCommands | undefined {
     return this.#connection.readyClient;

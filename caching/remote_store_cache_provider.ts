@@ -8,7 +8,7 @@
 // _redis_clear.ts, tags in _redis_tag_store.ts, pub/sub in
 // _redis_invalidation_bus.ts and the store's lock in _redis_lock.ts.
 //
-// Over the ~600 lines a file is meant to stay under, on purpose: of its 718
+// Over the ~600 lines a file is meant to stay under, on purpose: of its 724
 // lines, 392 are JSDoc (of the public class, of its options and of its 22
 // public members) and the options interface stays beside the class so that
 // the package's generated documentation does not change; the code is about
@@ -502,6 +502,7 @@ export class RemoteStoreCacheProvider
       return Promise.resolve();
     }
     const kept = retention(entry, ttl, this.#defaultTtl, this.#tagRetention);
+    const skipped = this.#link.skips(fullKey);
     return this.#link.send(
       ["SET", fullKey, json, "PX", String(kept)],
       fullKey,
@@ -510,7 +511,7 @@ export class RemoteStoreCacheProvider
       .then((reply) => {
         if (reply !== UNANSWERED) {
           if (this.#journal.size > 0) this.#journal.settle(key);
-        } else if (this.#recovery.missed(fullKey)) {
+        } else if (this.#recovery.missed(fullKey, skipped)) {
           this.#journal.record({
             kind: "set",
             key,
@@ -532,10 +533,11 @@ export class RemoteStoreCacheProvider
   async delete(key: string): Promise<void> {
     const fullKey = this.#keys.full(key);
     const at = this.#now();
+    const skipped = this.#link.skips(fullKey);
     const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
       if (this.#journal.size > 0) this.#journal.settle(key);
-    } else if (this.#recovery.missed(fullKey)) {
+    } else if (this.#recovery.missed(fullKey, skipped)) {
       this.#journal.record({ kind: "delete", key, at });
     }
   }
@@ -562,8 +564,9 @@ export class RemoteStoreCacheProvider
    */
   async clear(prefix = ""): Promise<void> {
     const at = this.#now();
+    const skipped = this.#link.skips();
     const done = await clearKeys(this.#link, this.#keys.clearPatterns(prefix));
-    if (!done && this.#recovery.missed()) {
+    if (!done && this.#recovery.missed(undefined, skipped)) {
       this.#journal.record({ kind: "clear", prefix, at });
     }
   }
@@ -635,9 +638,11 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
-    if (!(await this.#bus.publish(message)) && this.#recovery.missed()) {
-      this.#recovery.holdMessage(message);
-    }
+    const skipped = this.#link.skips();
+    if (
+      !(await this.#bus.publish(message)) &&
+      this.#recovery.missed(undefined, skipped)
+    ) this.#recovery.holdMessage(message);
   }
 
   /**
@@ -709,8 +714,9 @@ export class RemoteStoreCacheProvider
    */
   async invalidateTags(tags: string[], at: number): Promise<void> {
     if (tags.length === 0) return;
+    const skipped = this.#link.skips();
     for (const tag of await this.#tags.invalidate(tags, at)) {
-      if (this.#recovery.missed(this.#keys.tag(tag))) {
+      if (this.#recovery.missed(this.#keys.tag(tag), skipped)) {
         this.#journal.record({ kind: "tag", tag, at });
       }
     }

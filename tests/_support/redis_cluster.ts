@@ -57,10 +57,13 @@ export interface RedisTestCluster {
   kill(address: string): Promise<void>;
   /**
    * Waits until a replica took over from the primary at `address` and every
-   * running node says `cluster_state:ok`.
+   * running node (not paused) says `cluster_state:ok`.
    */
   waitForTakeover(address: string): Promise<void>;
-  /** Freezes the node at `address` (SIGSTOP): its sockets stay open, silent. */
+  /**
+   * Freezes the node at `address` (SIGSTOP): its sockets stay open, silent.
+   * The fixture asks the other nodes until it is resumed.
+   */
   pause(address: string): void;
   /** Thaws it (SIGCONT). */
   resume(address: string): void;
@@ -171,10 +174,13 @@ export async function startRedisCluster(
     throw error;
   }
 
+  /** The nodes frozen by pause(), which answer nothing. */
+  const paused = new Set<RedisProcess>();
+  const answering = () =>
+    nodes.filter((node) => node.running && !paused.has(node));
   // CLUSTER NODES: "<id> <host:port@bus> <flags> <master id> … <slots…>".
   const masterLines = async (): Promise<string[][]> => {
-    for (const node of nodes) {
-      if (!node.running) continue;
+    for (const node of answering()) {
       const text = await cli(node.port, ["CLUSTER", "NODES"]);
       if (text === "") continue;
       return text.trim().split("\n").map((line) => line.split(" ")).filter((
@@ -205,7 +211,7 @@ export async function startRedisCluster(
     addresses: nodes.map((node) => `127.0.0.1:${node.port}`),
     primaries,
     async primaryOf(key) {
-      const live = nodes.find((node) => node.running)!;
+      const live = answering()[0];
       const slot = Number(
         (await cli(live.port, ["CLUSTER", "KEYSLOT", key])).trim(),
       );
@@ -218,7 +224,7 @@ export async function startRedisCluster(
       throw new Error(`no primary found for slot ${slot}`);
     },
     async primariesOf(keys) {
-      const live = nodes.find((node) => node.running)!;
+      const live = answering()[0];
       const lines = (await session(
         live.port,
         keys.map((key) => ["CLUSTER", "KEYSLOT", quote(key)]),
@@ -253,7 +259,7 @@ export async function startRedisCluster(
         async () => {
           const now = await primaries();
           if (now.includes(address) || now.length < 3) return false;
-          const live = nodes.filter((node) => node.running);
+          const live = answering();
           return (await Promise.all(live.map((node) => clusterOk(node.port))))
             .every(Boolean);
         },
@@ -263,10 +269,14 @@ export async function startRedisCluster(
       );
     },
     pause(address) {
-      nodeAt(address).pause();
+      const node = nodeAt(address);
+      paused.add(node);
+      node.pause();
     },
     resume(address) {
-      nodeAt(address).resume();
+      const node = nodeAt(address);
+      node.resume();
+      paused.delete(node);
     },
     async replicasInSync() {
       await waitFor(
