@@ -147,6 +147,15 @@ export class OutageJournal {
     return undefined;
   }
 
+  /**
+   * The time of `tag`'s invalidation waiting to be re-sent, if any: a read
+   * counts it as recorded (the store may not have it yet).
+   */
+  tagTime(tag: string): number | undefined {
+    const change = this.#changes.get(`t:${tag}`);
+    return change?.kind === "tag" ? change.at : undefined;
+  }
+
   /** The key was changed in the store directly: its pending change is moot. */
   settle(key: string): void {
     const id = `k:${key}`;
@@ -334,10 +343,12 @@ async function resendOne(
 }
 
 /**
- * Re-sends the pending changes, oldest first, one at a time; stops when the
- * store stops answering again (the rest stay pending). Then tells every
- * instance which keys, prefixes and tags changed, so that they drop their
- * memory copies; after a lost change, everything.
+ * Re-sends the pending changes, oldest first, one at a time. A change the
+ * store does not take stays pending for the next recovery and the others go
+ * on: on a cluster, the slots of another primary may still be down (and when
+ * the whole store went away again, each of the rest answers at once). Then
+ * tells every instance which keys, prefixes and tags changed, so that they
+ * drop their memory copies; after a lost change, everything.
  *
  * @returns How many changes were re-sent.
  */
@@ -355,7 +366,7 @@ export async function resendJournal(
   for (const change of journal.snapshot()) {
     if (!(await resendOne(change, target))) {
       complete = false;
-      break;
+      continue;
     }
     journal.done(change);
     resent++;

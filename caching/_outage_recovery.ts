@@ -9,7 +9,10 @@ import { CacheStoreError } from "./cache_store_error.ts";
 // What a provider does with its outage journal around an outage: holding
 // back the changes the store did not take, and re-sending them once a probe
 // gets a reply (one re-send at a time, started again when a new outage
-// ended during one), with a report when the journal overflowed.
+// ended during one), with a report when the journal overflowed. On a
+// cluster an outage may be one primary's slots: a change is held back when
+// the slots of its key were down, and the journal is re-sent each time a
+// primary's slots answer again.
 
 /** What the recovery needs from its provider. */
 export interface OutageRecoveryOptions {
@@ -58,9 +61,15 @@ export class OutageRecovery {
     this.#link = options.link;
   }
 
-  /** A change that was not answered is held back for the recovery. */
-  missed(): boolean {
-    return !this.#link.disposed && this.#link.state !== "up";
+  /**
+   * Whether a change that was not answered is held back for the recovery:
+   * it was not sent (`skipped`: what `link.skips(key)` said before it), or
+   * the store is down now or (on a cluster) the slots of `key` are; without
+   * a key (a clear, a message), any slots. Otherwise it got an error reply:
+   * sending it again would not help.
+   */
+  missed(key?: string, skipped = false): boolean {
+    return !this.#link.disposed && (skipped || !this.#link.answers(key));
   }
 
   /** A message that did not go out: its changes are told on recovery. */
@@ -101,18 +110,28 @@ export class OutageRecovery {
     const run = async (): Promise<void> => {
       const resent = await resendJournal(this.#journal, {
         source: this.#recoverySource,
-        run: async (args, key) =>
-          !this.#link.disposed &&
-          ((await options.send(args, key)) || this.#link.state === "up"),
+        // Not taken, yet done: an error reply (sending it again would not
+        // help), told by the store answering before and after; a change
+        // not sent because its slots were down, or that took them down, is
+        // not done, even if they answer again by the time it settles.
+        run: async (args, key) => {
+          if (this.#link.disposed) return false;
+          const skipped = this.#link.skips(key);
+          return (await options.send(args, key)) || !this.missed(key, skipped);
+        },
         fullKey: options.fullKey,
         tagKey: options.tagKey,
         tagRetention: options.tagRetention,
-        clear: async (prefix) =>
-          !this.#link.disposed &&
-          ((await options.clear(prefix)) || this.#link.state === "up"),
+        clear: async (prefix) => {
+          if (this.#link.disposed) return false;
+          const skipped = this.#link.skips();
+          return (await options.clear(prefix)) ||
+            !this.missed(undefined, skipped);
+        },
         publish: async (message) => {
+          const skipped = this.#link.skips();
           if (await options.publish(message)) return true;
-          if (this.missed()) this.holdMessage(message);
+          if (this.missed(undefined, skipped)) this.holdMessage(message);
           return false;
         },
       });

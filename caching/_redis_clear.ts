@@ -2,15 +2,15 @@
 // walked with SCAN and removed batch by batch with UNLINK, never with KEYS or
 // FLUSHDB. On a cluster every primary holds its own share of the keys, so
 // each is walked, and a batch is split by slot (a node refuses a command
-// whose keys span slots).
+// whose keys span slots); a primary that is down is skipped (the clear is
+// then held back for its slots) while the others are cleared.
 import { TIMED_OUT } from "./_deadlines.ts";
+import type { RedisNode } from "./_redis_link.ts";
 import { keySlot } from "./_redis_slots.ts";
 import {
   type StoreConnectionState,
   UNANSWERED,
 } from "./_store_connection_state.ts";
-
-type Node = (args: string[]) => Promise<unknown>;
 
 /**
  * Removes the keys matching `patterns` on every primary.
@@ -23,7 +23,7 @@ export async function clearKeys(
 ): Promise<boolean> {
   const client = await link.commands();
   if (client === undefined) return false;
-  let primaries: Node[];
+  let primaries: RedisNode[];
   try {
     // Bounded like a command: a cluster node being reached may never answer.
     const listed = await link.race(client.primaries());
@@ -48,16 +48,17 @@ export async function clearKeys(
 /** Answers `false` when the node could not finish it. */
 async function clearOn(
   link: StoreConnectionState,
-  primary: Node,
+  primary: RedisNode,
   pattern: string,
   cluster: boolean,
 ): Promise<boolean> {
+  const address = cluster ? primary.address : undefined;
+  const send = (args: string[]) =>
+    link.sendVia(primary.send, args, UNANSWERED, address);
   let cursor = "0";
   do {
-    const reply = await link.sendVia(
-      primary,
+    const reply = await send(
       ["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"],
-      UNANSWERED,
     );
     if (reply === UNANSWERED) return false;
     if (!Array.isArray(reply)) return true;
@@ -65,12 +66,7 @@ async function clearOn(
     const keys = reply[1] as string[];
     if (keys.length === 0) continue;
     if (!cluster) {
-      const removed = await link.sendVia(
-        primary,
-        ["UNLINK", ...keys],
-        UNANSWERED,
-      );
-      if (removed === UNANSWERED) return false;
+      if ((await send(["UNLINK", ...keys])) === UNANSWERED) return false;
       continue;
     }
     // A cluster node refuses a command whose keys span slots.
@@ -82,9 +78,7 @@ async function clearOn(
       else group.push(key);
     }
     const removed = await Promise.all(
-      [...bySlot.values()].map((group) =>
-        link.sendVia(primary, ["UNLINK", ...group], UNANSWERED)
-      ),
+      [...bySlot.values()].map((group) => send(["UNLINK", ...group])),
     );
     if (removed.includes(UNANSWERED)) return false;
   } while (cursor !== "0");

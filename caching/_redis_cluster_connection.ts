@@ -4,13 +4,16 @@
 // commands for its slots fail until a MOVED reply makes it look again, and
 // a dead node sends none. So a node's failure here asks node-redis to
 // rediscover the slots (again after a backoff, until every primary answers),
-// which is how the client learns that a replica took over.
+// which is how the client learns that a replica took over. The slot map is
+// also handed to the provider (`slots`), which keeps a primary's failure to
+// that primary's slots (_cluster_outages.ts).
 import type * as Redis from "redis";
 import type { TimerHandle } from "../core/mod.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import {
   backoff,
+  type ClusterSlotMap,
   type RedisCommands,
   type RedisLinkEvents,
   type RedisLinkOptions,
@@ -22,7 +25,6 @@ import {
 } from "./_redis_topology_connection.ts";
 
 type Cluster = ReturnType<typeof Redis.createCluster>;
-type NodeClient = Awaited<ReturnType<Cluster["nodeClient"]>>;
 
 export interface RedisClusterConnectionOptions extends RedisLinkOptions {
   nodes: RedisNodeAddress[];
@@ -76,23 +78,47 @@ export class RedisClusterConnection extends TopologyConnection {
       this.markFailed();
       this.#scheduleRediscover(cluster);
     });
+    const masterAt = (address: string) => {
+      const master = cluster.masters.find((each) => each.address === address);
+      if (master === undefined) {
+        throw new Error(`${address} is no longer a primary of ${this.what}`);
+      }
+      return master;
+    };
+    const slots: ClusterSlotMap = {
+      ownerOf: (slot) => cluster.slots[slot]?.master.address,
+      primaries: () => cluster.masters.map((master) => master.address),
+      sendTo: async (address, args) =>
+        (await cluster.nodeClient(masterAt(address))).sendCommand(args),
+      refresh: async () => {
+        if (cluster.masters.some((master) => !master.client?.isReady)) {
+          await this.#rediscover(cluster);
+        }
+      },
+      reread: (avoid) => this.#rediscover(cluster, avoid),
+    };
     const commands: RedisCommands = {
       cluster: true,
+      slots,
       send: (args, key) => cluster.sendCommand(key, false, args),
       primaries: () =>
-        Promise.all(cluster.masters.map((master) => cluster.nodeClient(master)))
-          .then((clients) =>
-            clients.map((client) => (args: string[]) =>
-              client.sendCommand(args)
-            )
-          ),
-      // A classic PUBLISH reaches every node's subscribers: node-redis moves
-      // a subscription whose node left the topology to another node by
-      // itself, which it does not do for sharded ones (SSUBSCRIBE).
-      publish: (channel, message) =>
-        cluster.sendCommand(channel, false, ["PUBLISH", channel, message]),
+        Promise.all(
+          cluster.masters.map(async (master) => {
+            const client = await cluster.nodeClient(master);
+            return {
+              address: master.address,
+              send: (args: string[]) => client.sendCommand(args),
+            };
+          }),
+        ),
       subscribe: (channel, listener) => cluster.subscribe(channel, listener),
-      ping: () => this.#pingAll(cluster),
+      ping: async () => {
+        await slots.refresh();
+        await Promise.all(
+          slots.primaries().map((address) => slots.sendTo(address, ["PING"])),
+        );
+        return "PONG";
+      },
       topology: () => {
         const primaries = cluster.masters.map((master) => ({
           address: master.address,
@@ -122,20 +148,6 @@ export class RedisClusterConnection extends TopologyConnection {
     };
   }
 
-  /** PING every primary; a dead one first makes node-redis look again. */
-  async #pingAll(cluster: Cluster): Promise<unknown> {
-    if (cluster.masters.some((master) => !master.client?.isReady)) {
-      await this.#rediscover(cluster);
-    }
-    const clients: NodeClient[] = await Promise.all(
-      cluster.masters.map((master) => cluster.nodeClient(master)),
-    );
-    await Promise.all(clients.map((client) => client.sendCommand(["PING"])));
-    this.#rediscoveries = 0;
-    this.reportBack();
-    return "PONG";
-  }
-
   #scheduleRediscover(cluster: Cluster): void {
     if (this.#rediscoverTimer !== undefined || this.disposed) return;
     const delay = backoff(
@@ -162,12 +174,21 @@ export class RedisClusterConnection extends TopologyConnection {
 
   /**
    * Asks node-redis for the slots again, starting with a primary that
-   * answers (node-redis falls back to the configured nodes).
+   * answers (node-redis falls back to the configured nodes). `avoid` names
+   * primaries not to start with even when connected: a frozen node keeps
+   * its connection and would never answer (node-redis's reading of the
+   * slots has no deadline of its own).
    */
-  #rediscover(cluster: Cluster): Promise<void> {
+  #rediscover(
+    cluster: Cluster,
+    avoid?: (address: string) => boolean,
+  ): Promise<void> {
     if (this.#rediscovering !== undefined) return this.#rediscovering;
-    const live = cluster.masters.find((master) => master.client?.isReady)
-      ?.client ?? cluster.masters[0]?.client;
+    const candidates = avoid === undefined
+      ? cluster.masters
+      : cluster.masters.filter((master) => !avoid(master.address));
+    const live = candidates.find((master) => master.client?.isReady)
+      ?.client ?? candidates[0]?.client;
     if (live === undefined) return Promise.resolve();
     const rediscovering = cluster._slots.rediscover(live).catch(() => {})
       .finally(() => {

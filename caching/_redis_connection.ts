@@ -49,9 +49,10 @@ export function singleNodeCommands(
     cluster: false,
     send: (args) => client.sendCommand(args),
     primaries: () =>
-      Promise.resolve([(args: string[]) => client.sendCommand(args)]),
-    publish: (channel, message) =>
-      client.sendCommand(["PUBLISH", channel, message]),
+      Promise.resolve([{
+        address,
+        send: (args: string[]) => client.sendCommand(args),
+      }]),
     subscribe: (channel, listener) => client.subscribe(channel, listener),
     ping: () => client.sendCommand(["PING"]),
     topology: () => ({ topology: "single", address }),

@@ -1,9 +1,16 @@
 // RemoteStoreCacheProvider as an invalidation bus on Redis pub/sub: messages
-// go out on the main connection (PUBLISH, which a cluster routes itself)
-// and come in on a second, dedicated connection opened by the first
-// subscription. Its failures count as the store's: it shares the provider's
-// up/down state, and a resubscription after an outage tells the subscribers
-// to resynchronise.
+// go out on the main connection (PUBLISH, which a cluster routes by the
+// channel's slot) and come in on a second, dedicated connection opened by the
+// first subscription. Its failures count as the store's: it shares the
+// provider's up/down state, and a resubscription after an outage tells the
+// subscribers to resynchronise.
+//
+// On a cluster, messages are classic PUBLISH/SUBSCRIBE rather than sharded
+// SPUBLISH/SSUBSCRIBE: a classic message reaches subscribers on every node,
+// whichever primary it is published on (so another primary carries it while
+// the channel's slot is down), and node-redis moves a classic subscription
+// whose node left the topology to another node by itself, which it does not
+// do for a sharded one.
 import { TIMED_OUT } from "./_deadlines.ts";
 import type { RedisLinkOptions } from "./_redis_link.ts";
 import { createLink, type RedisTopology } from "./_redis_topology.ts";
@@ -58,13 +65,27 @@ export class RedisInvalidationBus {
 
   /** Publishes on the channel; answers `false` when it did not go out. */
   async publish(message: CacheInvalidation): Promise<boolean> {
-    const client = await this.#link.commands();
-    if (client === undefined) return false;
-    // Through the client's own publish: a cluster routes it to a node itself.
-    const reply = await this.#link.sendVia(
-      (args) => client.publish(args[1], args[2]),
-      ["PUBLISH", this.#channel, JSON.stringify(message)],
+    const link = this.#link;
+    const channel = this.#channel;
+    const args = ["PUBLISH", channel, JSON.stringify(message)];
+    if (
+      !link.isDown(channel) &&
+      (await link.send(args, channel, UNANSWERED)) !== UNANSWERED
+    ) return true;
+    // On a cluster whose primary for the channel's slot is down, another
+    // primary carries the message to every node.
+    const slots = link.isDown(channel)
+      ? (await link.commands())?.slots
+      : undefined;
+    const other = slots?.primaries().find((address) =>
+      !link.isPrimaryDown(address)
+    );
+    if (slots === undefined || other === undefined) return false;
+    const reply = await link.sendVia(
+      (command) => slots.sendTo(other, command),
+      args,
       UNANSWERED,
+      other,
     );
     return reply !== UNANSWERED;
   }

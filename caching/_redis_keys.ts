@@ -1,7 +1,8 @@
 // How RemoteStoreCacheProvider names things in Redis: a cache key under the
 // key prefix (with `hashTag`, its area name as a hash tag so that an area
 // stays in one cluster slot), the lock key of a cache key, the key of a tag,
-// and the SCAN patterns that find the keys under a prefix.
+// the key a probe of a cluster slot asks about, and the SCAN patterns that
+// find the keys under a prefix.
 import { lockKey } from "./_redis_lock.ts";
 import { keySlot, slotTag } from "./_redis_slots.ts";
 import { encodeTag, tagKeyPrefix } from "./_redis_tags.ts";
@@ -48,6 +49,16 @@ export class RedisKeys {
   /** The key holding the time of a tag's last invalidation. */
   tag(tag: string): string {
     return this.tagPrefix + encodeTag(tag);
+  }
+
+  /**
+   * A key of cluster slot `slot` (unless the prefix carries a hash tag of
+   * its own) under the prefix, never written: a probe asks `EXISTS` about
+   * it, which an ACL limited to the prefix allows. Marked with a NUL
+   * character, so that it is no cache key.
+   */
+  probe(slot: number): string {
+    return `${this.prefix}\u0000probe:{${slotTag(slot)}}`;
   }
 
   /** The SCAN patterns of the keys under `keyPrefix + prefix`. */

@@ -7,23 +7,54 @@
 
 import { backoffDelay } from "../internal/backoff.ts";
 
+/** One primary, and the way to send it a command (no routing). */
+export interface RedisNode {
+  /** `host:port`, as the topology names it. */
+  readonly address: string;
+  /** Sends one command to this primary. */
+  send(args: string[]): Promise<unknown>;
+}
+
+/**
+ * A Redis Cluster's slots as the client knows them: what the provider needs
+ * to keep a primary's failure to that primary's slots.
+ */
+export interface ClusterSlotMap {
+  /** The primary serving `slot` now (`host:port`), if any. */
+  ownerOf(slot: number): string | undefined;
+  /** The addresses of the primaries. */
+  primaries(): string[];
+  /** Sends one command to the primary at `address`. */
+  sendTo(address: string, args: string[]): Promise<unknown>;
+  /**
+   * Reads the slot map again when a primary is not connected (a replica
+   * may have taken over); settles when done, never rejects.
+   */
+  refresh(): Promise<void>;
+  /**
+   * Reads the slot map again, asking a primary that `avoid` does not name
+   * (a connected primary may be frozen: it would never answer); settles
+   * when done, never rejects.
+   */
+  reread(avoid: (address: string) => boolean): Promise<void>;
+}
+
 /** Commands on a ready connection. */
 export interface RedisCommands {
   /** `true` on a Redis Cluster: multi-key commands must stay in one slot. */
   readonly cluster: boolean;
+  /** On a Redis Cluster, its slots; `undefined` elsewhere. */
+  readonly slots?: ClusterSlotMap;
   /**
    * Sends one command. `key` is the key the command is routed by on a
    * cluster (ignored elsewhere).
    */
   send(args: string[], key?: string): Promise<unknown>;
   /**
-   * Sends `args` to every primary (a cluster's masters; the one server
-   * otherwise), for commands that see one node's keys only (`SCAN`).
-   * Answers one sender per primary.
+   * Every primary (a cluster's masters; the one server otherwise), for
+   * commands that see one node's keys only (`SCAN`).
    */
-  primaries(): Promise<Array<(args: string[]) => Promise<unknown>>>;
-  /** Publishes a message on a channel. */
-  publish(channel: string, message: string): Promise<unknown>;
+  primaries(): Promise<RedisNode[]>;
   /** Subscribes; node-redis resubscribes by itself after a reconnect. */
   subscribe(
     channel: string,
@@ -31,7 +62,8 @@ export interface RedisCommands {
   ): Promise<unknown>;
   /**
    * Checks that every node the commands need answers: a `PING` to the
-   * server, to the Sentinel primary, or to every cluster primary.
+   * server, to the Sentinel primary, or to every cluster primary (the
+   * provider pings a cluster's primaries one by one through `slots`).
    */
   ping(): Promise<unknown>;
   /** The nodes and which of them answer, for a health check. */

@@ -57,7 +57,8 @@ export class RedisReads {
   /** The entry of `key`, as RemoteStoreCacheProvider.get documents. */
   get(key: string, tagged?: boolean): Promise<CacheEntry | undefined> {
     const fullKey = this.#keys.full(key);
-    if (this.#link.offline) {
+    // Down, or (on a cluster) the key's primary down: a miss at once.
+    if (this.#link.offline || this.#link.isDown(fullKey)) {
       return Promise.resolve(undefined);
     }
     if (this.#journal.size > 0) {
@@ -83,7 +84,7 @@ export class RedisReads {
       .then(
         (value) =>
           value === TIMED_OUT
-            ? this.#link.timedOut("GET", undefined)
+            ? this.#link.timedOut("GET", undefined, fullKey)
             : this.#tags.check(this.#decode(fullKey, value)),
         (error) => this.#link.failed("GET", fullKey, error, undefined),
       );

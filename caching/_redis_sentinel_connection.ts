@@ -105,11 +105,10 @@ export class RedisSentinelConnection extends TopologyConnection {
       cluster: false,
       send: (args) => sentinel.sendCommand(false, args),
       primaries: () =>
-        Promise.resolve([
-          (args: string[]) => sentinel.sendCommand(false, args),
-        ]),
-      publish: (channel, message) =>
-        sentinel.sendCommand(false, ["PUBLISH", channel, message]),
+        Promise.resolve([{
+          address: node(sentinel.getMasterNode()) ?? this.#name,
+          send: (args: string[]) => sentinel.sendCommand(false, args),
+        }]),
       subscribe: (channel, listener) => sentinel.subscribe(channel, listener),
       ping: async () => {
         const reply = await sentinel.sendCommand(false, ["PING"]);

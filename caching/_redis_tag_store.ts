@@ -4,6 +4,7 @@
 // one server the times are read with the entry by one script; on a cluster
 // the tag keys live in other slots than the entry, so they are read apart.
 import { TIMED_OUT } from "./_deadlines.ts";
+import type { OutageJournal } from "./_outage_journal.ts";
 import type { RedisCommands } from "./_redis_link.ts";
 import type { RedisKeys } from "./_redis_keys.ts";
 import { keySlot } from "./_redis_slots.ts";
@@ -26,27 +27,33 @@ export class RedisTagStore {
   readonly #keys: RedisKeys;
   readonly #cluster: boolean;
   readonly #retention: number;
+  readonly #journal: OutageJournal;
 
   constructor(
     link: StoreConnectionState,
     keys: RedisKeys,
     cluster: boolean,
     retention: number,
+    journal: OutageJournal,
   ) {
     this.#link = link;
     this.#keys = keys;
     this.#cluster = cluster;
     this.#retention = retention;
+    this.#journal = journal;
   }
 
   /**
    * A tagged entry is a miss when one of its tags was invalidated at or
    * after it was stored (one MGET of the tags' times); the times cannot be
-   * read, it is a miss too.
+   * read, it is a miss too. An invalidation of this instance's that is
+   * still waiting to be re-sent (its tag's slots just answered again, or
+   * not yet) counts as recorded.
    */
   check(entry: MaybeEntry): MaybeEntry | Promise<MaybeEntry> {
     if (entry === undefined || entry.tags === undefined) return entry;
     if (entry.tags.length === 0) return entry;
+    if (this.#pendingInvalidation(entry)) return undefined;
     const keys = entry.tags.map((tag) => this.#keys.tag(tag));
     const link = this.#link;
     // On a cluster each tag key is in its own slot: one GET each, at once.
@@ -80,7 +87,8 @@ export class RedisTagStore {
         if (!Array.isArray(reply)) return decode(fullKey, reply);
         const entry = decode(fullKey, reply[0]);
         return entry !== undefined &&
-            invalidatedSince(reply.slice(1), entry.storedAt)
+            (invalidatedSince(reply.slice(1), entry.storedAt) ||
+              this.#pendingInvalidation(entry))
           ? undefined
           : entry;
       },
@@ -88,37 +96,51 @@ export class RedisTagStore {
     );
   }
 
+  /** One of the entry's tags has an invalidation waiting to be re-sent. */
+  #pendingInvalidation(entry: CacheEntry): boolean {
+    return this.#journal.size > 0 && entry.tags !== undefined &&
+      invalidatedSince(
+        entry.tags.map((tag) => this.#journal.tagTime(tag)),
+        entry.storedAt,
+      );
+  }
+
   /**
    * Sets each tag's time to `at` (keeping a later one): one script, or on a
    * cluster one per slot (in parallel: still one round trip).
    *
-   * @returns `false` when the store did not answer.
+   * @returns The tags the store did not take (on a cluster, those of slots
+   * that did not answer); empty when all were recorded.
    */
-  async invalidate(tags: readonly string[], at: number): Promise<boolean> {
-    const groups = new Map<number, string[]>();
+  async invalidate(tags: readonly string[], at: number): Promise<string[]> {
+    const groups = new Map<number, { keys: string[]; tags: string[] }>();
     for (const tag of tags) {
       const key = this.#keys.tag(tag);
       const slot = this.#cluster ? keySlot(key) : 0;
       const group = groups.get(slot);
-      if (group === undefined) groups.set(slot, [key]);
-      else group.push(key);
+      if (group === undefined) groups.set(slot, { keys: [key], tags: [tag] });
+      else {
+        group.keys.push(key);
+        group.tags.push(tag);
+      }
     }
-    const replies = await Promise.all(
-      [...groups.values()].map((group) =>
-        this.#link.send(
+    const unanswered = await Promise.all(
+      [...groups.values()].map(async ({ keys, tags }) => {
+        const reply = await this.#link.send(
           [
             "EVAL",
             INVALIDATE_SCRIPT,
-            String(group.length),
-            ...group,
+            String(keys.length),
+            ...keys,
             String(at),
             String(this.#retention),
           ],
-          group[0],
+          keys[0],
           UNANSWERED,
-        )
-      ),
+        );
+        return reply === UNANSWERED ? tags : [];
+      }),
     );
-    return !replies.includes(UNANSWERED);
+    return unanswered.flat();
   }
 }

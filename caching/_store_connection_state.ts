@@ -7,7 +7,14 @@ import {
   settleWithin,
   TIMED_OUT,
 } from "./_deadlines.ts";
+import { ClusterOutages } from "./_cluster_outages.ts";
 import type { ErrorReporter } from "./_error_reporter.ts";
+import {
+  isAuthReply,
+  isNotNowReply,
+  outageReason,
+  withoutPassword,
+} from "./_outage_reasons.ts";
 import { isErrorReply } from "./_redis_connection.ts";
 import {
   backoff,
@@ -25,7 +32,9 @@ import { CacheValueError } from "./cache_value_error.ts";
 // The provider's commands go through here: while the store is down they are
 // not sent (each answers its fallback at once), a failure of any of them
 // starts an outage that is reported once, and a PING probe, retried with the
-// reconnect backoff, ends it with a report of the recovery.
+// reconnect backoff, ends it with a report of the recovery. On a Redis
+// Cluster, a command that fails for a key takes down the slots of that key's
+// primary only (_cluster_outages.ts): the other primaries' keys are served.
 
 /**
  * The fallback a command is given so that its caller can tell that the
@@ -45,8 +54,16 @@ export interface StoreConnectionStateOptions {
   reporter: ErrorReporter;
   /** How long a command may go unanswered, in milliseconds. */
   commandTimeout: number;
-  /** Called after each reply to a probe, once the state is up. */
+  /**
+   * Called after each reply to a probe, once the state is up, and when a
+   * cluster primary's slots answer again.
+   */
   onUp: () => void;
+  /**
+   * On a cluster, a key of `slot` under the provider's prefix, that the
+   * probe of a failed primary's slots asks `EXISTS` about.
+   */
+  probeKey: (slot: number) => string;
 }
 
 /**
@@ -65,6 +82,8 @@ export class StoreConnectionState {
   readonly #deadlines: Deadlines;
   readonly #connection: RedisLink;
   readonly #onUp: () => void;
+  /** On a cluster, the slots of the primaries that stopped answering. */
+  readonly #outages: ClusterOutages | undefined;
   #subscriberConnection: RedisLink | undefined;
   #state: "unknown" | "up" | "down" = "unknown";
   #downSince = 0;
@@ -83,6 +102,26 @@ export class StoreConnectionState {
     this.#reporter = options.reporter;
     this.#onUp = options.onUp;
     this.#deadlines = new Deadlines(options.commandTimeout);
+    this.#outages = this.#topology.kind === "cluster"
+      ? new ClusterOutages({
+        address: this.#address,
+        reporter: this.#reporter,
+        reconnectDelay: this.#connectionOptions.reconnectDelay,
+        maxReconnectDelay: this.#connectionOptions.maxReconnectDelay,
+        password: this.#connectionOptions.password,
+        commands: () =>
+          this.#disposed ? undefined : this.#connection.readyClient,
+        commandTimeout: options.commandTimeout,
+        race: (promise) => this.race(promise),
+        probeKey: options.probeKey,
+        // The probe's reply is the store's: before the first reply this
+        // is it, and what the outage held back is re-sent now.
+        onUp: () => {
+          this.answered();
+          if (this.#state === "up") this.#onUp();
+        },
+      })
+      : undefined;
     this.#connection = createLink(this.#topology, this.#connectionOptions, {
       onDown: (error) => this.down(error),
       // node-redis declares a connection ready without a round trip when
@@ -91,6 +130,9 @@ export class StoreConnectionState {
       // PING, not on "ready".
       onReady: () => {
         if (this.#state !== "up") void this.probe();
+        // A cluster read its slots again: a replica may serve a failed
+        // primary's slots now.
+        this.#outages?.probeAll();
       },
     });
   }
@@ -110,9 +152,44 @@ export class StoreConnectionState {
     return this.#state === "down" || this.#disposed;
   }
 
-  /** Up, and the main connection ready. */
+  /**
+   * Up, and the main connection ready (on a cluster, with at least one
+   * primary's slots answering).
+   */
   get isConnected(): boolean {
-    return this.#state === "up" && this.#connection.isReady;
+    return this.#state === "up" && this.#connection.isReady &&
+      this.#outages?.all !== true;
+  }
+
+  /**
+   * Whether the slots of `key` are down on a cluster (their primary does
+   * not answer); without a key, whether any slots are. Always `false` on
+   * one server or through Sentinel.
+   */
+  isDown(key?: string): boolean {
+    return this.#outages?.isDown(key) ?? false;
+  }
+
+  /** Whether the cluster primary at `address` failed and is not back. */
+  isPrimaryDown(address: string): boolean {
+    return this.#outages?.isPrimaryDown(address) ?? false;
+  }
+
+  /**
+   * Whether a command for `key` (without a key: any command) would be sent
+   * now: the store is up and, on a cluster, the key's slots answer.
+   */
+  answers(key?: string): boolean {
+    return this.#state === "up" && !this.isDown(key);
+  }
+
+  /**
+   * Whether a command for `key` (without a key: any command) would not be
+   * sent now, answering its fallback at once: the store down or disposed,
+   * or (on a cluster) the key's slots down.
+   */
+  skips(key?: string): boolean {
+    return this.#state === "down" || this.#disposed || this.isDown(key);
   }
 
   /** The commands of the main connection when it is ready. */
@@ -174,6 +251,19 @@ export class StoreConnectionState {
         };
       }
     }
+    const outages = this.#outages;
+    if (this.#state === "up" && outages !== undefined && outages.size > 0) {
+      return {
+        status: "degraded",
+        detail: {
+          address: this.#address,
+          ...this.#topologyDetail(),
+          unreachable: outages.detail(),
+          effect:
+            "the keys of the slots listed are misses and their writes are held back until a primary answers for them; the other slots are served",
+        },
+      };
+    }
     if (this.#state === "up") {
       return {
         status: "healthy",
@@ -194,7 +284,10 @@ export class StoreConnectionState {
     return this.#track(this.#deadlines.race(promise));
   }
 
-  /** Runs a command; on any failure reports it and answers `fallback`. */
+  /**
+   * Runs a command; on any failure reports it and answers `fallback`. On a
+   * cluster, a key whose slots are down answers `fallback` at once.
+   */
   send<T>(
     args: string[],
     key: string | undefined,
@@ -203,13 +296,14 @@ export class StoreConnectionState {
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(fallback);
     }
+    if (key !== undefined && this.isDown(key)) return Promise.resolve(fallback);
     const client = this.#connection.readyClient;
     if (client === undefined) {
       return this.whenReady(() => this.send(args, key, fallback), fallback);
     }
     return this.#track(this.#deadlines.race(client.send(args, key))).then(
       (value) => {
-        if (value === TIMED_OUT) return this.timedOut(args[0], fallback);
+        if (value === TIMED_OUT) return this.timedOut(args[0], fallback, key);
         this.answered();
         return value;
       },
@@ -217,22 +311,32 @@ export class StoreConnectionState {
     );
   }
 
-  /** Runs a command on one node; failures reported, answered `fallback`. */
+  /**
+   * Runs a command on one node; failures reported, answered `fallback`.
+   * `primary` names a cluster primary: one that failed is not sent to, and
+   * a failure takes down its slots only.
+   */
   sendVia<T = undefined>(
     node: (args: string[]) => Promise<unknown>,
     args: string[],
     fallback?: T,
+    primary?: string,
   ): Promise<unknown> {
     if (this.#state === "down" || this.#disposed) {
       return Promise.resolve(fallback);
     }
+    if (primary !== undefined && this.isPrimaryDown(primary)) {
+      return Promise.resolve(fallback);
+    }
     return this.#track(this.#deadlines.race(node(args))).then(
       (value) => {
-        if (value === TIMED_OUT) return this.timedOut(args[0], fallback);
+        if (value === TIMED_OUT) {
+          return this.timedOut(args[0], fallback, undefined, primary);
+        }
         this.answered();
         return value;
       },
-      (error) => this.failed(args[0], undefined, error, fallback),
+      (error) => this.failed(args[0], undefined, error, fallback, primary),
     );
   }
 
@@ -264,13 +368,16 @@ export class StoreConnectionState {
 
   /**
    * A command failed: an error reply is reported as such, anything else
-   * (and a refused password) starts an outage. Answers `fallback`.
+   * (and a refused password) starts an outage. Answers `fallback`. On a
+   * cluster, the outage is that of the primary serving `key` (or of
+   * `primary`), a refused password excepted: every node shares it.
    */
   failed<T>(
     command: string,
     key: string | undefined,
     error: unknown,
     fallback: T,
+    primary?: string,
   ): T {
     if (this.#disposed) return fallback;
     if (isErrorReply(error) && !isAuthReply(error) && !isNotNowReply(error)) {
@@ -291,14 +398,30 @@ export class StoreConnectionState {
       // over, a replica cut off from its primary, a restart loading its
       // data): an outage, reported once, like a refused connection, so the
       // change is held back for the recovery instead of lost.
-      this.down(error);
+      if (
+        isAuthReply(error) || this.#outages === undefined ||
+        !this.#outages.failed(key, primary, error)
+      ) this.down(error);
     }
     return fallback;
   }
 
-  /** A command got no reply in time: an outage. Answers `fallback`. */
-  timedOut<T>(command: string, fallback: T): T {
-    this.down(new RedisTimeoutError(command, this.#deadlines.timeout));
+  /**
+   * A command got no reply in time: an outage (on a cluster, of the
+   * primary serving `key`, or of `primary`). Answers `fallback`.
+   */
+  timedOut<T>(
+    command: string,
+    fallback: T,
+    key?: string,
+    primary?: string,
+  ): T {
+    const error = new RedisTimeoutError(command, this.#deadlines.timeout);
+    if (
+      this.#outages === undefined || !this.#outages.failed(key, primary, error)
+    ) {
+      this.down(error);
+    }
     return fallback;
   }
 
@@ -315,7 +438,7 @@ export class StoreConnectionState {
     const report = new CacheStoreUnavailableError(
       this.#address,
       error,
-      this.#reasonOf(error),
+      outageReason(error),
     );
     this.#downReport = report;
     this.#scheduleProbe();
@@ -349,6 +472,7 @@ export class StoreConnectionState {
     this.#disposed = true;
     clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
+    this.#outages?.dispose();
     if (this.#inFlight.size > 0) {
       const timeout = this.#deadlines.timeout;
       await settleWithin(
@@ -419,6 +543,19 @@ export class StoreConnectionState {
     ) {
       return false;
     }
+    if (this.#outages !== undefined) {
+      // A cluster: a primary that does not answer takes its slots down; the
+      // store is down when none answers.
+      const pinged = await this.#outages.pingPrimaries();
+      if (pinged === "answered") return true;
+      if (pinged !== "none" && !this.#disposed) {
+        this.down(pinged.error);
+        if (pinged.error instanceof RedisTimeoutError) {
+          this.#connection.recycle(pinged.error);
+        }
+      }
+      return false;
+    }
     try {
       const reply = await this.#track(
         this.#deadlines.race(client.ping()),
@@ -433,26 +570,6 @@ export class StoreConnectionState {
       if (!this.#disposed) this.down(error);
       return false;
     }
-  }
-
-  /** What went wrong and what to do, for the outage report. */
-  #reasonOf(error: unknown): string | undefined {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof RedisTimeoutError) {
-      return `${message}: the server is frozen, overloaded, or not Redis`;
-    }
-    if (/^NOAUTH/.test(message)) {
-      return "the server requires a password: set the password option (REDIS_PASSWORD / cache:redis:password with fromConfiguration)";
-    }
-    if (/without any password configured/i.test(message)) {
-      return "a password was sent but the server has none: remove the password option (REDIS_PASSWORD / cache:redis:password)";
-    }
-    if (
-      /^WRONGPASS|invalid password|invalid username-password/i.test(message)
-    ) {
-      return "the password (or user name) was refused: check the password and username options (REDIS_PASSWORD / cache:redis:password)";
-    }
-    return undefined;
   }
 
   /**
@@ -475,12 +592,11 @@ export class StoreConnectionState {
   #outageDetail(): Readonly<Record<string, unknown>> {
     const report = this.#downReport;
     const cause = report?.cause;
-    let reason = report?.reason ??
-      (cause instanceof Error ? cause.message : String(cause ?? "unknown"));
-    const password = this.#connectionOptions.password;
-    if (password !== undefined && password !== "") {
-      reason = reason.split(password).join("***");
-    }
+    const reason = withoutPassword(
+      report?.reason ??
+        (cause instanceof Error ? cause.message : String(cause ?? "unknown")),
+      this.#connectionOptions.password,
+    );
     return {
       address: this.#address,
       since: new Date(this.#downSince).toISOString(),
@@ -488,21 +604,4 @@ export class StoreConnectionState {
       effect: "reads are misses and writes are skipped until the store answers",
     };
   }
-}
-
-/**
- * `CLUSTERDOWN`, `TRYAGAIN`, `MASTERDOWN`, `LOADING`: the server is there but
- * cannot serve the command until a failover, a resync or a restart ends.
- */
-function isNotNowReply(error: unknown): boolean {
-  return /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING)\b/.test(
-    error instanceof Error ? error.message : String(error),
-  );
-}
-
-/** `NOAUTH`/`WRONGPASS`: a missing or refused password, not a bad command. */
-function isAuthReply(error: unknown): boolean {
-  return /^(NOAUTH|WRONGPASS)/.test(
-    error instanceof Error ? error.message : String(error),
-  );
 }

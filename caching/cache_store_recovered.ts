@@ -31,7 +31,10 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheStoreRecovered extends CacheError {
-  /** `host:port` of the store. */
+  /**
+   * `host:port` of the store, as the {@linkcode CacheStoreUnavailableError}
+   * of the outage named it (on a cluster, possibly one primary).
+   */
   readonly address: string;
   /** How long the outage lasted, in milliseconds. */
   readonly downtime: number;

@@ -20,7 +20,10 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheStoreUnavailableError extends CacheError {
-  /** `host:port` of the store. */
+  /**
+   * `host:port` of the store; on a Redis Cluster whose other primaries still
+   * answer, of the primary that failed (its slots alone are down).
+   */
   readonly address: string;
   /** What went wrong and what to do, when known. */
   readonly reason: string | undefined;

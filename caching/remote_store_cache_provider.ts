@@ -8,8 +8,8 @@
 // _redis_clear.ts, tags in _redis_tag_store.ts, pub/sub in
 // _redis_invalidation_bus.ts and the store's lock in _redis_lock.ts.
 //
-// Over the ~600 lines a file is meant to stay under, on purpose: of its 706
-// lines, 384 are JSDoc (of the public class, of its options and of its 22
+// Over the ~600 lines a file is meant to stay under, on purpose: of its 724
+// lines, 392 are JSDoc (of the public class, of its options and of its 22
 // public members) and the options interface stays beside the class so that
 // the package's generated documentation does not change; the code is about
 // 280 lines, 36 of them imports, the rest delegation to the files above.
@@ -185,12 +185,17 @@ export interface RemoteStoreCacheProviderOptions {
  *   {@linkcode CacheStoreUnavailableError} is reported per outage; while it
  *   lasts commands are not sent (reads are misses, writes are skipped, calls
  *   answer at once), a `PING` probe retries with the reconnect backoff, and
- *   its first reply reports a {@linkcode CacheStoreRecovered}. A value read
+ *   its first reply reports a {@linkcode CacheStoreRecovered}. On a Redis
+ *   Cluster, a primary that fails takes down its own slots only: the keys of
+ *   the other primaries are served, the outage (and its end) is reported
+ *   with the failed primary's address and slots, and a probe of those slots
+ *   ends it once that primary or its replica answers for them. A value read
  *   back that is not a cache entry is a miss, reported as a
  *   {@linkcode CacheValueError}.
  * - Writes, deletes, clears, tag invalidations and messages skipped during an
  *   outage are kept in a bounded journal (`outageJournalSize`) and re-sent
- *   after the recovery, a write only over an older entry of its key (last
+ *   after the recovery (on a cluster, each time a failed primary's slots
+ *   answer again), a write only over an older entry of its key (last
  *   writer wins by `storedAt`); then the keys concerned are published so
  *   that every instance drops its memory copies.
  * - It connects on first use (or {@linkcode RemoteStoreCacheProvider.connect});
@@ -270,6 +275,7 @@ export class RemoteStoreCacheProvider
       reporter: this.#reporter,
       commandTimeout: settings.commandTimeout,
       onUp: () => this.#recovery.recovered(),
+      probeKey: (slot) => keys.probe(slot),
     });
     this.#link = link;
     this.#tags = new RedisTagStore(
@@ -277,6 +283,7 @@ export class RemoteStoreCacheProvider
       keys,
       this.#cluster,
       this.#tagRetention,
+      this.#journal,
     );
     this.#bus = new RedisInvalidationBus(
       settings.topology,
@@ -375,7 +382,8 @@ export class RemoteStoreCacheProvider
 
   /**
    * `true` while the connection is up, the store has answered, and commands
-   * are sent; `false` before the first reply and during an outage.
+   * are sent; `false` before the first reply and during an outage. On a
+   * cluster it stays `true` while some primaries' slots answer.
    */
   get isConnected(): boolean {
     return this.#link.isConnected;
@@ -449,7 +457,9 @@ export class RemoteStoreCacheProvider
   /**
    * Tells whether the store answers: `healthy` after a `PING` reply,
    * `degraded` during an outage (the cache then runs on misses), with the
-   * reason and what to do in `detail` (never the password).
+   * reason and what to do in `detail` (never the password). On a cluster
+   * whose other primaries answer, `degraded` with `detail.unreachable`
+   * listing each failed primary, its slots, since when and why.
    *
    * @param signal Aborts the check; it then answers `degraded`.
    * @returns The state of the store.
@@ -492,6 +502,7 @@ export class RemoteStoreCacheProvider
       return Promise.resolve();
     }
     const kept = retention(entry, ttl, this.#defaultTtl, this.#tagRetention);
+    const skipped = this.#link.skips(fullKey);
     return this.#link.send(
       ["SET", fullKey, json, "PX", String(kept)],
       fullKey,
@@ -500,7 +511,7 @@ export class RemoteStoreCacheProvider
       .then((reply) => {
         if (reply !== UNANSWERED) {
           if (this.#journal.size > 0) this.#journal.settle(key);
-        } else if (this.#recovery.missed()) {
+        } else if (this.#recovery.missed(fullKey, skipped)) {
           this.#journal.record({
             kind: "set",
             key,
@@ -522,10 +533,11 @@ export class RemoteStoreCacheProvider
   async delete(key: string): Promise<void> {
     const fullKey = this.#keys.full(key);
     const at = this.#now();
+    const skipped = this.#link.skips(fullKey);
     const reply = await this.#link.send(["DEL", fullKey], fullKey, UNANSWERED);
     if (reply !== UNANSWERED) {
       if (this.#journal.size > 0) this.#journal.settle(key);
-    } else if (this.#recovery.missed()) {
+    } else if (this.#recovery.missed(fullKey, skipped)) {
       this.#journal.record({ kind: "delete", key, at });
     }
   }
@@ -552,8 +564,9 @@ export class RemoteStoreCacheProvider
    */
   async clear(prefix = ""): Promise<void> {
     const at = this.#now();
+    const skipped = this.#link.skips();
     const done = await clearKeys(this.#link, this.#keys.clearPatterns(prefix));
-    if (!done && this.#recovery.missed()) {
+    if (!done && this.#recovery.missed(undefined, skipped)) {
       this.#journal.record({ kind: "clear", prefix, at });
     }
   }
@@ -625,9 +638,11 @@ export class RemoteStoreCacheProvider
    * @returns Settles when sent, or skipped (never rejects).
    */
   async publishInvalidation(message: CacheInvalidation): Promise<void> {
-    if (!(await this.#bus.publish(message)) && this.#recovery.missed()) {
-      this.#recovery.holdMessage(message);
-    }
+    const skipped = this.#link.skips();
+    if (
+      !(await this.#bus.publish(message)) &&
+      this.#recovery.missed(undefined, skipped)
+    ) this.#recovery.holdMessage(message);
   }
 
   /**
@@ -699,8 +714,11 @@ export class RemoteStoreCacheProvider
    */
   async invalidateTags(tags: string[], at: number): Promise<void> {
     if (tags.length === 0) return;
-    if (!(await this.#tags.invalidate(tags, at)) && this.#recovery.missed()) {
-      for (const tag of tags) this.#journal.record({ kind: "tag", tag, at });
+    const skipped = this.#link.skips();
+    for (const tag of await this.#tags.invalidate(tags, at)) {
+      if (this.#recovery.missed(this.#keys.tag(tag), skipped)) {
+        this.#journal.record({ kind: "tag", tag, at });
+      }
     }
   }
 }

@@ -124,6 +124,11 @@ export class TieredCacheProvider implements ICacheProvider {
   readonly #clock: () => number;
   /** When `l2` was found unreachable (on `#clock`); 0 while it answers. */
   #outageSince = 0;
+  /**
+   * The addresses `l2` reported unreachable and not back yet: on a Redis
+   * Cluster each primary's outage is reported apart.
+   */
+  readonly #unreachable = new Set<string>();
   #disposed = false;
 
   /**
@@ -466,14 +471,19 @@ export class TieredCacheProvider implements ICacheProvider {
    * The start and the end of an outage of `l2`. At its end this instance may
    * have missed messages from the others (and its `l2` re-sends what it
    * held back, then tells every instance which keys changed): the whole
-   * `l1` is dropped, since any area may have been changed elsewhere.
+   * `l1` is dropped, since any area may have been changed elsewhere. On a
+   * cluster, the outage lasts until every primary reported unreachable is
+   * back; each one's return drops `l1`.
    */
   #onStoreReport(report: CacheError): void {
     if (this.#disposed) return;
     if (report instanceof CacheStoreUnavailableError) {
+      this.#unreachable.add(report.address);
       if (this.#outageSince === 0) this.#outageSince = this.#clock() || 1;
     } else if (report instanceof CacheStoreRecovered) {
-      this.#outageSince = 0;
+      // A recovery of an address never reported ends them all.
+      if (!this.#unreachable.delete(report.address)) this.#unreachable.clear();
+      if (this.#unreachable.size === 0) this.#outageSince = 0;
       this.#resync();
     }
   }

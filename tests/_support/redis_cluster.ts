@@ -44,10 +44,34 @@ export interface RedisTestCluster {
   /** The primary serving `key`'s slot. */
   primaryOf(key: string): Promise<string>;
   /**
+   * The primary serving each key's slot, in order: one redis-cli session for
+   * all the keys (a key may hold any character, NUL included).
+   */
+  primariesOf(keys: readonly string[]): Promise<string[]>;
+  /**
    * Kills the primary at `address` (SIGKILL) and waits until its replica
    * took over and the cluster is `ok` again.
    */
   killPrimary(address: string): Promise<void>;
+  /** Kills the node at `address` (SIGKILL) without waiting for anything. */
+  kill(address: string): Promise<void>;
+  /**
+   * Waits until a replica took over from the primary at `address` and every
+   * running node (not paused) says `cluster_state:ok`.
+   */
+  waitForTakeover(address: string): Promise<void>;
+  /**
+   * Freezes the node at `address` (SIGSTOP): its sockets stay open, silent.
+   * The fixture asks the other nodes until it is resumed.
+   */
+  pause(address: string): void;
+  /** Thaws it (SIGCONT). */
+  resume(address: string): void;
+  /**
+   * Waits until every replica acknowledged its primary's whole replication
+   * stream: what a primary killed afterwards had, its replica has.
+   */
+  replicasInSync(): Promise<void>;
   /** Runs redis-cli on a node (`-c` follows redirections). */
   cli(port: number, args: string[]): Promise<string>;
   /** Stops every node and removes the temp dir. */
@@ -61,6 +85,12 @@ export interface RedisTestCluster {
 export interface RedisClusterOptions {
   /** `cluster-node-timeout`, how soon a silent primary fails over. Default 1000. */
   nodeTimeout?: number;
+  /**
+   * `cluster-require-full-coverage`: with `true` (Redis's default) every
+   * node refuses every key (`CLUSTERDOWN`) while a failed primary's slots
+   * wait for its replica; with `false` the other primaries keep serving.
+   */
+  requireFullCoverage?: boolean;
 }
 
 /** Starts a six-node cluster and waits until it is `ok`. */
@@ -99,6 +129,8 @@ export async function startRedisCluster(
               // take over from a primary killed right after the start.
               "--repl-diskless-sync-delay",
               "0",
+              "--cluster-require-full-coverage",
+              options.requireFullCoverage === false ? "no" : "yes",
             ]),
         ),
       );
@@ -142,10 +174,13 @@ export async function startRedisCluster(
     throw error;
   }
 
+  /** The nodes frozen by pause(), which answer nothing. */
+  const paused = new Set<RedisProcess>();
+  const answering = () =>
+    nodes.filter((node) => node.running && !paused.has(node));
   // CLUSTER NODES: "<id> <host:port@bus> <flags> <master id> … <slots…>".
   const masterLines = async (): Promise<string[][]> => {
-    for (const node of nodes) {
-      if (!node.running) continue;
+    for (const node of answering()) {
       const text = await cli(node.port, ["CLUSTER", "NODES"]);
       if (text === "") continue;
       return text.trim().split("\n").map((line) => line.split(" ")).filter((
@@ -160,6 +195,11 @@ export async function startRedisCluster(
   };
   const primaries = async (): Promise<string[]> =>
     (await masterLines()).map((fields) => fields[1].split("@")[0]);
+  const nodeAt = (address: string): RedisProcess => {
+    const node = nodes.find((node) => `127.0.0.1:${node.port}` === address);
+    if (node === undefined) throw new Error(`no node at ${address}`);
+    return node;
+  };
   const cluster: RedisTestCluster = {
     nodes: nodes.map((node) => ({
       port: node.port,
@@ -171,7 +211,7 @@ export async function startRedisCluster(
     addresses: nodes.map((node) => `127.0.0.1:${node.port}`),
     primaries,
     async primaryOf(key) {
-      const live = nodes.find((node) => node.running)!;
+      const live = answering()[0];
       const slot = Number(
         (await cli(live.port, ["CLUSTER", "KEYSLOT", key])).trim(),
       );
@@ -183,20 +223,77 @@ export async function startRedisCluster(
       }
       throw new Error(`no primary found for slot ${slot}`);
     },
+    async primariesOf(keys) {
+      const live = answering()[0];
+      const lines = (await session(
+        live.port,
+        keys.map((key) => ["CLUSTER", "KEYSLOT", quote(key)]),
+      )).trim().split("\n");
+      if (lines.length !== keys.length) {
+        throw new Error(`CLUSTER KEYSLOT answered ${lines.length} lines`);
+      }
+      const ranges = (await masterLines()).flatMap((fields) =>
+        fields.slice(8).filter((range) => !range.startsWith("[")).map(
+          (range) => {
+            const [from, to = from] = range.split("-").map(Number);
+            return { from, to, address: fields[1].split("@")[0] };
+          },
+        )
+      );
+      return lines.map((line) => {
+        const slot = Number(line.trim());
+        const range = ranges.find((r) => r.from <= slot && slot <= r.to);
+        if (range === undefined) throw new Error(`no primary for ${slot}`);
+        return range.address;
+      });
+    },
     async killPrimary(address) {
-      const victim = nodes.find((node) => `127.0.0.1:${node.port}` === address);
-      if (victim === undefined) throw new Error(`no node at ${address}`);
-      const before = (await primaries()).length;
-      await victim.kill();
+      await cluster.kill(address);
+      await cluster.waitForTakeover(address);
+    },
+    async kill(address) {
+      await nodeAt(address).kill();
+    },
+    async waitForTakeover(address) {
       await waitFor(
         async () => {
           const now = await primaries();
-          if (now.includes(address) || now.length < before) return false;
-          const live = nodes.filter((node) => node.running);
+          if (now.includes(address) || now.length < 3) return false;
+          const live = answering();
           return (await Promise.all(live.map((node) => clusterOk(node.port))))
             .every(Boolean);
         },
         `a replica to take over from ${address}`,
+        20_000,
+        50,
+      );
+    },
+    pause(address) {
+      const node = nodeAt(address);
+      paused.add(node);
+      node.pause();
+    },
+    resume(address) {
+      const node = nodeAt(address);
+      node.resume();
+      paused.delete(node);
+    },
+    async replicasInSync() {
+      await waitFor(
+        async () => {
+          for (const address of await primaries()) {
+            const text = await cli(Number(address.split(":")[1]), [
+              "INFO",
+              "replication",
+            ]);
+            const primary = /master_repl_offset:(\d+)/.exec(text)?.[1];
+            const replicas = [...text.matchAll(/^slave\d+:.*offset=(\d+)/gm)];
+            if (primary === undefined || replicas.length === 0) return false;
+            if (replicas.some((match) => match[1] !== primary)) return false;
+          }
+          return true;
+        },
+        "every replica in sync with its primary",
         20_000,
         50,
       );
@@ -214,6 +311,34 @@ export async function startRedisCluster(
 
 async function clusterOk(port: number): Promise<boolean> {
   return (await cli(port, ["CLUSTER", "INFO"])).includes("cluster_state:ok");
+}
+
+/**
+ * Runs `commands` in one redis-cli session on 127.0.0.1:`port` (arguments
+ * already quoted for redis-cli) and answers its output; empty after 10 s or
+ * on failure.
+ */
+function session(port: number, commands: string[][]): Promise<string> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      findBinary("redis-cli") ?? "redis-cli",
+      ["-h", "127.0.0.1", "-p", String(port)],
+      { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => resolve(error === null ? String(stdout) : ""),
+    );
+    child.stdin?.end(commands.map((args) => args.join(" ")).join("\n") + "\n");
+  });
+}
+
+/** A redis-cli argument in double quotes, control characters escaped. */
+function quote(text: string): string {
+  return `"${
+    text.replace(/[\\"]/g, "\\$&").replace(
+      // deno-lint-ignore no-control-regex
+      /[\x00-\x1f\x7f]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    )
+  }"`;
 }
 
 /** `redis-cli --cluster create` takes longer than one command: 60 s. */

@@ -70,14 +70,18 @@ export interface BusMember {
 /**
  * A tiered cache (memory over `l2`) that records the invalidations the bus
  * brings it: two of them on one key prefix are two instances of a service.
+ * `onError` receives the manager's reports (default: printed).
  */
-export function busMember(l2: RemoteStoreCacheProvider): BusMember {
+export function busMember(
+  l2: RemoteStoreCacheProvider,
+  onError?: (error: CacheError) => void,
+): BusMember {
   const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2);
   const received: CacheInvalidation[] = [];
   tiered.invalidated.add((message) => {
     received.push(message);
   });
-  return { tiered, received, cache: new CacheManager(tiered) };
+  return { tiered, received, cache: new CacheManager(tiered, { onError }) };
 }
 
 /**

@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  type CacheEntry,
   CacheManager,
   type CachePolicyOptions,
+  CacheStoreRecovered,
   type ICacheProvider,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
   TieredCacheProvider,
 } from "../../caching/mod.ts";
+import { startOutageProxy } from "./_outage_proxy.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
 import {
   activeResources,
@@ -272,6 +275,50 @@ test("tags are checked: a non-empty array of non-empty strings", async () => {
   }
   await cache.dispose();
 });
+
+test(
+  "tags, Redis: an invalidation held back by an outage counts as soon as the store answers again, before its re-send lands",
+  { skip: redisSkip, timeout: 30_000 },
+  async () => {
+    await using server = await startRedisServer();
+    await using proxy = await startOutageProxy(server);
+    let readAtRecovery: Promise<CacheEntry | undefined> | undefined;
+    const provider: RemoteStoreCacheProvider = new RemoteStoreCacheProvider({
+      host: proxy.host,
+      port: proxy.port,
+      keyPrefix: "held-tag:",
+      commandTimeout: 500,
+      reconnectDelay: 20,
+      maxReconnectDelay: 100,
+      // Reported when the store answers again, before the held-back
+      // changes are re-sent: a read sent now reaches Redis ahead of them.
+      onError: (report) => {
+        if (report instanceof CacheStoreRecovered) {
+          readAtRecovery ??= provider.get("e", true);
+        }
+      },
+    });
+    try {
+      await provider.set("e", { value: "old", storedAt: 1_000, tags: ["t"] });
+      proxy.cut();
+      await provider.invalidateTags(["t"], 2_000);
+      assert.equal(provider.recoveryStats.pending, 1, "held back");
+      proxy.heal();
+      await waitFor(
+        () => readAtRecovery !== undefined,
+        "the store to answer again",
+      );
+      assert.equal(await readAtRecovery, undefined, "invalidated entry");
+      await waitFor(
+        () => provider.recoveryStats.pending === 0,
+        "the invalidation to be re-sent",
+      );
+      assert.equal(await provider.get("e", true), undefined);
+    } finally {
+      await provider.dispose();
+    }
+  },
+);
 
 test("the tag tests leave no socket, timer or process behind", async () => {
   await assertNothingLeft(baseline);

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  type CacheError,
   type CacheInvalidation,
   CacheManager,
+  CacheStoreRecovered,
+  CacheStoreUnavailableError,
+  type ICacheProvider,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
   TieredCacheProvider,
@@ -14,7 +18,12 @@ import {
   startRedisServer,
   waitFor,
 } from "./_redis_server.ts";
-import { activeResources, assertNothingLeft, errorLog } from "./_support.ts";
+import {
+  activeResources,
+  assertNothingLeft,
+  errorLog,
+  FakeClock,
+} from "./_support.ts";
 
 // Taken before any test runs; the last test checks nothing outlived them.
 const baseline = activeResources();
@@ -214,6 +223,59 @@ test(
       );
     } finally {
       await a.cache.dispose();
+    }
+  },
+);
+
+test(
+  "TieredCacheProvider: an outage l2 reports for several addresses (a cluster's primaries, each apart) lasts until every one is back",
+  async () => {
+    // An l2 that never holds anything and reports what the test tells it.
+    const listeners = new Set<(report: CacheError) => void>();
+    const l2: ICacheProvider = {
+      get: () => undefined,
+      set: () => {},
+      delete: () => {},
+      has: () => false,
+      clear: () => {},
+      errorOccurred: {
+        add(listener) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        remove: (listener) => listeners.delete(listener),
+        get size() {
+          return listeners.size;
+        },
+      },
+    };
+    const report = (error: CacheError) => {
+      for (const listener of listeners) listener(error);
+    };
+    const clock = new FakeClock();
+    const tiered = new TieredCacheProvider(new MemoryCacheProvider(), l2, {
+      outageMemoryTtl: 1_000,
+      clock: clock.read,
+      onError: () => {},
+    });
+    // A copy written now, read `later` ms after.
+    const servedAfter = async (key: string, later: number) => {
+      await tiered.set(key, { value: key, storedAt: clock.now });
+      clock.advance(later);
+      return (await tiered.get(key))?.value;
+    };
+    try {
+      assert.equal(await servedAfter("before", 5_000), "before", "no outage");
+      report(new CacheStoreUnavailableError("127.0.0.1:7001"));
+      report(new CacheStoreUnavailableError("127.0.0.1:7002"));
+      assert.equal(await servedAfter("during", 2_000), undefined, "bounded");
+      report(new CacheStoreRecovered("127.0.0.1:7001", 1));
+      // 7002 is still down: other instances' changes may still be missed.
+      assert.equal(await servedAfter("one back", 2_000), undefined);
+      report(new CacheStoreRecovered("127.0.0.1:7002", 1));
+      assert.equal(await servedAfter("all back", 5_000), "all back");
+    } finally {
+      await tiered.dispose();
     }
   },
 );
