@@ -12,7 +12,11 @@ import { ApplicationStartError } from "./application_start_error.ts";
 import type { HealthReport } from "./health.ts";
 import { ServiceLocator } from "./service_locator.ts";
 import { ApplicationHealth } from "./_application_health.ts";
-import { consoleLogger, diagnosticsEnabled } from "./_application_support.ts";
+import {
+  consoleLine,
+  consoleLogger,
+  diagnosticsEnabled,
+} from "./_application_support.ts";
 import { HostedServices } from "./_hosted_services.ts";
 import type { HostServer } from "./_server_host.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
@@ -108,7 +112,7 @@ export class HostState<TServices extends object> {
     if (!this.diagnostics) return;
     const logger = this.logger;
     if (logger.isEnabled !== undefined && !logger.isEnabled(0)) {
-      console.error(`[kit] ${message}`);
+      console.error(consoleLine(message, properties));
     } else {
       logger.debug(message, properties);
     }

@@ -14,6 +14,7 @@ import type { Socket } from "node:net";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import { hostLogger } from "./host_logger.ts";
+import { consoleLine } from "./_application_support.ts";
 import {
   type HostArgument,
   REQUEST_ID,
@@ -176,7 +177,7 @@ function listenNode(
         }`;
         const logger = hostLogger("kit.application");
         if (logger !== undefined) logger.error(message, { error });
-        else console.error(`[kit] ${message}`);
+        else console.error(consoleLine(message, { error }));
       });
       const address = server.address() as { address: string; port: number };
       resolve({
