@@ -138,9 +138,17 @@ export function limitBody(
       method: request.method,
       headers: request.headers,
       body: limitedBody(body, limit, () => over = true),
-      signal: request.signal,
       duplex: "half",
     } as RequestInit);
+    // The client's signal, read only when the handler reads it: Deno warns
+    // on standard error, once, when a request whose signal was read is
+    // answered (its legacy abort on success), which Kit must not cause by
+    // itself. (A copy of the request, `new Request(counted)`, gets a signal
+    // of its own.)
+    Object.defineProperty(counted, "signal", {
+      get: () => request.signal,
+      configurable: true,
+    });
     let response: Response | undefined;
     try {
       response = await handler(counted, ...args);

@@ -1,7 +1,8 @@
 // What the host's server writes to standard output and error, seen from a
 // child process (the runtime's own output included): an application without
 // a logging step prints through the host's console fallback, masked and
-// escaped as a LoggerManager line.
+// escaped as a LoggerManager line; a request with a body makes the runtime
+// print nothing of its own.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { runChildScript } from "../_support/child_script.ts";
@@ -75,5 +76,28 @@ describe("the host's console fallback", () => {
       rest.includes("    Caused by: Error: auth with Bearer *** failed"),
       stderr,
     );
+  });
+});
+// One request with a body, read by the handler, which does not read
+// request.signal.
+const WITH_BODY = `
+const { Application } = await import(PLATFORM_URL);
+const app = await Application.start({
+  configuration: () => ({}),
+  logging: () => ({ debug() {}, info() {}, warning() {}, error() {} }),
+  serve: () => async (request) => new Response("read " + (await request.text())),
+  server: { port: 0, hostname: "127.0.0.1" },
+});
+const response = await fetch(app.url, { method: "POST", body: "hello" });
+console.log("ANSWER " + (await response.text()));
+await app.stop();
+`;
+
+describe("serve: the runtime's own warnings", () => {
+  it("prints nothing on standard error for a request with a body (Deno's warning on request.signal)", async () => {
+    const { code, out, stderr } = await runChildScript(WITH_BODY);
+    assert.equal(code, 0, out);
+    assert.match(out, /^ANSWER read hello$/m, out);
+    assert.equal(stderr, "");
   });
 });
