@@ -4,6 +4,8 @@
 // Deno.serve has no header-read or keep-alive timeout: here headersTimeout
 // and idleTimeout are not enforced (docs/platform.md says what to do).
 //
+// A request body answered 413 is not read on: see dropBody.
+//
 // server.shutdown() cuts the body of a request that is still arriving, and
 // Deno.serve cannot stop accepting on its own. So closing comes in two
 // steps: first new requests are answered 503 with `Connection: close` until
@@ -19,6 +21,7 @@ import {
   until,
   urlOf,
 } from "./_server_common.ts";
+import { unrefTimer } from "../internal/unref_timer.ts";
 
 export type { Listener, ListenOptions, RuntimeHandler };
 
@@ -93,4 +96,36 @@ function stopping(): Response {
       },
     },
   );
+}
+
+/**
+ * Lets go of the rest of a request body answered 413 (`Connection: close`).
+ * Deno.serve reads a body the handler left unread to its end, discarding it,
+ * before it closes the connection, however large (4 GB in seconds), and a
+ * body cancelled before the answer is written is read the same way. A body
+ * still being read once the answer is written keeps the connection instead,
+ * and cancelling it then closes the connection. So a read is left pending,
+ * and the body is cancelled a turn after the answer was handed over
+ * (`info.completed`), by when Deno has written it.
+ */
+export function dropBody(
+  body: ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array>,
+  args: readonly unknown[],
+): void {
+  const reader = body instanceof ReadableStream ? body.getReader() : body;
+  const cancel = (): void => {
+    reader.cancel().catch(() => {});
+  };
+  const completed = (args[0] as { completed?: unknown } | null | undefined)
+    ?.completed;
+  if (!(completed instanceof Promise)) {
+    // Not Deno.serve's request (the test kit's in-memory fetch).
+    cancel();
+    return;
+  }
+  reader.read().catch(() => {});
+  const later = (): void => {
+    unrefTimer(setTimeout(cancel, 0));
+  };
+  completed.then(later, later);
 }

@@ -21,6 +21,7 @@ import {
   RESPONSE_HEADER,
 } from "./_request_handler.ts";
 import {
+  dropBody,
   type Listener,
   listenError,
   type ListenOptions,
@@ -29,6 +30,7 @@ import {
   urlOf,
 } from "./_server_common.ts";
 
+export { dropBody };
 export type { Listener, ListenOptions, RuntimeHandler };
 
 interface BunServer {
