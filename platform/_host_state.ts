@@ -46,6 +46,10 @@ export class HostState<TServices extends object> {
   // Takes this application's logging off the list hostLogger() reads.
   unregisterLogging: (() => void) | undefined;
   stopping: Promise<ShutdownReport> | undefined;
+  // The scope disposals of requests that went on after their response (an
+  // asynchronous disposal, a creation in flight), by request id: stop()
+  // waits for them within its deadline.
+  readonly requestScopes: Map<Promise<void>, string> = new Map();
 
   /**
    * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
@@ -99,6 +103,18 @@ export class HostState<TServices extends object> {
       );
     }
   }
+
+  /** Keeps a request's scope disposal until it ends (app.handle's `track`). */
+  readonly trackDisposal = (
+    running: Promise<void>,
+    requestId: string,
+  ): void => {
+    this.requestScopes.set(running, requestId);
+    const done = (): void => {
+      this.requestScopes.delete(running);
+    };
+    running.then(done, done);
+  };
 
   /** Hands the server over to the shutdown, once. */
   takeServer(): HostServer | undefined {

@@ -66,37 +66,33 @@ function withHeader(response: Response, id: string): Response {
   }
 }
 
-// Disposes the request's scoped services when its response is done: at
-// once for a response without a body; for one with a body, once the body
-// has been read to the end, failed, or been cancelled (the client went
-// away), before the reader sees its end. The body is wrapped only when the
-// request created a scope.
-async function endScopes(
-  frame: ContextFrame,
-  response: Response,
-  failed: (error: unknown) => void,
-): Promise<Response> {
-  const body = response.body;
-  if (body === null) {
-    await disposeFrameScopes(frame, failed);
-    return response;
-  }
-  let finished: Promise<void> | undefined;
-  const finish = (): Promise<void> =>
-    finished ??= disposeFrameScopes(frame, failed);
+// The body of a request's response, watched as it is sent: `ended` runs once
+// it has been read to its end, failed, or been cancelled (the client went
+// away), before the reader sees its end.
+function watchedBody(
+  body: ReadableStream<Uint8Array>,
+  ended: () => void,
+): ReadableStream<Uint8Array> {
+  let done = false;
+  const end = (): void => {
+    if (!done) {
+      done = true;
+      ended();
+    }
+  };
   const reader = body.getReader();
-  const wrapped = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(controller): Promise<void> {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
       } catch (error) {
-        await finish();
+        end();
         controller.error(error);
         return;
       }
       if (chunk.done) {
-        await finish();
+        end();
         controller.close();
       } else {
         controller.enqueue(chunk.value);
@@ -106,12 +102,14 @@ async function endScopes(
       try {
         await reader.cancel(reason);
       } finally {
-        await finish();
+        end();
       }
     },
   }, { highWaterMark: 0 });
-  return new Response(wrapped, response);
 }
+
+/** Hands over a request's scope disposal still running, with the request id. */
+export type TrackDisposal = (running: Promise<void>, requestId: string) => void;
 
 /**
  * A property a server of Kit's own sets on the runtime's extra argument: it
@@ -142,12 +140,17 @@ interface Outcome {
   failure: unknown;
 }
 
-/** Wraps `handler`; `logger()` is read per request (logging may be replaced). */
+/**
+ * Wraps `handler`; `logger()` is read per request (logging may be replaced).
+ * `track` receives the disposal of a request's scope that goes on after the
+ * response (an asynchronous one), so that the host can wait for it.
+ */
 export function wrapHandler<A extends unknown[]>(
   handler: FetchHandler<A>,
   logger: () => ApplicationLogger,
+  track?: TrackDisposal,
 ): (request: Request, ...args: A) => Promise<Response> {
-  const wrapped = wrapHandlerAtOnce(handler, logger);
+  const wrapped = wrapHandlerAtOnce(handler, logger, track);
   return (request: Request, ...args: A): Promise<Response> => {
     const answer = wrapped(request, ...args);
     return answer instanceof Promise ? answer : Promise.resolve(answer);
@@ -163,6 +166,7 @@ export function wrapHandler<A extends unknown[]>(
 export function wrapHandlerAtOnce<A extends unknown[]>(
   handler: FetchHandler<A>,
   logger: () => ApplicationLogger,
+  track?: TrackDisposal,
 ): (request: Request, ...args: A) => Response | Promise<Response> {
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
@@ -264,6 +268,25 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     }
     return withHeader(response, requestId);
   };
+  // Disposes the request's scopes; the response does not wait for what
+  // goes on asynchronously (a disposal, a creation still in flight): that
+  // is handed to `track`, and failures are logged with the request id.
+  const endScopes = (
+    request: Request,
+    requestId: string,
+    frame: ContextFrame,
+  ): void => {
+    const running = disposeFrameScopes(frame, (error) => {
+      const path = pathOf(request.url);
+      logger().error(
+        `${request.method} ${path}: disposing scoped services failed: ${
+          maskSecretText(messageOf(error))
+        }`,
+        { error, method: request.method, path, requestId },
+      );
+    });
+    if (running !== undefined) track?.(running, requestId);
+  };
   // The rest of the request once the handler answered (or threw).
   const answer = (
     request: Request,
@@ -282,30 +305,31 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
       if (frame.scope === undefined) {
         // No scoped service was resolved: none may be after the response.
         frame.closed = "ended";
-        return finish(
-          request,
-          requestId,
-          args,
-          frame,
-          outcome,
-          started,
-          response,
-        );
+      } else {
+        // A body is sent after the response is returned: its scope is
+        // disposed once it has been sent (or failed, or was cancelled).
+        const body = response.body;
+        if (body === null) {
+          endScopes(request, requestId, frame);
+        } else {
+          response = new Response(
+            watchedBody(body, () => endScopes(request, requestId, frame)),
+            response,
+          );
+        }
       }
+      return finish(
+        request,
+        requestId,
+        args,
+        frame,
+        outcome,
+        started,
+        response,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
-    return endScopes(frame, response, (error) => {
-      const path = pathOf(request.url);
-      logger().error(
-        `${request.method} ${path}: disposing scoped services failed: ${
-          messageOf(error)
-        }`,
-        { error, method: request.method, path, requestId },
-      );
-    }).then((ended) =>
-      finish(request, requestId, args, frame, outcome, started, ended)
-    );
   };
   // `outcome`, when given, receives the status and the handler's error for
   // the request's span (only while an OpenTelemetry SDK is registered, so
