@@ -66,18 +66,26 @@ function withHeader(response: Response, id: string): Response {
   }
 }
 
-// The body of a request's response, watched as it is sent: `ended` runs once
-// it has been read to its end, failed, or been cancelled (the client went
-// away), before the reader sees its end.
+// The body of a request's response, watched as it is sent: `ended` (when
+// given) runs once it has been read to its end, failed, or been cancelled
+// (the client went away), before the reader sees its end; `failed` gets a
+// failure of the body, the bytes sent before it and the watched body's
+// controller, which it ends.
 function watchedBody(
   body: ReadableStream<Uint8Array>,
-  ended: () => void,
+  ended: (() => void) | undefined,
+  failed: (
+    error: unknown,
+    bytes: number,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ) => void,
 ): ReadableStream<Uint8Array> {
   let done = false;
+  let bytes = 0;
   const end = (): void => {
     if (!done) {
       done = true;
-      ended();
+      ended?.();
     }
   };
   const reader = body.getReader();
@@ -87,14 +95,18 @@ function watchedBody(
       try {
         chunk = await reader.read();
       } catch (error) {
-        end();
-        controller.error(error);
+        try {
+          failed(error, bytes, controller);
+        } finally {
+          end();
+        }
         return;
       }
       if (chunk.done) {
         end();
         controller.close();
       } else {
+        bytes += chunk.value?.byteLength ?? 0;
         controller.enqueue(chunk.value);
       }
     },
@@ -106,6 +118,32 @@ function watchedBody(
       }
     },
   }, { highWaterMark: 0 });
+}
+
+/**
+ * A property a server of Kit's own sets on the runtime's extra argument: how
+ * app.handle watches a response body as it is sent, so that a body that
+ * fails is one error line of Kit's and the runtime reports nothing itself.
+ */
+export const RESPONSE_BODY: unique symbol = Symbol("kit.responseBody");
+
+/** What a server of Kit's own tells app.handle about response bodies. */
+export interface ResponseBodyWatch {
+  /**
+   * The body of `response` when it is sent as a stream, which may fail
+   * while it is; `null` when it has none or one the runtime sends whole (a
+   * string, bytes), which cannot.
+   */
+  stream(response: Response): ReadableStream<Uint8Array> | null;
+  /**
+   * Ends a response whose body failed (Kit logged it): the connection is
+   * cut, so the client sees the response incomplete, and the runtime
+   * reports nothing. `controller` is that of the body the runtime reads.
+   */
+  abort(
+    argument: unknown,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ): void;
 }
 
 /** Hands over a request's scope disposal still running, with the request id. */
@@ -132,6 +170,7 @@ export interface HostArgument {
     argument: unknown,
   ) => boolean;
   [REQUEST_ID]?: string | null;
+  [RESPONSE_BODY]?: ResponseBodyWatch;
 }
 
 /** What the request's span needs to know about its answer. */
@@ -268,6 +307,31 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     }
     return withHeader(response, requestId);
   };
+  // A response body that failed while it was sent: the access line said
+  // its status; this line says it was cut short.
+  const bodyFailed = (
+    request: Request,
+    requestId: string,
+    status: number,
+    error: unknown,
+    bytes: number,
+  ): void => {
+    const path = pathOf(request.url);
+    logger().error(
+      `${request.method} ${path} ${status} aborted: the response body failed after ${bytes} bytes: ${
+        maskSecretText(messageOf(error))
+      }`,
+      {
+        error,
+        method: request.method,
+        path,
+        status,
+        aborted: true,
+        bytes,
+        requestId,
+      },
+    );
+  };
   // Disposes the request's scopes; the response does not wait for what
   // goes on asynchronously (a disposal, a creation still in flight): that
   // is handed to `track`, and failures are logged with the request id.
@@ -302,21 +366,43 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     try {
       response = checked(request, requestId, frame, outcome, result, thrown);
       frame.after?.();
-      if (frame.scope === undefined) {
-        // No scoped service was resolved: none may be after the response.
-        frame.closed = "ended";
-      } else {
-        // A body is sent after the response is returned: its scope is
-        // disposed once it has been sent (or failed, or was cancelled).
-        const body = response.body;
-        if (body === null) {
-          endScopes(request, requestId, frame);
-        } else {
-          response = new Response(
-            watchedBody(body, () => endScopes(request, requestId, frame)),
-            response,
-          );
-        }
+      const scoped = frame.scope !== undefined;
+      // No scoped service was resolved: none may be after the response.
+      if (!scoped) frame.closed = "ended";
+      // A body sent as a stream is sent after the response is returned:
+      // with a server of Kit's own it is watched, so that a failure while it
+      // is sent is logged; a request's scope is disposed once it has been
+      // sent (or failed, or was cancelled).
+      const watch = (args[0] as HostArgument | null | undefined)?.[
+        RESPONSE_BODY
+      ];
+      const body = watch !== undefined
+        ? watch.stream(response)
+        : scoped
+        ? response.body
+        : null;
+      if (body !== null) {
+        const status = response.status;
+        response = new Response(
+          watchedBody(
+            body,
+            scoped ? () => endScopes(request, requestId, frame) : undefined,
+            (error, bytes, controller) => {
+              if (watch === undefined) {
+                controller.error(error);
+                return;
+              }
+              try {
+                bodyFailed(request, requestId, status, error, bytes);
+              } finally {
+                watch.abort(args[0], controller);
+              }
+            },
+          ),
+          response,
+        );
+      } else if (scoped) {
+        endScopes(request, requestId, frame);
       }
       return finish(
         request,
