@@ -4,6 +4,9 @@
 // about the error. Each request also gets a span (platform/_telemetry.ts),
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
+// The request's scopes are disposed once its response is done, the response
+// not waiting for what is asynchronous in it; with a server of Kit's own, a
+// body sent as a stream is watched, so a failure while it is sent is logged.
 import { messageOf } from "./_application_support.ts";
 import { maskSecretText } from "../core/mod.ts";
 import { loadOpenTelemetryApi } from "../internal/open_telemetry.ts";
