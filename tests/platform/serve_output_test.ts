@@ -25,7 +25,6 @@ function jsonLines(out: string): Record<string, unknown>[] {
 // A handler whose error carries a secret in its message, its stack and its
 // cause, and control characters that would forge an access line.
 const THROWING = `
-import process from "node:process";
 const { Application } = await import(PLATFORM_URL);
 const app = await Application.start({
   configuration: () => ({}),
@@ -53,7 +52,8 @@ describe("the host's console fallback", () => {
     assert.match(out, /STATUS 500 /, out);
     assert.deepEqual(printedSecrets(out), [], out);
     // No control character but line breaks and tabs reaches the output, and
-    // no line break comes from the error's text: no forged access line.
+    // no line of the error's text starts a line of its own: no forged
+    // access line.
     // deno-lint-ignore no-control-regex
     assert.doesNotMatch(out, /[\x00-\x08\x0b-\x1f\x7f]/, JSON.stringify(out));
     assert.doesNotMatch(out, /^\[kit\] GET \/forged/m, out);
