@@ -7,9 +7,9 @@
 // U+009F, among them the one-character CSI) as `\xNN`. What is left cannot
 // move the cursor, erase a line or start an escape sequence. The analytics
 // package escapes collectors' answers by the same function.
-import { escapeControls } from "../internal/escape_controls.ts";
+import { escapeControls, escapedStack } from "../internal/escape_controls.ts";
 
-export { escapeControls };
+export { escapeControls, escapedStack };
 
 // JSON.stringify escapes C0 characters itself but leaves DEL and C1 raw.
 const JSON_RAW = /[\x7f-\x9f]/g;
@@ -26,38 +26,4 @@ export function escapeJsonControls(json: string): string {
       (char) => "\\u00" + char.charCodeAt(0).toString(16),
     )
     : json;
-}
-
-/**
- * An error's stack as lines for a text destination: the first line (the
- * error's name and message, which may quote any input and span lines) with
- * every control character escaped, so it stays one line; then the stack
- * frames, one per line, each escaped but for its line break. `head` is
- * `name: message`, written first when the stack does not start with it
- * (browsers other than Chromium leave it out).
- */
-export function escapedStack(
-  head: string,
-  stack: string | undefined,
-): string[] {
-  if (stack === undefined) return [escapeControls(head)];
-  let first: string;
-  let frames: string[];
-  if (stack.startsWith(head)) {
-    // Whatever follows the message on its last line stays with it.
-    const [rest, ...others] = stack.slice(head.length).split("\n");
-    first = head + rest;
-    frames = others;
-  } else {
-    const lines = stack.split("\n");
-    const frame = lines.findIndex((line) => /^\s*at /.test(line));
-    if (frame > 0) {
-      first = lines.slice(0, frame).join("\n");
-      frames = lines.slice(frame);
-    } else {
-      first = head;
-      frames = lines;
-    }
-  }
-  return [escapeControls(first), ...frames.map(escapeControls)];
 }

@@ -1,5 +1,7 @@
 // Small helpers of the application host: its console logger, the logger of
 // the logging step, and waiting for a promise until a deadline.
+import { maskSecretText } from "../core/mod.ts";
+import { escapeControls, escapedStack } from "../internal/escape_controls.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import type { ApplicationLogger } from "./application_options.ts";
 
@@ -10,26 +12,73 @@ export function diagnosticsEnabled(value: string | undefined): boolean {
 
 /**
  * The logger used before (or without) a logging step: info and above to the
- * console, debug only with diagnostics on (to standard error).
+ * console, debug only with diagnostics on (to standard error). Each line is
+ * {@linkcode consoleLine}: masked and escaped as a LoggerManager's text line.
  */
 export function consoleLogger(diagnostics: boolean): ApplicationLogger {
-  const line = (message: string): string => `[kit] ${message}`;
   return {
-    debug: (message) => {
-      if (diagnostics) console.error(line(message));
+    debug: (message, properties) => {
+      if (diagnostics) console.error(consoleLine(message, properties));
     },
-    info: (message) => console.info(line(message)),
-    warning: (message) => console.warn(line(message)),
-    error: (message, properties) => {
-      const cause = properties?.error;
-      console.error(
-        line(message),
-        ...(cause instanceof Error && cause.stack !== undefined
-          ? [`\n${cause.stack}`]
-          : []),
-      );
-    },
+    info: (message, properties) =>
+      console.info(consoleLine(message, properties)),
+    warning: (message, properties) =>
+      console.warn(consoleLine(message, properties)),
+    error: (message, properties) =>
+      console.error(consoleLine(message, properties)),
   };
+}
+
+// How many causes of an error a line follows, as a LoggerManager's does.
+const MAX_CAUSES = 3;
+
+/**
+ * One entry of the console fallback: `[kit] message`, the request id when
+ * the properties hold one, then the error's stack and causes, indented. The
+ * secrets a text carries by shape are masked (message, stack and causes
+ * alike) and every control character is escaped, the stack keeping one frame
+ * a line: an error's text cannot print a secret nor forge a line of its own.
+ */
+export function consoleLine(
+  message: string,
+  properties?: Readonly<Record<string, unknown>>,
+): string {
+  let line = "[kit] " + escapeControls(maskSecretText(String(message)));
+  if (properties === undefined) return line;
+  const requestId = properties.requestId;
+  if (requestId !== undefined && requestId !== null) {
+    line += " requestId=" + JSON.stringify(String(requestId));
+  }
+  let error: unknown = properties.error;
+  if (!(error instanceof Error)) return line;
+  let prefix = "";
+  for (let depth = 0; depth <= MAX_CAUSES; depth++) {
+    if (error instanceof Error) {
+      const stack = error.stack;
+      line += "\n    " + prefix + escapedStack(
+        `${error.name}: ${maskSecretText(String(error.message))}`,
+        stack === undefined ? undefined : maskSecretText(String(stack)),
+      ).join("\n    ");
+    } else {
+      line += "\n    " + prefix +
+        escapeControls(maskSecretText(printable(error)));
+      break;
+    }
+    error = (error as { cause?: unknown }).cause;
+    if (error === undefined) break;
+    prefix = "Caused by: ";
+  }
+  return line;
+}
+
+// A cause that is not an Error, as text.
+function printable(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 function isLogger(value: unknown): value is ApplicationLogger {

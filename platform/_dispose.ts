@@ -1,5 +1,6 @@
 // Disposes one value the way `await using` would, falling back to a plain
 // `dispose()` method. Values without any of these are left alone.
+import { isPromiseLike } from "../core/mod.ts";
 
 const asyncDisposeSymbol: symbol | undefined =
   (Symbol as { asyncDispose?: symbol }).asyncDispose;
@@ -39,19 +40,34 @@ export async function disposeValue(
   value: unknown,
   signal?: AbortSignal,
 ): Promise<void> {
+  await disposeValueNow(value, signal);
+}
+
+/**
+ * {@linkcode disposeValue} in the same turn when the disposer is
+ * synchronous: `undefined` once it returned something that is not a promise
+ * (it throws what the disposer throws), else a promise for its end.
+ */
+export function disposeValueNow(
+  value: unknown,
+  signal?: AbortSignal,
+): Promise<void> | undefined {
   if (
     (typeof value !== "object" && typeof value !== "function") || value === null
   ) {
-    return;
+    return undefined;
   }
-  if (signal !== undefined) {
-    const dispose = method(value, "dispose");
-    if (dispose !== undefined) {
-      await dispose.call(value, { signal });
-      return;
-    }
+  let result: unknown;
+  const dispose = signal === undefined ? undefined : method(value, "dispose");
+  if (dispose !== undefined) {
+    result = dispose.call(value, { signal });
+  } else {
+    const disposer = method(value, asyncDisposeSymbol) ??
+      method(value, disposeSymbol) ?? method(value, "dispose");
+    if (disposer === undefined) return undefined;
+    result = disposer.call(value);
   }
-  const disposer = method(value, asyncDisposeSymbol) ??
-    method(value, disposeSymbol) ?? method(value, "dispose");
-  if (disposer !== undefined) await disposer.call(value);
+  return isPromiseLike(result)
+    ? Promise.resolve(result).then(() => {})
+    : undefined;
 }

@@ -12,7 +12,11 @@ import { ApplicationStartError } from "./application_start_error.ts";
 import type { HealthReport } from "./health.ts";
 import { ServiceLocator } from "./service_locator.ts";
 import { ApplicationHealth } from "./_application_health.ts";
-import { consoleLogger, diagnosticsEnabled } from "./_application_support.ts";
+import {
+  consoleLine,
+  consoleLogger,
+  diagnosticsEnabled,
+} from "./_application_support.ts";
 import { HostedServices } from "./_hosted_services.ts";
 import type { HostServer } from "./_server_host.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
@@ -42,6 +46,10 @@ export class HostState<TServices extends object> {
   // Takes this application's logging off the list hostLogger() reads.
   unregisterLogging: (() => void) | undefined;
   stopping: Promise<ShutdownReport> | undefined;
+  // The scope disposals of requests that went on after their response (an
+  // asynchronous disposal, a creation in flight), by request id: stop()
+  // waits for them within its deadline.
+  readonly requestScopes: Map<Promise<void>, string> = new Map();
 
   /**
    * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
@@ -96,6 +104,18 @@ export class HostState<TServices extends object> {
     }
   }
 
+  /** Keeps a request's scope disposal until it ends (app.handle's `track`). */
+  readonly trackDisposal = (
+    running: Promise<void>,
+    requestId: string,
+  ): void => {
+    this.requestScopes.set(running, requestId);
+    const done = (): void => {
+      this.requestScopes.delete(running);
+    };
+    running.then(done, done);
+  };
+
   /** Hands the server over to the shutdown, once. */
   takeServer(): HostServer | undefined {
     const server = this.serverToStop;
@@ -108,7 +128,7 @@ export class HostState<TServices extends object> {
     if (!this.diagnostics) return;
     const logger = this.logger;
     if (logger.isEnabled !== undefined && !logger.isEnabled(0)) {
-      console.error(`[kit] ${message}`);
+      console.error(consoleLine(message, properties));
     } else {
       logger.debug(message, properties);
     }

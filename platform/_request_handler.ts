@@ -4,6 +4,9 @@
 // about the error. Each request also gets a span (platform/_telemetry.ts),
 // active while the handler runs, and a point of
 // http.server.request.duration; both are no-ops without an OpenTelemetry SDK.
+// The request's scopes are disposed once its response is done, the response
+// not waiting for what is asynchronous in it; with a server of Kit's own, a
+// body sent as a stream is watched, so a failure while it is sent is logged.
 import { messageOf } from "./_application_support.ts";
 import { maskSecretText } from "../core/mod.ts";
 import { loadOpenTelemetryApi } from "../internal/open_telemetry.ts";
@@ -66,39 +69,47 @@ function withHeader(response: Response, id: string): Response {
   }
 }
 
-// Disposes the request's scoped services when its response is done: at
-// once for a response without a body; for one with a body, once the body
-// has been read to the end, failed, or been cancelled (the client went
-// away), before the reader sees its end. The body is wrapped only when the
-// request created a scope.
-async function endScopes(
-  frame: ContextFrame,
-  response: Response,
-  failed: (error: unknown) => void,
-): Promise<Response> {
-  const body = response.body;
-  if (body === null) {
-    await disposeFrameScopes(frame, failed);
-    return response;
-  }
-  let finished: Promise<void> | undefined;
-  const finish = (): Promise<void> =>
-    finished ??= disposeFrameScopes(frame, failed);
+// The body of a request's response, watched as it is sent: `ended` (when
+// given) runs once it has been read to its end, failed, or been cancelled
+// (the client went away), before the reader sees its end; `failed` gets a
+// failure of the body, the bytes sent before it and the watched body's
+// controller, which it ends.
+function watchedBody(
+  body: ReadableStream<Uint8Array>,
+  ended: (() => void) | undefined,
+  failed: (
+    error: unknown,
+    bytes: number,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ) => void,
+): ReadableStream<Uint8Array> {
+  let done = false;
+  let bytes = 0;
+  const end = (): void => {
+    if (!done) {
+      done = true;
+      ended?.();
+    }
+  };
   const reader = body.getReader();
-  const wrapped = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(controller): Promise<void> {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
       } catch (error) {
-        await finish();
-        controller.error(error);
+        try {
+          failed(error, bytes, controller);
+        } finally {
+          end();
+        }
         return;
       }
       if (chunk.done) {
-        await finish();
+        end();
         controller.close();
       } else {
+        bytes += chunk.value?.byteLength ?? 0;
         controller.enqueue(chunk.value);
       }
     },
@@ -106,12 +117,40 @@ async function endScopes(
       try {
         await reader.cancel(reason);
       } finally {
-        await finish();
+        end();
       }
     },
   }, { highWaterMark: 0 });
-  return new Response(wrapped, response);
 }
+
+/**
+ * A property a server of Kit's own sets on the runtime's extra argument: how
+ * app.handle watches a response body as it is sent, so that a body that
+ * fails is one error line of Kit's and the runtime reports nothing itself.
+ */
+export const RESPONSE_BODY: unique symbol = Symbol("kit.responseBody");
+
+/** What a server of Kit's own tells app.handle about response bodies. */
+export interface ResponseBodyWatch {
+  /**
+   * The body of `response` when it is sent as a stream, which may fail
+   * while it is; `null` when it has none or one the runtime sends whole (a
+   * string, bytes), which cannot.
+   */
+  stream(response: Response): ReadableStream<Uint8Array> | null;
+  /**
+   * Ends a response whose body failed (Kit logged it): the connection is
+   * cut, so the client sees the response incomplete, and the runtime
+   * reports nothing. `controller` is that of the body the runtime reads.
+   */
+  abort(
+    argument: unknown,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ): void;
+}
+
+/** Hands over a request's scope disposal still running, with the request id. */
+export type TrackDisposal = (running: Promise<void>, requestId: string) => void;
 
 /**
  * A property a server of Kit's own sets on the runtime's extra argument: it
@@ -134,6 +173,7 @@ export interface HostArgument {
     argument: unknown,
   ) => boolean;
   [REQUEST_ID]?: string | null;
+  [RESPONSE_BODY]?: ResponseBodyWatch;
 }
 
 /** What the request's span needs to know about its answer. */
@@ -142,12 +182,17 @@ interface Outcome {
   failure: unknown;
 }
 
-/** Wraps `handler`; `logger()` is read per request (logging may be replaced). */
+/**
+ * Wraps `handler`; `logger()` is read per request (logging may be replaced).
+ * `track` receives the disposal of a request's scope that goes on after the
+ * response (an asynchronous one), so that the host can wait for it.
+ */
 export function wrapHandler<A extends unknown[]>(
   handler: FetchHandler<A>,
   logger: () => ApplicationLogger,
+  track?: TrackDisposal,
 ): (request: Request, ...args: A) => Promise<Response> {
-  const wrapped = wrapHandlerAtOnce(handler, logger);
+  const wrapped = wrapHandlerAtOnce(handler, logger, track);
   return (request: Request, ...args: A): Promise<Response> => {
     const answer = wrapped(request, ...args);
     return answer instanceof Promise ? answer : Promise.resolve(answer);
@@ -163,6 +208,7 @@ export function wrapHandler<A extends unknown[]>(
 export function wrapHandlerAtOnce<A extends unknown[]>(
   handler: FetchHandler<A>,
   logger: () => ApplicationLogger,
+  track?: TrackDisposal,
 ): (request: Request, ...args: A) => Response | Promise<Response> {
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
@@ -264,6 +310,50 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     }
     return withHeader(response, requestId);
   };
+  // A response body that failed while it was sent: the access line said
+  // its status; this line says it was cut short.
+  const bodyFailed = (
+    request: Request,
+    requestId: string,
+    status: number,
+    error: unknown,
+    bytes: number,
+  ): void => {
+    const path = pathOf(request.url);
+    logger().error(
+      `${request.method} ${path} ${status} aborted: the response body failed after ${bytes} bytes: ${
+        maskSecretText(messageOf(error))
+      }`,
+      {
+        error,
+        method: request.method,
+        path,
+        status,
+        aborted: true,
+        bytes,
+        requestId,
+      },
+    );
+  };
+  // Disposes the request's scopes; the response does not wait for what
+  // goes on asynchronously (a disposal, a creation still in flight): that
+  // is handed to `track`, and failures are logged with the request id.
+  const endScopes = (
+    request: Request,
+    requestId: string,
+    frame: ContextFrame,
+  ): void => {
+    const running = disposeFrameScopes(frame, (error) => {
+      const path = pathOf(request.url);
+      logger().error(
+        `${request.method} ${path}: disposing scoped services failed: ${
+          maskSecretText(messageOf(error))
+        }`,
+        { error, method: request.method, path, requestId },
+      );
+    });
+    if (running !== undefined) track?.(running, requestId);
+  };
   // The rest of the request once the handler answered (or threw).
   const answer = (
     request: Request,
@@ -279,33 +369,56 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     try {
       response = checked(request, requestId, frame, outcome, result, thrown);
       frame.after?.();
-      if (frame.scope === undefined) {
-        // No scoped service was resolved: none may be after the response.
-        frame.closed = "ended";
-        return finish(
-          request,
-          requestId,
-          args,
-          frame,
-          outcome,
-          started,
+      const scoped = frame.scope !== undefined;
+      // No scoped service was resolved: none may be after the response.
+      if (!scoped) frame.closed = "ended";
+      // A body sent as a stream is sent after the response is returned:
+      // with a server of Kit's own it is watched, so that a failure while it
+      // is sent is logged; a request's scope is disposed once it has been
+      // sent (or failed, or was cancelled).
+      const watch = (args[0] as HostArgument | null | undefined)?.[
+        RESPONSE_BODY
+      ];
+      const body = watch !== undefined
+        ? watch.stream(response)
+        : scoped
+        ? response.body
+        : null;
+      if (body !== null) {
+        const status = response.status;
+        response = new Response(
+          watchedBody(
+            body,
+            scoped ? () => endScopes(request, requestId, frame) : undefined,
+            (error, bytes, controller) => {
+              if (watch === undefined) {
+                controller.error(error);
+                return;
+              }
+              try {
+                bodyFailed(request, requestId, status, error, bytes);
+              } finally {
+                watch.abort(args[0], controller);
+              }
+            },
+          ),
           response,
         );
+      } else if (scoped) {
+        endScopes(request, requestId, frame);
       }
+      return finish(
+        request,
+        requestId,
+        args,
+        frame,
+        outcome,
+        started,
+        response,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
-    return endScopes(frame, response, (error) => {
-      const path = pathOf(request.url);
-      logger().error(
-        `${request.method} ${path}: disposing scoped services failed: ${
-          messageOf(error)
-        }`,
-        { error, method: request.method, path, requestId },
-      );
-    }).then((ended) =>
-      finish(request, requestId, args, frame, outcome, started, ended)
-    );
   };
   // `outcome`, when given, receives the status and the handler's error for
   // the request's span (only while an OpenTelemetry SDK is registered, so

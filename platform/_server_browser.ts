@@ -1,10 +1,12 @@
 // Browser flavour of the host's HTTP server: a page cannot listen.
-import type {
-  Listener,
-  ListenOptions,
-  RuntimeHandler,
+import {
+  dropBody,
+  type Listener,
+  type ListenOptions,
+  type RuntimeHandler,
 } from "./_server_common.ts";
 
+export { dropBody };
 export type { Listener, ListenOptions, RuntimeHandler };
 
 /** Always rejects: a page cannot listen. */

@@ -1,7 +1,10 @@
 // What the runtime flavours of the host's HTTP server share
 // (_server_deno.ts, _server_node.ts, _server_browser.ts): the listener's
-// shape, its URL, the error of a failed listen, and waiting until a
+// shape, its URL, the error of a failed listen, what the server itself
+// reports, letting go of a body past the limit, and waiting until a
 // deadline.
+import { consoleLine } from "./_application_support.ts";
+import { hostLogger } from "./host_logger.ts";
 
 /** What the server needs to know to listen. */
 export interface ListenOptions {
@@ -87,4 +90,28 @@ export function until(
       },
     );
   });
+}
+
+/**
+ * Lets go of the rest of a request body answered 413 (`Connection: close`):
+ * a reader the body limit took is cancelled; a body not read at all is left
+ * to the runtime, which closes the connection after the answer (Node.js,
+ * Bun). `args` are the runtime's arguments after the request (unused here).
+ */
+export function dropBody(
+  body: ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array>,
+  _args: readonly unknown[],
+): void {
+  if (!(body instanceof ReadableStream)) body.cancel().catch(() => {});
+}
+
+/**
+ * Reports an error of the server itself (not of a request, which app.handle
+ * reports): to the running application's logging, else to the console,
+ * masked and escaped either way.
+ */
+export function reportServerError(message: string, error: unknown): void {
+  const logger = hostLogger("kit.application");
+  if (logger !== undefined) logger.error(message, { error });
+  else console.error(consoleLine(message, { error }));
 }

@@ -5,7 +5,7 @@
 // requests in flight finish and close idle connections.
 import type { HealthReport } from "./health.ts";
 import type { ServerSettings } from "./_server_settings.ts";
-import { listen } from "#platform/server";
+import { dropBody, listen } from "#platform/server";
 import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
@@ -88,11 +88,11 @@ class BodyTooLargeError extends Error {
 }
 
 // The body, counted as it is read: past the limit the read fails, and the
-// source is cancelled so nothing more is buffered.
+// source is let go of (`exceeded` gets its reader) so nothing more is read.
 function limitedBody(
   source: ReadableStream<Uint8Array>,
   limit: number,
-  exceeded: () => void,
+  exceeded: (reader: ReadableStreamDefaultReader<Uint8Array>) => void,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let total = 0;
@@ -105,8 +105,7 @@ function limitedBody(
       }
       total += value.byteLength;
       if (total > limit) {
-        exceeded();
-        reader.cancel().catch(() => {});
+        exceeded(reader);
         controller.error(new BodyTooLargeError(limit));
         return;
       }
@@ -132,15 +131,29 @@ export function limitBody(
     args: unknown[],
   ): Promise<Response> => {
     const declared = request.headers.get("content-length");
-    if (declared !== null && Number(declared) > limit) return tooLarge(limit);
+    if (declared !== null && Number(declared) > limit) {
+      dropBody(body, args);
+      return tooLarge(limit);
+    }
     let over = false;
     const counted = new Request(request.url, {
       method: request.method,
       headers: request.headers,
-      body: limitedBody(body, limit, () => over = true),
-      signal: request.signal,
+      body: limitedBody(body, limit, (reader) => {
+        over = true;
+        dropBody(reader, args);
+      }),
       duplex: "half",
     } as RequestInit);
+    // The client's signal, read only when the handler reads it: Deno warns
+    // on standard error, once, when a request whose signal was read is
+    // answered (its legacy abort on success), which Kit must not cause by
+    // itself. (A copy of the request, `new Request(counted)`, gets a signal
+    // of its own.)
+    Object.defineProperty(counted, "signal", {
+      get: () => request.signal,
+      configurable: true,
+    });
     let response: Response | undefined;
     try {
       response = await handler(counted, ...args);

@@ -13,21 +13,25 @@ import {
 import type { Socket } from "node:net";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
-import { hostLogger } from "./host_logger.ts";
 import {
   type HostArgument,
   REQUEST_ID,
+  RESPONSE_BODY,
   RESPONSE_HEADER,
+  type ResponseBodyWatch,
 } from "./_request_handler.ts";
 import {
+  dropBody,
   type Listener,
   listenError,
   type ListenOptions,
+  reportServerError,
   type RuntimeHandler,
   until,
   urlOf,
 } from "./_server_common.ts";
 
+export { dropBody };
 export type { Listener, ListenOptions, RuntimeHandler };
 
 interface BunServer {
@@ -130,6 +134,7 @@ function listenNode(
         const host = env as HostArgument & { incoming: IncomingMessage };
         host[RESPONSE_HEADER] = writeRequestId;
         host[REQUEST_ID] = requestIdHeader(host.incoming.rawHeaders);
+        host[RESPONSE_BODY] = NODE_BODY;
         // A Response answered at once is handed over as it is:
         // @hono/node-server writes it in the same turn, and waits a turn
         // for a promise.
@@ -171,12 +176,12 @@ function listenNode(
       // An error after listening (accept() failing with EMFILE…) would end
       // the process without a listener: report it and keep serving.
       server.on("error", (error: unknown) => {
-        const message = `The HTTP server on ${hostname}:${port} reported: ${
-          error instanceof Error ? error.message : String(error)
-        }`;
-        const logger = hostLogger("kit.application");
-        if (logger !== undefined) logger.error(message, { error });
-        else console.error(`[kit] ${message}`);
+        reportServerError(
+          `The HTTP server on ${hostname}:${port} reported: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          error,
+        );
       });
       const address = server.address() as { address: string; port: number };
       resolve({
@@ -219,6 +224,31 @@ function requestIdHeader(raw: string[]): string | null {
 // The key under which @hono/node-server's light Response keeps the status,
 // body and headers it was made with (null: this version has none).
 let cacheKey: symbol | null | undefined;
+
+// Response bodies on Node.js: a light Response tells what it was made with
+// (a string, bytes or a Blob is written whole; only a stream may fail while
+// it is sent); another has its standard body. A body that failed is ended
+// by cutting the connection: erroring the stream would make
+// @hono/node-server print the error with its stack on standard error.
+const NODE_BODY: ResponseBodyWatch = {
+  stream(response: Response): ReadableStream<Uint8Array> | null {
+    if (cacheKey !== null && cacheKey !== undefined) {
+      const cache = (response as unknown as Record<symbol, unknown>)[cacheKey];
+      if (Array.isArray(cache)) {
+        const body: unknown = cache[1];
+        return body !== null && typeof body === "object" &&
+            typeof (body as ReadableStream).getReader === "function"
+          ? body as ReadableStream<Uint8Array>
+          : null;
+      }
+    }
+    return response.body;
+  },
+  abort(argument, controller): void {
+    (argument as { outgoing?: ServerResponse }).outgoing?.destroy();
+    controller.close();
+  },
+};
 
 // app.handle's X-Request-ID, when the Response is @hono/node-server's light
 // one and does not set the header itself, without making its headers a

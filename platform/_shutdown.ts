@@ -1,7 +1,8 @@
 // The application's shutdown sequence: the HTTP server (drained), hosted
-// services (newest first), then the services the locator created (newest
-// first, logging kept for last), all within one deadline, with a reserve of
-// it for logging's last flush.
+// services (newest first), the disposal of requests' scopes still running,
+// then the services the locator created (newest first, logging kept for
+// last), all within one deadline, with a reserve of it for logging's last
+// flush.
 import { deadlineSignal } from "../core/mod.ts";
 import type {
   ApplicationLogger,
@@ -36,6 +37,11 @@ export interface ShutdownPlan {
   server?: { stop(signal: AbortSignal): Promise<boolean> };
   /** The hosted services that started, oldest first. */
   hosted: { name: string; service: HostedService }[];
+  /**
+   * The scope disposals of requests still running (they go on after the
+   * response), waited for before the services are disposed.
+   */
+  requestScopes?: () => { name: string; done: Promise<unknown> }[];
   /** Hands over what the locator created, oldest first. */
   takeCreated: () => CreatedService[];
   /** Called once every service but logging is disposed. */
@@ -94,7 +100,20 @@ export async function shutdown(plan: ShutdownPlan): Promise<ShutdownReport> {
     for (const { name, service } of [...plan.hosted].reverse()) {
       await settle(name, () => service.stop(signal), signal, outcome);
     }
+    const scopes = plan.requestScopes?.() ?? [];
+    for (const { name, done } of scopes) {
+      await settle(name, () => done, signal, outcome);
+    }
+    // Closing the locator aborts the signal of the scopes' disposals: those
+    // still running give up now, and their failures are logged while the
+    // logging is still there.
     const created = plan.takeCreated();
+    if (scopes.length > 0) {
+      await abandonAfter(
+        Promise.allSettled(scopes.map(({ done }) => done)),
+        signal,
+      );
+    }
     const others = created.filter((entry) => entry.name !== LOGGING);
     for (const { name, value } of others.reverse()) {
       await settle(name, () => disposeValue(value, signal), signal, outcome);

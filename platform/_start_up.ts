@@ -154,7 +154,8 @@ async function listen<TServices extends object>(
       );
     }
     server = await HostServer.start(handler, settings, {
-      handle: (inner) => wrapHandlerAtOnce(inner, () => host.logger),
+      handle: (inner) =>
+        wrapHandlerAtOnce(inner, () => host.logger, host.trackDisposal),
       health: app.healthHandler(),
       readiness: () => host.healthReport(true),
     }, test === undefined || test.listen);

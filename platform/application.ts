@@ -485,7 +485,7 @@ export class Application<TServices extends object = ServiceMap> {
     handler: FetchHandler<A>,
   ): (request: Request, ...args: A) => Promise<Response> {
     const host = this.#host;
-    return wrapHandler(handler, () => host.logger);
+    return wrapHandler(handler, () => host.logger, host.trackDisposal);
   }
 
   /**
@@ -493,7 +493,8 @@ export class Application<TServices extends object = ServiceMap> {
    * the server of `serve` first (readiness turns 503 at once, requests are
    * served for `drainDelay`, then it stops accepting, lets the requests in
    * flight finish and closes idle connections); then hosted services stop,
-   * newest first; then the services the locator
+   * newest first; then the disposals of requests' scoped services that went
+   * on after their responses are awaited; then the services the locator
    * created are disposed, newest first (a `dispose(options)` method receives
    * `{ signal }` for the time left); then logging, last, so the shutdown's
    * own lines are written. All within `shutdownTimeout`: past it, `stop()`
@@ -536,6 +537,11 @@ export class Application<TServices extends object = ServiceMap> {
       logger: () => host.logger,
       server: host.takeServer(),
       hosted: host.hosted.takeStarted(),
+      requestScopes: () =>
+        [...host.requestScopes].map(([done, requestId]) => ({
+          name: `scoped services of request ${requestId}`,
+          done,
+        })),
       takeCreated: () => {
         const hooks = locatorHooks.get(host.services);
         // A service created after this would never be disposed.

@@ -103,13 +103,19 @@ export interface ServiceScope<TServices extends object = ServiceMap>
 
   /**
    * Disposes the scoped services this scope created, newest first (once;
-   * later calls return the same promise). A `dispose(options)` method
-   * receives `{ signal }`: the given one, else one that aborts when the
-   * application stops.
+   * later calls return the same promise), once the creations in flight
+   * settled. A `dispose(options)` method receives `{ signal }`: the given
+   * one, else one that aborts when the application stops. The signal bounds
+   * the disposal itself: when it aborts, a creation or a disposal still
+   * running is given up on (a creation given up on is disposed when it
+   * settles) and the promise settles.
    *
-   * @param options `signal`: tells slow disposals to give up.
+   * @param options `signal`: tells slow disposals to give up, and when to
+   * stop waiting for them.
    * @returns A promise that settles when every service had its turn.
-   * @throws {AggregateError} When one or more services failed to dispose.
+   * @throws {AggregateError} When one or more services failed to dispose, or
+   * were given up on (`Failed to dispose 1 scoped service(s): db (still being
+   * created when the signal aborted)`).
    *
    * @example Usage
    * ```ts

@@ -17,6 +17,8 @@ export interface ChildResult {
   code: number | null;
   /** Its standard output and error, interleaved. */
   out: string;
+  /** Its standard error alone. */
+  stderr: string;
 }
 
 /** How to run the script. */
@@ -47,12 +49,12 @@ export async function runChildScript(
         (_, folder: string) => JSON.stringify(moduleUrl(folder.toLowerCase())),
       ),
     );
-    const { code, out } = await runProcess(
+    const { code, out, stderr } = await runProcess(
       process.execPath,
       scriptArgs(script, options.runtimeArgs),
       { env: options.env },
     );
-    return { code, out };
+    return { code, out, stderr };
   } finally {
     if (options.dir === undefined) {
       await rm(dir, { recursive: true, force: true });

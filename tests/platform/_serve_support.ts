@@ -1,6 +1,6 @@
 // Helpers of the serve_* tests: plain HTTP requests on fresh connections
 // (node:http, no pooling, so nothing stays open between tests) and raw
-// sockets for the timeout and drain tests. Works in Deno, Node.js and Bun.
+// sockets for the timeout, drain and body limit tests. Works in Deno, Node.js and Bun.
 import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 
@@ -117,6 +117,104 @@ export function openSocket(url: string, first = ""): Promise<RawSocket> {
     socket.once("error", (error) => {
       if (closedAt === undefined && text === "") reject(error);
     });
+  });
+}
+
+/** What {@linkcode uploadPastAnswer} saw. */
+export interface UploadPastAnswer {
+  /** The answer's status line (`HTTP/1.1 413 Payload Too Large`). */
+  statusLine: string;
+  /** Bytes the server accepted after its answer began to arrive. */
+  bytesAfter: number;
+  /** Whether the server closed the connection (else `cap` came first). */
+  closed: boolean;
+  /** Milliseconds from the answer to the close (or to `cap`). */
+  ms: number;
+}
+
+/**
+ * Sends `head` (a request's line and headers, with the blank line), then body
+ * bytes without end (64 KiB chunks, chunked-encoded when `chunked`), for as
+ * long as the server takes them: until it closes the connection, or until
+ * it accepted `cap` bytes after its answer began to arrive.
+ *
+ * @throws Error when no answer came within `within` ms, or `cap` was not
+ * reached nor the connection closed within it.
+ */
+export function uploadPastAnswer(
+  url: string,
+  head: string,
+  options: { chunked: boolean; cap: number; within: number },
+): Promise<UploadPastAnswer> {
+  const { hostname, port } = new URL(url);
+  const data = new Uint8Array(64 * 1024).fill(120);
+  const chunk = options.chunked
+    ? join([
+      new TextEncoder().encode(data.byteLength.toString(16) + "\r\n"),
+      data,
+      new TextEncoder().encode("\r\n"),
+    ])
+    : data;
+  return new Promise<UploadPastAnswer>((resolve, reject) => {
+    let text = "";
+    let sent = 0;
+    let answeredAt: number | undefined;
+    let sentBefore = 0;
+    let done = false;
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(head);
+      pump();
+    });
+    const end = (closed: boolean): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (answeredAt === undefined) {
+        reject(new Error(`no answer before the connection ended: ${text}`));
+        return;
+      }
+      resolve({
+        statusLine: text.split("\r\n")[0],
+        bytesAfter: sent - sentBefore,
+        closed,
+        ms: Date.now() - answeredAt,
+      });
+    };
+    const pump = (): void => {
+      while (!done) {
+        if (answeredAt !== undefined && sent - sentBefore >= options.cap) {
+          end(false);
+          return;
+        }
+        sent += chunk.byteLength;
+        if (!socket.write(chunk)) {
+          socket.once("drain", pump);
+          return;
+        }
+      }
+    };
+    const timer = setTimeout(() => {
+      done = true;
+      socket.destroy();
+      reject(
+        new Error(
+          `after ${options.within} ms: ${
+            sent - sentBefore
+          } bytes accepted after the answer, connection open; received: ${text}`,
+        ),
+      );
+    }, options.within);
+    socket.on("data", (received: Uint8Array) => {
+      text += new TextDecoder().decode(received);
+      if (answeredAt === undefined) {
+        answeredAt = Date.now();
+        sentBefore = sent;
+      }
+    });
+    // A reset (the server closed with bytes unread) ends it as a close does.
+    socket.on("error", () => end(true));
+    socket.on("close", () => end(true));
   });
 }
 

@@ -1,12 +1,18 @@
 // The server's limits, with real sockets: a request body limit checked on
-// Content-Length and while reading (a chunked body cannot pass it), a
-// header-read timeout and an idle keep-alive timeout.
+// Content-Length and while reading (a chunked body cannot pass it), after
+// which the connection is closed, a header-read timeout and an idle
+// keep-alive timeout.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { Application } from "../../platform/mod.ts";
 import { runChildScript } from "../_support/child_script.ts";
-import { openSocket, RUNTIME, send } from "./_serve_support.ts";
+import {
+  openSocket,
+  RUNTIME,
+  send,
+  uploadPastAnswer,
+} from "./_serve_support.ts";
 
 async function echoApp(
   server: Record<string, unknown> = {},
@@ -92,6 +98,80 @@ describe("serve: request body limit", () => {
     });
     assert.equal(over.status, 413);
   });
+});
+
+// After a 413 the server reads no more of the body: it closes the
+// connection, so a client that goes on sending (a 4 GB upload) is stopped
+// at once instead of being read to its end.
+describe("serve: the connection after a 413", () => {
+  const MiB = 1024 * 1024;
+  for (
+    const [name, header, chunked] of [
+      ["a Content-Length of 4 GB", "Content-Length: 4294967296", false],
+      ["a chunked body past the limit", "Transfer-Encoding: chunked", true],
+    ] as const
+  ) {
+    it(`is closed after the 413 to ${name}, the rest of the body unread`, async () => {
+      await using app = await echoApp({ maxBodySize: 1024 });
+      const result = await uploadPastAnswer(
+        app.url!,
+        `POST / HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`,
+        // Past 256 MiB accepted after the answer, the server is reading on.
+        { chunked, cap: 256 * MiB, within: 20_000 },
+      );
+      assert.match(result.statusLine, /^HTTP\/1\.1 413 /);
+      assert.ok(
+        result.closed,
+        `still open after ${result.bytesAfter} bytes accepted in ${result.ms} ms`,
+      );
+      // What the socket buffers of both ends hold, at most.
+      assert.ok(
+        result.bytesAfter < 16 * MiB,
+        `${result.bytesAfter} bytes accepted after the answer`,
+      );
+    });
+  }
+});
+
+describe("serve: the request a handler gets behind the body limit", () => {
+  it(
+    "carries the client's signal: it aborts when the client goes away mid-body",
+    {
+      // Deno.serve does not abort request.signal when a client goes away
+      // while its body is arriving (with or without Kit).
+      skip: RUNTIME === "deno" ? "Deno.serve does not abort it" : false,
+    },
+    async () => {
+      let started!: () => void;
+      const reading = new Promise<void>((resolve) => started = resolve);
+      let seen!: (aborted: boolean) => void;
+      const outcome = new Promise<boolean>((resolve) => seen = resolve);
+      await using app = await Application.start({
+        configuration: () => ({}),
+        logging: () => ({ debug() {}, info() {}, warning() {}, error() {} }),
+        serve: () => async (request: Request) => {
+          const signal = request.signal;
+          const aborted = new Promise<boolean>((resolve) => {
+            signal.addEventListener("abort", () => resolve(true), {
+              once: true,
+            });
+            setTimeout(() => resolve(false), 5_000);
+          });
+          started();
+          seen(await aborted);
+          return new Response("done");
+        },
+        server: { port: 0, hostname: "127.0.0.1" },
+      });
+      const client = await openSocket(
+        app.url!,
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n",
+      );
+      await reading;
+      client.socket.destroy();
+      assert.equal(await outcome, true, "request.signal did not abort");
+    },
+  );
 });
 
 // Eight 40 MB chunked uploads at once to a handler that reads the whole

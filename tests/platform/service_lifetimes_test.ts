@@ -9,6 +9,7 @@ import {
   ServiceLocator,
   type ServiceScope,
 } from "../../platform/mod.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 class Connection {
   static opened = 0;
@@ -141,6 +142,93 @@ describe("service lifetimes", () => {
     const repo = scope.get<{ conn: Connection; url: string }>("repo");
     assert.equal(repo.conn, scope.get("conn"));
     assert.equal(repo.url, "db://");
+  });
+});
+
+// Settles with what `promise` settled with, or "pending" after `ms`.
+async function within(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise.then((value) => ({ value }), (error) => ({ error })),
+      new Promise((resolve) =>
+        timer = setTimeout(() => resolve("pending"), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("scope disposal and its signal", () => {
+  it("gives up on a creation that never settles when its signal aborts, naming it, and disposes the rest", async () => {
+    const locator = new ServiceLocator();
+    locator.register("slow", () => new Promise(() => {}), {
+      lifetime: "scoped",
+    });
+    locator.register("conn", () => new Connection(), { lifetime: "scoped" });
+    const scope = locator.createScope();
+    const conn = scope.get<Connection>("conn");
+    scope.getAsync("slow").catch(() => {});
+    const began = performance.now();
+    const outcome = await within(
+      scope.dispose({ signal: AbortSignal.timeout(500) }),
+      5_000,
+    );
+    const ms = performance.now() - began;
+    assert.notEqual(outcome, "pending", "still disposing after 5 s");
+    const { error } = outcome as { error: AggregateError };
+    assert.equal(error?.name, "AggregateError");
+    assert.equal(
+      error.message,
+      "Failed to dispose 1 scoped service(s): slow (still being created when the signal aborted)",
+    );
+    assert.equal(conn.closed, true);
+    assert.ok(ms >= 400 && ms < 5_000, `${ms} ms`);
+  });
+
+  it("disposes a creation that settles after its scope gave up on it", async () => {
+    const locator = new ServiceLocator();
+    let release!: () => void;
+    const late = new Connection();
+    locator.register(
+      "late",
+      () => new Promise((resolve) => release = () => resolve(late)),
+      { lifetime: "scoped" },
+    );
+    const scope = locator.createScope();
+    const asked = scope.getAsync("late");
+    const controller = new AbortController();
+    const disposing = scope.dispose({ signal: controller.signal });
+    controller.abort();
+    const outcome = await within(disposing, 5_000);
+    assert.notEqual(outcome, "pending", "still disposing after 5 s");
+    assert.equal((outcome as { error: Error }).error?.name, "AggregateError");
+    assert.equal(late.closed, false);
+    release();
+    assert.equal(await asked, late);
+    await waitFor(() => late.closed, "the late service to be disposed");
+  });
+
+  it("gives up on a disposal that outlives its signal, naming it", async () => {
+    const locator = new ServiceLocator();
+    locator.register("stuck", () => ({
+      dispose: () => new Promise<void>(() => {}),
+    }), { lifetime: "scoped" });
+    const scope = locator.createScope();
+    scope.get("stuck");
+    const outcome = await within(
+      scope.dispose({ signal: AbortSignal.timeout(200) }),
+      5_000,
+    );
+    assert.notEqual(outcome, "pending", "still disposing after 5 s");
+    assert.equal(
+      (outcome as { error: Error }).error?.message,
+      "Failed to dispose 1 scoped service(s): stuck (still disposing when the signal aborted)",
+    );
   });
 });
 

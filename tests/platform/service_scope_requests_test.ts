@@ -12,6 +12,7 @@ import {
   RequestContext,
 } from "../../platform/mod.ts";
 import { serveFetch as serve } from "../_support/fetch_front.ts";
+import { type Answer, send } from "./_serve_support.ts";
 
 class Unit {
   static made = 0;
@@ -276,5 +277,125 @@ describe("scoped services in requests through app.handle()", () => {
     });
     const response = await handler(new Request("http://localhost/"));
     assert.equal(await response.text(), "true");
+  });
+});
+
+// Settles with what `promise` settled with, or "pending" after `ms`.
+async function within<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<T | "pending"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<"pending">((resolve) =>
+        timer = setTimeout(() => resolve("pending"), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("a request's response and its scope's disposal", () => {
+  it("answers a handler that gave up on a scoped creation that never settles; stop() reports the scope abandoned", async () => {
+    const lines: string[] = [];
+    const app = await Application.start({
+      configuration: () => ({}),
+      logging: () => quiet(lines),
+      shutdownTimeout: 1_000,
+      services: (services) => {
+        services.register("slow", () => new Promise(() => {}), {
+          lifetime: "scoped",
+        });
+      },
+      serve: (services) => async () => {
+        // The handler's own timeout on its dependency.
+        const gaveUp = await Promise.race([
+          services.getAsync("slow").then(() => false),
+          new Promise<boolean>((resolve) =>
+            setTimeout(() => resolve(true), 100)
+          ),
+        ]);
+        return new Response(gaveUp ? "gave up" : "ok", {
+          status: gaveUp ? 504 : 200,
+        });
+      },
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    let answer: Answer | undefined;
+    try {
+      answer = await send(app.url!, "/", {
+        headers: { "X-Request-ID": "r-slow" },
+        timeout: 5_000,
+      });
+    } finally {
+      const report = await within(app.stop(), 10_000);
+      assert.notEqual(report, "pending", "stop() still running after 10 s");
+      if (answer !== undefined) {
+        assert.deepEqual(report, {
+          ok: false,
+          timedOut: ["scoped services of request r-slow"],
+          errors: [],
+        });
+      }
+    }
+    assert.equal(answer.status, 504);
+    assert.equal(answer.body, "gave up");
+    // Given up on when the application stopped, and logged by then.
+    assert.ok(
+      lines.includes(
+        "GET /: disposing scoped services failed: Failed to dispose 1 scoped service(s): slow (still being created when the signal aborted)",
+      ),
+      lines.join("\n"),
+    );
+  });
+
+  it("sends a streamed body to its end without waiting for its scope's asynchronous disposal", async () => {
+    const app = await Application.start({
+      configuration: () => ({}),
+      logging: () => quiet(),
+      shutdownTimeout: 1_000,
+      services: (services) => {
+        // A disposal that never ends, whatever its signal says.
+        services.register("stuck", () => ({
+          dispose: () => new Promise<void>(() => {}),
+        }), { lifetime: "scoped" });
+      },
+      serve: (services) => () => {
+        services.get("stuck");
+        const chunks = ["one\n", "two\n"];
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              const chunk = chunks.shift();
+              if (chunk === undefined) controller.close();
+              else controller.enqueue(new TextEncoder().encode(chunk));
+            },
+          }),
+        );
+      },
+      server: { port: 0, hostname: "127.0.0.1" },
+    });
+    let answer: Answer | undefined;
+    try {
+      answer = await send(app.url!, "/", {
+        headers: { "X-Request-ID": "r-stream" },
+        timeout: 5_000,
+      });
+    } finally {
+      const report = await within(app.stop(), 10_000);
+      assert.notEqual(report, "pending", "stop() still running after 10 s");
+      if (answer !== undefined) {
+        assert.deepEqual(report, {
+          ok: false,
+          timedOut: ["scoped services of request r-stream"],
+          errors: [],
+        });
+      }
+    }
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body, "one\ntwo\n");
   });
 });
