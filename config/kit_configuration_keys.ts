@@ -135,7 +135,7 @@ export interface KitConfigurationSections {
   readonly features: {
     readonly enableAnalytics: KitKey<"boolean">;
     readonly enableInternationalization: KitKey<"boolean">;
-    readonly maxFileUploadSize: KitKey<"number">;
+    readonly maxFileUploadSize: KitKey<"integer", "min">;
   };
   /** What Kit exports over OpenTelemetry. */
   readonly telemetry: {
@@ -302,8 +302,10 @@ const features: Sections["features"] = {
     description: "Turn localization on.",
   },
   maxFileUploadSize: {
-    type: "number",
-    description: "The largest file upload, in bytes.",
+    type: "integer",
+    min: 1,
+    description:
+      "The largest upload, in bytes: the server's body limit for multipart/form-data and application/octet-stream requests (server:maxBodySize stays the limit of every other body).",
   },
 };
 

@@ -4,7 +4,7 @@
 // drainDelay while readiness says 503, then stop accepting, let the
 // requests in flight finish and close idle connections.
 import type { HealthReport } from "./health.ts";
-import type { ServerSettings } from "./_server_settings.ts";
+import { type ServerSettings, UPLOAD_KEY } from "./_server_settings.ts";
 import { dropBody, listen } from "#platform/server";
 import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
@@ -66,11 +66,11 @@ function probeOf(request: Request): Probe {
   }
 }
 
-function tooLarge(limit: number): Response {
+function tooLarge(limit: number, key: string): Response {
   return new Response(
     JSON.stringify({
       message:
-        `The request body is larger than the limit of ${limit} bytes (server:maxBodySize)`,
+        `The request body is larger than the limit of ${limit} bytes (${key})`,
     }),
     {
       status: 413,
@@ -117,23 +117,35 @@ function limitedBody(
   }, { highWaterMark: 0 });
 }
 
-/** The application's handler behind the body limit. */
+// What an upload is: a form with files, or raw bytes.
+const UPLOAD = /^\s*(multipart\/form-data|application\/octet-stream)\s*(;|$)/i;
+
+/**
+ * The application's handler behind the body limits: `uploadLimit` for a
+ * request whose Content-Type is an upload (`multipart/form-data`,
+ * `application/octet-stream`), `bodyLimit` for the others.
+ */
 export function limitBody(
   handler: (
     request: Request,
     ...args: unknown[]
   ) => Response | Promise<Response>,
-  limit: number,
+  bodyLimit: number,
+  uploadLimit: number = bodyLimit,
 ): (request: Request, ...args: unknown[]) => Response | Promise<Response> {
   const limited = async (
     request: Request,
     body: ReadableStream<Uint8Array>,
     args: unknown[],
   ): Promise<Response> => {
+    const upload = uploadLimit !== bodyLimit &&
+      UPLOAD.test(request.headers.get("content-type") ?? "");
+    const limit = upload ? uploadLimit : bodyLimit;
+    const key = upload ? UPLOAD_KEY : "server:maxBodySize";
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > limit) {
       dropBody(body, args);
-      return tooLarge(limit);
+      return tooLarge(limit, key);
     }
     let over = false;
     const counted = new Request(request.url, {
@@ -163,7 +175,7 @@ export function limitBody(
     if (over) {
       // Whatever the handler made of the failed read, the answer is 413.
       await response?.body?.cancel().catch(() => {});
-      return tooLarge(limit);
+      return tooLarge(limit, key);
     }
     return response!;
   };
@@ -211,7 +223,9 @@ export class HostServer {
     host: ServerHost,
     listenOn = true,
   ): Promise<HostServer> {
-    const app = host.handle(limitBody(handler, settings.maxBodySize));
+    const app = host.handle(
+      limitBody(handler, settings.maxBodySize, settings.maxUploadSize),
+    );
     let serve: Handler = app;
     if (settings.health) {
       const live = (): Response => json({ status: "alive" }, 200);

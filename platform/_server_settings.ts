@@ -21,11 +21,15 @@ export interface ServerSettings {
   drainDelay: number;
   health: boolean;
   maxBodySize: number;
+  /** The body limit of uploads; `maxBodySize` when none is set. */
+  maxUploadSize: number;
   headersTimeout: number;
   idleTimeout: number;
 }
 
 const SERVER = serverConfigurationKeys.server;
+/** The key of the upload limit (Kit's feature switches). */
+export const UPLOAD_KEY = "features:maxFileUploadSize";
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE: number = SERVER.maxBodySize.default;
 
@@ -123,6 +127,19 @@ export function serverSettings(
       `server.health must be true or false: ${quoteValue(options.health)}`,
     );
   }
+  const maxBodySize = number(
+    options.maxBodySize,
+    "maxBodySize",
+    config,
+    "server:maxBodySize",
+    SERVER.maxBodySize,
+  );
+  const upload = pick(
+    options.maxUploadSize,
+    "the server option maxUploadSize",
+    config,
+    UPLOAD_KEY,
+  );
   return {
     port: port === undefined
       ? SERVER.port.default
@@ -138,13 +155,10 @@ export function serverSettings(
       SERVER.drainDelay,
     ),
     health: options.health ?? true,
-    maxBodySize: number(
-      options.maxBodySize,
-      "maxBodySize",
-      config,
-      "server:maxBodySize",
-      SERVER.maxBodySize,
-    ),
+    maxBodySize,
+    maxUploadSize: upload === undefined
+      ? maxBodySize
+      : wholeNumber(upload, UPLOAD_KEY, 1, Number.MAX_SAFE_INTEGER),
     headersTimeout: number(
       options.headersTimeout,
       "headersTimeout",

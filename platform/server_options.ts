@@ -44,6 +44,13 @@ export interface ServerOptions {
    */
   maxBodySize?: number;
   /**
+   * The largest upload in bytes: the body limit of a request whose
+   * `Content-Type` is `multipart/form-data` or `application/octet-stream`
+   * (the others keep `maxBodySize`). Else `features:maxFileUploadSize`,
+   * else `maxBodySize`.
+   */
+  maxUploadSize?: number;
+  /**
    * Milliseconds a connection may take to send a request's headers. Else
    * `server:headersTimeout`, else 60000 (as Node.js and nginx).
    */

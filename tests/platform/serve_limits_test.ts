@@ -100,6 +100,94 @@ describe("serve: request body limit", () => {
   });
 });
 
+// features:maxFileUploadSize: the limit of uploads (multipart forms and raw
+// bytes), server:maxBodySize staying the limit of every other body.
+describe("serve: the upload limit", () => {
+  async function uploadApp(
+    config: Record<string, unknown>,
+  ): Promise<Application> {
+    return await Application.start({
+      configuration: () => config,
+      serve: () => async (request: Request) =>
+        new Response(`read ${(await request.arrayBuffer()).byteLength}`),
+      server: { port: 0, hostname: "127.0.0.1", maxBodySize: 1024 },
+    });
+  }
+
+  it("gives multipart/form-data and application/octet-stream bodies features:maxFileUploadSize", async () => {
+    await using app = await uploadApp({
+      features: { maxFileUploadSize: 4096 },
+    });
+    const json = await send(app.url!, "/", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "x".repeat(2000),
+    });
+    assert.equal(json.status, 413);
+    assert.deepEqual(JSON.parse(json.body), {
+      message:
+        "The request body is larger than the limit of 1024 bytes (server:maxBodySize)",
+    });
+    const form = await send(app.url!, "/", {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=x" },
+      body: "x".repeat(2000),
+    });
+    assert.equal(form.body, "read 2000");
+    const bytes = await send(app.url!, "/", {
+      method: "POST",
+      headers: { "Content-Type": "application/octet-stream" },
+      body: new Uint8Array(5000),
+    });
+    assert.equal(bytes.status, 413);
+    assert.deepEqual(JSON.parse(bytes.body), {
+      message:
+        "The request body is larger than the limit of 4096 bytes (features:maxFileUploadSize)",
+    });
+  });
+
+  it("counts a chunked upload as it is read", async () => {
+    await using app = await uploadApp({
+      features: { maxFileUploadSize: "4096" },
+    });
+    const { hostname, port } = new URL(app.url!);
+    const answer = await new Promise<{ status: number; body: string }>(
+      (resolve, reject) => {
+        const request = httpRequest({
+          hostname,
+          port,
+          method: "POST",
+          path: "/",
+          headers: { "Content-Type": "application/octet-stream" },
+          agent: false,
+        }, (response) => {
+          let body = "";
+          response.on(
+            "data",
+            (chunk: Uint8Array) => body += new TextDecoder().decode(chunk),
+          );
+          response.on(
+            "end",
+            () => resolve({ status: response.statusCode!, body }),
+          );
+        });
+        request.on("error", reject);
+        for (let i = 0; i < 10; i++) request.write(new Uint8Array(1000));
+        request.end();
+      },
+    );
+    assert.equal(answer.status, 413);
+    assert.match(answer.body, /4096 bytes \(features:maxFileUploadSize\)/);
+  });
+
+  it("fails start-up on a bad value, naming the key and its source", async () => {
+    await assert.rejects(
+      uploadApp({ features: { maxFileUploadSize: "1e999" } }),
+      /features:maxFileUploadSize must be a whole number from 1 to 9007199254740991: "1e999" \(from the configuration\)/,
+    );
+  });
+});
+
 // After a 413 the server reads no more of the body: it closes the
 // connection, so a client that goes on sending (a 4 GB upload) is stopped
 // at once instead of being read to its end.
