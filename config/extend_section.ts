@@ -17,12 +17,12 @@ type ObjectMessage = v.ErrorMessage<v.ObjectIssue> | undefined;
  */
 export type ExtendableSection =
   | PlainObject
-  | v.OptionalSchema<PlainObject, undefined> & NotPiped;
+  | v.OptionalSchema<PlainObject, undefined> & Plain;
 
-// A piped object's checks would be lost in the rebuilt section, so it is
-// not taken.
-type NotPiped = { readonly pipe?: never };
-type PlainObject = v.ObjectSchema<v.ObjectEntries, ObjectMessage> & NotPiped;
+// A piped object's checks, or a fallback, would be lost in the rebuilt
+// section, so neither is taken.
+type Plain = { readonly pipe?: never; readonly fallback?: never };
+type PlainObject = v.ObjectSchema<v.ObjectEntries, ObjectMessage> & Plain;
 
 /**
  * The entries (key schemas) of an {@linkcode ExtendableSection}.
@@ -119,7 +119,7 @@ function describe(schema: SectionLike): string {
   if (schema.type === "optional" && schema.wrapped !== undefined) {
     return schema.default !== undefined
       ? "v.optional() with a default"
-      : `v.optional() of ${kind(schema.wrapped.type)}`;
+      : `v.optional() of ${describe(schema.wrapped)}`;
   }
   if (schema.pipe !== undefined) return `v.pipe() of ${kind(schema.type)}`;
   if (schema.fallback !== undefined) return "v.fallback()";

@@ -72,6 +72,8 @@ function typedUse(config: ConfigurationManager<App>) {
   extendSection(v.string(), { name: v.string() });
   // @ts-expect-error a piped object's checks would be lost
   extendSection(v.pipe(v.object({}), v.check(() => true)), { a: v.string() });
+  // @ts-expect-error nor would a fallback
+  extendSection(v.fallback(v.object({}), {}), { a: v.string() });
   // @ts-expect-error an optional section with a default
   extendSection(v.optional(v.object({}), {}), { a: v.string() });
   // @ts-expect-error a strict object is written anew
@@ -231,6 +233,10 @@ test("extendSection() refuses, with a TypeError that says what to do, a section 
     [v.pipe(v.object({}), v.check(() => true)), "v.pipe() of an object schema"],
     [v.optional(v.object({}), {}), "v.optional() with a default"],
     [v.optional(v.string()), "v.optional() of a string schema"],
+    [
+      v.optional(v.pipe(v.object({}), v.check(() => true))),
+      "v.optional() of v.pipe() of an object schema",
+    ],
     [v.fallback(v.object({}), {}), "v.fallback()"],
   ];
   for (const [section, described] of cases) {
