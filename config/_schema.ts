@@ -213,14 +213,13 @@ export function coerce(input: unknown, schema: unknown): unknown {
 }
 
 /**
- * The type of the schema at a path (`"string"`, `"object"`…), optional and
- * similar wrappers removed; `undefined` when the path leads nowhere certain
- * (an unknown key, a union).
+ * The schema at a path, optional and similar wrappers removed; `undefined`
+ * when the path leads nowhere certain (an unknown key, a union).
  */
-export function schemaTypeAt(
+function schemaAt(
   schema: unknown,
   segments: readonly string[],
-): string | undefined {
+): SchemaLike | undefined {
   let current = unwrap(schema as SchemaLike, undefined);
   for (const segment of segments) {
     const type = current.type;
@@ -235,7 +234,51 @@ export function schemaTypeAt(
       current = unwrap(current.item, undefined);
     } else return undefined;
   }
-  return current.type;
+  return current;
+}
+
+/**
+ * The type of the schema at a path (`"string"`, `"object"`…), optional and
+ * similar wrappers removed; `undefined` when the path leads nowhere certain
+ * (an unknown key, a union).
+ */
+export function schemaTypeAt(
+  schema: unknown,
+  segments: readonly string[],
+): string | undefined {
+  return schemaAt(schema, segments)?.type;
+}
+
+// The wrappers valibot lets a missing key through (object schemas report
+// every other missing entry that has no fallback).
+const MAY_BE_MISSING = new Set(["optional", "exact_optional", "nullish"]);
+
+// Deep enough for any real configuration; stops a recursive lazy schema.
+const MAX_REQUIRED_DEPTH = 16;
+
+/**
+ * The keys (as segment lists, relative to `object`) valibot would report
+ * missing in an object schema given no value: each entry that may not be
+ * left out, and inside a required object its own required keys in place
+ * of it. An object with no required key of its own is listed itself, since
+ * it must still be present.
+ */
+function requiredKeysOf(object: SchemaLike, depth = 0): string[][] {
+  const required: string[][] = [];
+  for (const [name, entry] of Object.entries(object.entries ?? {})) {
+    if (
+      (entry.type !== undefined && MAY_BE_MISSING.has(entry.type)) ||
+      (entry as { fallback?: unknown }).fallback !== undefined
+    ) continue;
+    const inner = unwrap(entry, undefined);
+    const nested = inner.type !== undefined && OBJECTS.has(inner.type) &&
+        inner.entries !== undefined && depth < MAX_REQUIRED_DEPTH
+      ? requiredKeysOf(inner, depth + 1)
+      : [];
+    if (nested.length === 0) required.push([name]);
+    else for (const keys of nested) required.push([name, ...keys]);
+  }
+  return required;
 }
 
 /**
@@ -411,8 +454,13 @@ export function formatIssues(
       continue;
     }
     const problem = problemOf(issue, secret, (text) => context.mask(text));
-    const place = source === undefined && issue.input === undefined &&
-        key !== "" && schema !== undefined &&
+    const unset = source === undefined && issue.input === undefined &&
+      key !== "" && schema !== undefined;
+    if (unset && issue.kind === "schema" && problem === "is required") {
+      lines.push(...missingLines(schema, segments, key, context));
+      continue;
+    }
+    const place = unset &&
         !CONTAINERS.has(schemaTypeAt(schema, segments) ?? "object")
       ? context.whereToSet?.(key)
       : undefined;
@@ -424,6 +472,37 @@ export function formatIssues(
     lines.push(`${key === "" ? "(root)" : key}: ${problem}${origin}`);
   }
   return lines;
+}
+
+/**
+ * The lines of a key no source set: the key with where to set it; for a
+ * missing section, each required key inside it the same way, since a
+ * section is set through its keys and naming it alone leaves the reader
+ * to find them in the schema. An array or a record is named alone (no
+ * one variable sets it).
+ */
+function missingLines(
+  schema: unknown,
+  segments: readonly string[],
+  key: string,
+  context: IssueContext,
+): string[] {
+  const at = schemaAt(schema, segments);
+  const inside = at?.type !== undefined && OBJECTS.has(at.type) &&
+      at.entries !== undefined
+    ? requiredKeysOf(at)
+    : [];
+  const missing = inside.length === 0 ? [[]] : inside;
+  return missing.map((rest) => {
+    const type = schemaTypeAt(schema, [...segments, ...rest]);
+    const path = [key, ...rest].join(":");
+    const place = CONTAINERS.has(type ?? "object")
+      ? undefined
+      : context.whereToSet?.(path);
+    return `${path}: is required (not set by any source${
+      place === undefined ? "" : `; ${place}`
+    })`;
+  });
 }
 
 /** Tells whether a schema is a (synchronous) valibot schema. */

@@ -490,7 +490,8 @@ function lazyObject<T extends object>(build: () => T): T {
  * values from the environment are coerced by the types above. It is a
  * valibot object schema ({@linkcode AppConfigSchema}), so valibot's own
  * functions take it, and an application adds its own sections by spreading
- * its `entries` into a new `v.object` (second example); the added sections
+ * its `entries` into a new `v.object` (second example), and keys to one of
+ * Kit's sections with {@linkcode extendSection}; the added sections and keys
  * get the same coercion, defaults and error messages as Kit's. It is built
  * on first use, so importing the package does not load valibot before a
  * schema is needed.

@@ -12,7 +12,9 @@
  *   wins), {@linkcode DotEnvProvider}, {@linkcode JsonUrlProvider}.
  * - {@linkcode createConfiguration}: the standard stack, loaded and validated.
  * - {@linkcode appConfigSchema} / {@linkcode AppConfig}: the schema of an
- *   application's configuration (`database`, `api`, `logging`, …).
+ *   application's configuration (`database`, `api`, `logging`, …);
+ *   {@linkcode extendSection} adds the application's keys to one of its
+ *   sections.
  * - {@linkcode validateConfiguration}: the start-up checks of the
  *   required keys and their bounds.
  *
@@ -56,6 +58,7 @@ export * from "./memory_provider.ts";
 export * from "./dot_env_provider.ts";
 export * from "./json_url_provider.ts";
 export * from "./app_config_schema.ts";
+export * from "./extend_section.ts";
 export * from "./kit_configuration_keys.ts";
 export * from "./validate_configuration.ts";
 export * from "./log_level_rule.ts";

@@ -51,10 +51,11 @@ test("a schema failure line names the single-underscore variable that was meant 
       );
       config.addEnvironmentVariables(p);
       await config.loadConfiguration();
+      // The section is missing: its required key is named, with the hint.
       assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [
-        `database: is required (not set by any source); ${p}_DATABASE_CONNECTION_STRING is set; did you mean ${p}_DATABASE__CONNECTION_STRING?`,
+        `database:connectionString: is required (not set by any source; set ${p}_DATABASE__CONNECTION_STRING); ${p}_DATABASE_CONNECTION_STRING is set; did you mean ${p}_DATABASE__CONNECTION_STRING?`,
       ]);
-      // With the object present, the hint sits on the key's own line.
+      // With the object present, the line is the same.
       config.addProvider(new MemoryProvider({ "database:poolSize": "5" }));
       await config.loadConfiguration();
       assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [

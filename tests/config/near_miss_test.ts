@@ -168,7 +168,7 @@ test("a missing required key names the variables that would set it and the file"
   });
 });
 
-test("with a schema, a missing required value names the variables and the file too; a missing section does not", async () => {
+test("with a schema, a missing required value names the variables and the file too, and so does a missing section, key by key", async () => {
   const outcome = await inChild(
     { database: {}, api: VALID.api, logging: VALID.logging },
     {},
@@ -191,5 +191,7 @@ test("with a schema, a missing required value names the variables and the file t
       .then(() => [], (e) => e.failures);
   `,
   );
-  assert.deepEqual(section, ["database: is required (not set by any source)"]);
+  assert.deepEqual(section, [
+    'database:connectionString: is required (not set by any source; set DB_CONNECTION_STRING or APP_DATABASE__CONNECTION_STRING, or "database": { "connectionString": … } in appsettings.json)',
+  ]);
 });

@@ -134,8 +134,24 @@ test("createConfiguration({ schema }) names the source of every bad value, the a
   });
 });
 
-test("a required application section that no source sets is reported like Kit's", async () => {
+test("a required application section that no source sets names each required key inside it, with the variable that sets it", async () => {
   const p = uniquePrefix();
+  const schema = v.object({
+    ...appConfigSchema.entries,
+    upstream: v.object({
+      baseUrl: v.pipe(v.string(), v.url()),
+      apiKey: v.string(),
+      timeout: v.optional(v.number(), 2000),
+      region: v.nullish(v.string()),
+      mode: v.fallback(v.picklist(["fast", "safe"]), "safe"),
+      auth: v.object({
+        token: v.string(),
+        scheme: v.optional(v.string(), "Bearer"),
+      }),
+      retry: v.object({ attempts: v.optional(v.number(), 3) }),
+      hosts: v.array(v.string()),
+    }),
+  });
   await withTempDir(async (dir) => {
     const { upstream: _, ...withoutUpstream } = BASE;
     await dir.write("appsettings.json", withoutUpstream);
@@ -143,11 +159,52 @@ test("a required application section that no source sets is reported like Kit's"
       basePath: dir.path,
       envPrefix: p,
       environment: "test",
-      schema: appSchema,
+      schema,
     }).then(() => undefined, (error: unknown) => error);
     assert.ok(error instanceof ConfigurationValidationError);
+    // One line per required key, in the schema's order, as a missing key
+    // inside a present section reads; keys with a default, a fallback or
+    // that may be left out are not named. An array or an object with no
+    // required key of its own is named alone: no one variable sets it.
     assert.deepEqual(error.failures, [
-      "upstream: is required (not set by any source)",
+      `upstream:baseUrl: is required (not set by any source; set ${p}_UPSTREAM__BASE_URL, or "upstream": { "baseUrl": … } in appsettings.json)`,
+      `upstream:apiKey: is required (not set by any source; set ${p}_UPSTREAM__API_KEY, or "upstream": { "apiKey": … } in appsettings.json)`,
+      `upstream:auth:token: is required (not set by any source; set ${p}_UPSTREAM__AUTH__TOKEN, or "upstream": { "auth": { "token": … } } in appsettings.json)`,
+      "upstream:retry: is required (not set by any source)",
+      "upstream:hosts: is required (not set by any source)",
     ]);
+    assert.equal(
+      error.message,
+      ["Configuration validation failed:", ...error.failures].join("\n"),
+    );
+  });
+});
+
+test("a missing object inside a present section names its required keys too", async () => {
+  const p = uniquePrefix();
+  const schema = v.object({
+    upstream: v.object({
+      baseUrl: v.string(),
+      auth: v.object({ token: v.string(), user: v.string() }),
+    }),
+  });
+  await withTempDir(async (dir) => {
+    await dir.write("appsettings.json", {
+      upstream: { baseUrl: "https://up.example" },
+    });
+    await withEnv({ [`${p}_UPSTREAM__AUTH_TOKEN`]: "t0ken" }, async () => {
+      const error = await createConfiguration({
+        basePath: dir.path,
+        envPrefix: p,
+        environment: "test",
+        schema,
+      }).then(() => undefined, (error: unknown) => error);
+      assert.ok(error instanceof ConfigurationValidationError);
+      // The near-miss variable is named on the line of the key it meant.
+      assert.deepEqual(error.failures, [
+        `upstream:auth:token: is required (not set by any source; set ${p}_UPSTREAM__AUTH__TOKEN, or "upstream": { "auth": { "token": … } } in appsettings.json); ${p}_UPSTREAM__AUTH_TOKEN is set; did you mean ${p}_UPSTREAM__AUTH__TOKEN?`,
+        `upstream:auth:user: is required (not set by any source; set ${p}_UPSTREAM__AUTH__USER, or "upstream": { "auth": { "user": … } } in appsettings.json)`,
+      ]);
+    });
   });
 });

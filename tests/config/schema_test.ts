@@ -205,11 +205,12 @@ test("ConfigurationManager.bind() refuses a number too large to be finite, namin
   assert.equal(ok.bind(appConfigSchema).analytics?.flushInterval, 1000);
 });
 
-test("ConfigurationManager.bind(): a missing required object is reported once", async () => {
+test("ConfigurationManager.bind(): a missing required object is reported as the required keys inside it", async () => {
   const config = await fromMemory({ "api:baseUrl": "https://x.example" });
+  // Memory is the only source: there is no variable or file to name.
   assert.deepEqual(failuresOf(() => config.bind(appConfigSchema)), [
-    "database: is required (not set by any source)",
-    "logging: is required (not set by any source)",
+    "database:connectionString: is required (not set by any source)",
+    "logging:providers: is required (not set by any source)",
   ]);
 });
 
