@@ -1,0 +1,86 @@
+// Reading one of Kit's settings from a configuration without the
+// configuration package: a ConfigurationManager by its methods or a plain
+// object by the colon path, the source named (a variable by its name), a
+// value read from a `_FILE` variable kept secret, and the strings of
+// environment variables read as whole numbers and switches.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  booleanOf,
+  findSetting,
+  quoteSetting,
+  wholeNumberOf,
+} from "../../internal/setting.ts";
+import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
+
+test("findSetting() walks a plain object and takes the first key that holds a value", () => {
+  const config = { database: { poolSize: 5 }, DB_TIMEOUT: "2000" };
+  assert.deepEqual(findSetting(config, ["database:poolSize"]), {
+    key: "database:poolSize",
+    value: 5,
+    source: "the configuration",
+  });
+  assert.deepEqual(findSetting(config, ["database:timeout", "DB_TIMEOUT"]), {
+    key: "DB_TIMEOUT",
+    value: "2000",
+    source: "the configuration",
+  });
+  assert.equal(findSetting(config, ["database:missing"]), undefined);
+  assert.equal(findSetting(null, ["database:poolSize"]), undefined);
+});
+
+test("findSetting() asks a ConfigurationManager and names a variable's source by the variable", async () => {
+  const config = new ConfigurationManager();
+  config.addProvider(new MemoryProvider({ "database:poolSize": "7" }));
+  await config.loadConfiguration();
+  const found = findSetting(config, ["database:poolSize"]);
+  assert.equal(found?.value, "7");
+  assert.equal(found?.source, "memory");
+  assert.equal(found?.fromFile, false);
+  const fromEnv = findSetting({
+    getValue: () => "9",
+    getSource: () => "env APP_DATABASE__POOL_SIZE_FILE",
+  }, ["database:poolSize"]);
+  assert.equal(fromEnv?.source, "APP_DATABASE__POOL_SIZE_FILE");
+  assert.equal(fromEnv?.fromFile, true);
+});
+
+test("quoteSetting() hides a value read from a file or under a secret key, and masks the rest", () => {
+  assert.equal(
+    quoteSetting({
+      key: "x",
+      value: "s3cret",
+      source: "X_FILE",
+      fromFile: true,
+    }, "server:port"),
+    "***",
+  );
+  assert.equal(
+    quoteSetting(
+      { key: "x", value: "hunter22", source: "memory" },
+      "database:password",
+    ),
+    "***",
+  );
+  assert.equal(
+    quoteSetting(
+      { key: "x", value: "redis://app:pw@cache/0", source: "memory" },
+      "cache:url",
+    ),
+    '"redis://app:***@cache/0"',
+  );
+});
+
+test("wholeNumberOf() and booleanOf() read numbers and strings, nothing else", () => {
+  assert.equal(wholeNumberOf(12), 12);
+  assert.equal(wholeNumberOf(" 25 "), 25);
+  for (
+    const bad of ["1e999", "Infinity", "12.5", "ten", "", 1.5, Infinity, NaN]
+  ) {
+    assert.equal(wholeNumberOf(bad), undefined, String(bad));
+  }
+  assert.equal(booleanOf(true), true);
+  assert.equal(booleanOf(" FALSE "), false);
+  assert.equal(booleanOf("yes"), undefined);
+  assert.equal(booleanOf(1), undefined);
+});
