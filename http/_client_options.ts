@@ -22,6 +22,19 @@ const DEFAULT_JITTER = 0.2;
 const DEFAULT_MAX_REDIRECTS = 20;
 const JSON_TYPE = "application/json";
 
+/**
+ * What HttpClient.fromConfiguration adds to the options it hands the
+ * constructor, under a key users cannot name: the default retry report and
+ * the HTTP cache.
+ */
+export const CONFIGURED: unique symbol = Symbol("kit.http.configured");
+
+/** The settings only HttpClient.fromConfiguration gives. */
+export interface ConfiguredSettings {
+  /** Log retries through the application (no onRetry was given). */
+  readonly reportRetries: boolean;
+}
+
 /** What every call of one client reads; made once, never changed. */
 export interface ClientSettings {
   readonly timeout: number;
@@ -34,6 +47,8 @@ export interface ClientSettings {
   readonly maxRetryAfter: number;
   readonly jitter: number;
   readonly onRetry: ((event: HttpRetryEvent) => void) | undefined;
+  /** Log retries through the running application (_retry_report.ts). */
+  readonly reportRetries: boolean;
   readonly clock: Clock;
   readonly redirects: RedirectPolicy;
   readonly trustedOrigins: readonly string[];
@@ -94,6 +109,9 @@ export function resolveClientOptions(
     );
   }
   const clock = clockOption(options.clock);
+  const configured = (options as { [CONFIGURED]?: ConfiguredSettings })[
+    CONFIGURED
+  ];
   const origins = Object.freeze(
     trustedOrigins(options.trustedRedirectOrigins),
   );
@@ -121,6 +139,8 @@ export function resolveClientOptions(
     maxRetryAfter,
     jitter,
     onRetry: options.onRetry,
+    reportRetries: configured?.reportRetries === true &&
+      options.onRetry === undefined,
     clock,
     redirects,
     trustedOrigins: origins,

@@ -26,6 +26,7 @@ import {
   RETRY_STATUSES,
   sleep,
 } from "./_retry.ts";
+import { reportGaveUp, reportRetry } from "./_retry_report.ts";
 import { type CallTelemetry, startCall } from "./_telemetry.ts";
 import { type KyInit, untilAborted } from "./_transport.ts";
 import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
@@ -302,12 +303,18 @@ export class RequestEngine {
    * response that ends the call (nearly every one) costs no extra turn.
    */
   #statusRetry(response: Response): number | undefined | NoRetry {
-    if (
-      !this.#retryable || this.#retries >= this.#maxRetries ||
-      !RETRY_STATUSES.has(response.status)
-    ) {
+    if (!this.#retryable) return NO_RETRY;
+    if (this.#retries >= this.#maxRetries) {
+      const status = response.status;
+      if (
+        this.#retries > 0 && this.#settings.reportRetries &&
+        RETRY_STATUSES.has(status)
+      ) {
+        reportGaveUp(this.#method, this.#url, this.#retries + 1, status, null);
+      }
       return NO_RETRY;
     }
+    if (!RETRY_STATUSES.has(response.status)) return NO_RETRY;
     const after = parseRetryAfter(
       response.headers.get("retry-after"),
       this.#settings.clock.now(),
@@ -342,7 +349,20 @@ export class RequestEngine {
   ): Promise<Again> {
     attempt.dispose();
     const failure = this.#classify(error, attempt);
-    if (!this.#retryable || this.#retries >= this.#maxRetries) throw failure;
+    if (!this.#retryable) throw failure;
+    if (this.#retries >= this.#maxRetries) {
+      if (this.#retries > 0 && this.#settings.reportRetries) {
+        // The failure, not a status: a body that failed to arrive has one.
+        reportGaveUp(
+          this.#method,
+          this.#url,
+          this.#retries + 1,
+          undefined,
+          failure,
+        );
+      }
+      throw failure;
+    }
     this.#telemetry?.endAttempt(status, failure);
     await this.#retry(undefined, failure, undefined);
     return AGAIN;
@@ -377,6 +397,16 @@ export class RequestEngine {
     );
     // Fails fast rather than sleeping into the deadline.
     if (settings.clock.now() + wait >= this.#deadline) {
+      if (settings.reportRetries) {
+        reportGaveUp(
+          this.#method,
+          this.#url,
+          retry,
+          status,
+          error,
+          this.#totalTimeout,
+        );
+      }
       throw new TimeoutError(
         this.#totalTimeout,
         "total",
@@ -387,7 +417,8 @@ export class RequestEngine {
     // Whole milliseconds (jitter and Retry-After dates give fractions),
     // never shorter than asked.
     event.delay = Math.ceil(wait);
-    settings.onRetry?.(event);
+    if (settings.onRetry !== undefined) settings.onRetry(event);
+    else if (settings.reportRetries) reportRetry(event, this.#maxRetries);
     await sleep(
       settings.clock,
       Math.min(event.delay, MAX_TIMER),

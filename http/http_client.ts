@@ -5,6 +5,8 @@
 import type { IConfiguration } from "../config/mod.ts";
 import {
   type ClientSettings,
+  CONFIGURED,
+  type ConfiguredSettings,
   publicOptions,
   resolveClientOptions,
 } from "./_client_options.ts";
@@ -108,6 +110,12 @@ export class HttpClient {
    * configuration fills only what the code did not set, and the client's
    * defaults the rest.
    *
+   * Inside a running application, the client writes its retries through the
+   * application's logging under `kit.http` (each retry at info, a call that
+   * gives up after retrying at warning; addresses without their query),
+   * unless `options.onRetry` is given. Outside an application it writes
+   * nothing.
+   *
    * @param config Any configuration (a `ConfigurationManager`, loaded).
    * @param options Options that win over the configuration, and the other
    * client options (`totalTimeout`, `maxResponseSize`, `headers`, …).
@@ -145,11 +153,14 @@ export class HttpClient {
       timeout: rest.timeout !== undefined,
       retryAttempts: rest.retryAttempts !== undefined,
     });
-    const merged: HttpClientOptions = { ...rest };
+    const merged: HttpClientOptions & { [CONFIGURED]?: ConfiguredSettings } = {
+      ...rest,
+    };
     if (configured.timeout !== undefined) merged.timeout = configured.timeout;
     if (configured.retryAttempts !== undefined) {
       merged.retryAttempts = configured.retryAttempts;
     }
+    merged[CONFIGURED] = { reportRetries: true };
     return new HttpClient(baseUrl ?? configured.baseUrl!, merged);
   }
 

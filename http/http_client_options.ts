@@ -78,7 +78,11 @@ export interface HttpClientOptions {
    * none. Not in a browser, whose `fetch` follows redirects itself.
    */
   trustedRedirectOrigins?: readonly string[];
-  /** Called before each retry wait; for logging and metrics. */
+  /**
+   * Called before each retry wait; for logging and metrics. Given to
+   * `HttpClient.fromConfiguration`, it replaces the client's own report of
+   * retries to the application's log.
+   */
   onRetry?: (event: HttpRetryEvent) => void;
   /**
    * The `fetch` to send requests with. Default `globalThis.fetch`. Outside a
