@@ -6,18 +6,9 @@
 // see). Written through the running application's logging under `kit.http`,
 // looked up at the time of writing (the application may have stopped);
 // outside an application nothing is written: the caller gets the error.
-import { maskSecretText } from "../core/mod.ts";
 import { hostLogger } from "../platform/mod.ts";
-import { displayUrl } from "./_display_url.ts";
+import { LOG_CATEGORY, logUrl } from "./_log.ts";
 import type { HttpRetryEvent } from "./http_client_options.ts";
-
-/** The category of the HTTP client's lines. */
-export const LOG_CATEGORY = "kit.http";
-
-/** `url` as a log line shows it: no credentials, no query, secrets masked. */
-export function logUrl(url: string): string {
-  return maskSecretText(displayUrl(url));
-}
 
 /** What went wrong with an attempt: `got 503` or `failed (TypeError)`. */
 function outcome(status: number | undefined, error: unknown): string {

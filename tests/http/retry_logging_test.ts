@@ -180,6 +180,13 @@ describe("HttpClient.fromConfiguration reports its retries", () => {
     assert.equal(events.length, 1);
     assert.equal(events[0].status, 503);
     assert.deepEqual(httpLines(app.logs), []);
+    // The same client without onRetry reports.
+    const reporting = HttpClient.fromConfiguration(config, {
+      retryAttempts: 1,
+      retryDelay: 1,
+    });
+    await assert.rejects(reporting.get("/x"), HttpError);
+    assert.equal(httpLines(app.logs).length, 2);
   });
 
   it("writes nothing outside an application", async () => {
@@ -200,6 +207,15 @@ describe("HttpClient.fromConfiguration reports its retries", () => {
     }
     assert.equal(server.requests.length, 2);
     assert.deepEqual(written, []);
+    // The same client reports once an application runs.
+    await using app = await createTestApplication({
+      configuration: () => ({}),
+    });
+    await assert.rejects(client.get("/x"), HttpError);
+    assert.deepEqual(httpLines(app.logs).map((line) => line.level), [
+      "info",
+      "warning",
+    ]);
   });
 
   it("leaves a client made with the constructor silent", async () => {
@@ -212,5 +228,12 @@ describe("HttpClient.fromConfiguration reports its retries", () => {
     assert.deepEqual(await client.get("/x"), {});
     assert.equal(server.requests.length, 2);
     assert.deepEqual(httpLines(app.logs), []);
+    // One from the configuration, against the same failure, reports.
+    server.requests.length = 0;
+    const configured = HttpClient.fromConfiguration(config, {
+      retryDelay: 1,
+    });
+    assert.deepEqual(await configured.get("/x"), {});
+    assert.equal(httpLines(app.logs).length, 1);
   });
 });
