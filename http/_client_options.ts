@@ -1,6 +1,8 @@
 // The options of an HttpClient as its calls apply them: checked once when the
 // client is made, defaults filled in, and the transport built.
 import type { Clock } from "../core/mod.ts";
+import { type CacheSetup, createHttpCache } from "./_cache_setup.ts";
+import type { HttpCache } from "./_http_cache.ts";
 import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
 import { CALLER_CLOCK } from "./_retry.ts";
 import { createTransport, type Transport } from "./_transport.ts";
@@ -33,6 +35,8 @@ export const CONFIGURED: unique symbol = Symbol("kit.http.configured");
 export interface ConfiguredSettings {
   /** Log retries through the application (no onRetry was given). */
   readonly reportRetries: boolean;
+  /** The HTTP cache's store and bounds; undefined when it is off. */
+  readonly cache: CacheSetup | undefined;
 }
 
 /** What every call of one client reads; made once, never changed. */
@@ -49,6 +53,8 @@ export interface ClientSettings {
   readonly onRetry: ((event: HttpRetryEvent) => void) | undefined;
   /** Log retries through the running application (_retry_report.ts). */
   readonly reportRetries: boolean;
+  /** The HTTP cache of GET responses; undefined when it is off. */
+  readonly cache: HttpCache | undefined;
   readonly clock: Clock;
   readonly redirects: RedirectPolicy;
   readonly trustedOrigins: readonly string[];
@@ -141,6 +147,9 @@ export function resolveClientOptions(
     onRetry: options.onRetry,
     reportRetries: configured?.reportRetries === true &&
       options.onRetry === undefined,
+    cache: configured?.cache === undefined
+      ? undefined
+      : createHttpCache(configured.cache, clock),
     clock,
     redirects,
     trustedOrigins: origins,
