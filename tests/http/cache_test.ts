@@ -12,6 +12,7 @@ import { createTestApplication, FakeClock } from "@vendor/kit-platform/testing";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import {
   AuthInterceptor,
+  ErrorInterceptor,
   HttpClient,
   type HttpClientConfigurationOptions,
   HttpConfigurationError,
@@ -367,6 +368,40 @@ describe("HTTP cache: revalidation", () => {
     assert.deepEqual(await client.get("/doc"), { n: 2, etag: '"v2"' });
     assert.equal(server.requests.length, 3);
     assert.equal(server.requests[2].headers["if-none-match"], '"v2"');
+  });
+
+  it("shows interceptors the stored response, not the 304", async () => {
+    await using server = await startTestServer(
+      withEtag("no-cache", () => '"i1"'),
+    );
+    const client = await cachingClient(server);
+    const seen: number[] = [];
+    client.addInterceptor(new ErrorInterceptor()).addInterceptor({
+      intercept: (request) => request,
+      onResponse: (response) => {
+        seen.push(response.status);
+        return response;
+      },
+    });
+    const values = await getTimes(client, "/guarded", 2);
+    assert.deepEqual(values, Array(2).fill({ n: 1, etag: '"i1"' }));
+    assert.equal(server.requests.length, 2);
+    assert.deepEqual(seen, [200, 200]);
+  });
+
+  it("revalidates a fresh entry for a call that sends Cache-Control: no-cache", async () => {
+    await using server = await startTestServer(
+      withEtag("max-age=600", () => '"f1"'),
+    );
+    const client = await cachingClient(server);
+    await getTimes(client, "/doc", 2);
+    assert.equal(server.requests.length, 1);
+    const value = await client.get("/doc", {
+      headers: { "cache-control": "no-cache" },
+    });
+    assert.deepEqual(value, { n: 1, etag: '"f1"' });
+    assert.equal(server.requests.length, 2);
+    assert.equal(server.requests[1].headers["if-none-match"], '"f1"');
   });
 
   it("does not store a response with neither freshness nor validator", async () => {
