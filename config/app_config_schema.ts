@@ -47,7 +47,7 @@ export interface AppConfig {
     timeout: number;
     /** 0–10, default 3. */
     retryAttempts: number;
-    /** Cache API answers. */
+    /** Keep a private HTTP cache of the GET responses of `HttpClient.fromConfiguration`. */
     enableCaching?: boolean | undefined;
   };
   /** Logging set-up. */

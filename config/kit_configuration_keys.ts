@@ -262,7 +262,8 @@ const api: Sections["api"] = {
   },
   enableCaching: {
     type: "boolean",
-    description: "Cache API answers.",
+    description:
+      "Keep a private HTTP cache of the GET responses of HttpClient.fromConfiguration.",
   },
 };
 

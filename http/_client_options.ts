@@ -1,6 +1,8 @@
 // The options of an HttpClient as its calls apply them: checked once when the
 // client is made, defaults filled in, and the transport built.
 import type { Clock } from "../core/mod.ts";
+import { type CacheSetup, createHttpCache } from "./_cache_setup.ts";
+import type { HttpCache } from "./_http_cache.ts";
 import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
 import { CALLER_CLOCK } from "./_retry.ts";
 import { createTransport, type Transport } from "./_transport.ts";
@@ -22,6 +24,21 @@ const DEFAULT_JITTER = 0.2;
 const DEFAULT_MAX_REDIRECTS = 20;
 const JSON_TYPE = "application/json";
 
+/**
+ * What HttpClient.fromConfiguration adds to the options it hands the
+ * constructor, under a key users cannot name: the default retry report and
+ * the HTTP cache.
+ */
+export const CONFIGURED: unique symbol = Symbol("kit.http.configured");
+
+/** The settings only HttpClient.fromConfiguration gives. */
+export interface ConfiguredSettings {
+  /** Log retries through the application (no onRetry was given). */
+  readonly reportRetries: boolean;
+  /** The HTTP cache's store and bounds; undefined when it is off. */
+  readonly cache: CacheSetup | undefined;
+}
+
 /** What every call of one client reads; made once, never changed. */
 export interface ClientSettings {
   readonly timeout: number;
@@ -34,6 +51,10 @@ export interface ClientSettings {
   readonly maxRetryAfter: number;
   readonly jitter: number;
   readonly onRetry: ((event: HttpRetryEvent) => void) | undefined;
+  /** Log retries through the running application (_retry_report.ts). */
+  readonly reportRetries: boolean;
+  /** The HTTP cache of GET responses; undefined when it is off. */
+  readonly cache: HttpCache | undefined;
   readonly clock: Clock;
   readonly redirects: RedirectPolicy;
   readonly trustedOrigins: readonly string[];
@@ -94,6 +115,9 @@ export function resolveClientOptions(
     );
   }
   const clock = clockOption(options.clock);
+  const configured = (options as { [CONFIGURED]?: ConfiguredSettings })[
+    CONFIGURED
+  ];
   const origins = Object.freeze(
     trustedOrigins(options.trustedRedirectOrigins),
   );
@@ -121,6 +145,11 @@ export function resolveClientOptions(
     maxRetryAfter,
     jitter,
     onRetry: options.onRetry,
+    reportRetries: configured?.reportRetries === true &&
+      options.onRetry === undefined,
+    cache: configured?.cache === undefined
+      ? undefined
+      : createHttpCache(configured.cache, clock),
     clock,
     redirects,
     trustedOrigins: origins,

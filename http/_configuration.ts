@@ -8,16 +8,21 @@ import { displayUrl } from "./_display_url.ts";
 import { resolveBase } from "./_url.ts";
 import { HttpConfigurationError } from "./http_configuration_error.ts";
 
-/** A key and the raw variable name read when the key is absent. */
+/**
+ * A key and the raw variable name read when the key is absent
+ * (`api:enableCaching` has no standard variable).
+ */
 const BASE_URL = ["api:baseUrl", "API_BASE_URL"] as const;
 const TIMEOUT = ["api:timeout", "API_TIMEOUT"] as const;
 const RETRY_ATTEMPTS = ["api:retryAttempts", "API_RETRY_ATTEMPTS"] as const;
+const ENABLE_CACHING = ["api:enableCaching"] as const;
 
-/** The base address, timeout and retry count the configuration gives. */
+/** What the configuration gives of the `api` section. */
 export interface ConfiguredApi {
   baseUrl: string | undefined;
   timeout: number | undefined;
   retryAttempts: number | undefined;
+  enableCaching: boolean | undefined;
 }
 
 /**
@@ -26,7 +31,12 @@ export interface ConfiguredApi {
  */
 export function readApiConfiguration(
   config: IConfiguration,
-  skip: { baseUrl: boolean; timeout: boolean; retryAttempts: boolean },
+  skip: {
+    baseUrl: boolean;
+    timeout: boolean;
+    retryAttempts: boolean;
+    enableCaching: boolean;
+  },
 ): ConfiguredApi {
   let baseUrl: string | undefined;
   if (!skip.baseUrl) {
@@ -72,7 +82,29 @@ export function readApiConfiguration(
       retryAttempts.max,
       "a whole number",
     ),
+    enableCaching: skip.enableCaching
+      ? undefined
+      : boolean(config, ENABLE_CACHING),
   };
+}
+
+/** A boolean as configuration values spell it: true/false, 1/0. */
+function boolean(
+  config: IConfiguration,
+  keys: readonly string[],
+): boolean | undefined {
+  const found = read(config, keys);
+  if (found === undefined) return undefined;
+  const { key, value } = found;
+  if (typeof value === "boolean") return value;
+  if (value === 1 || value === 0) return value === 1;
+  const text = typeof value === "string" ? value.trim().toLowerCase() : "";
+  if (text === "true" || text === "1") return true;
+  if (text === "false" || text === "0") return false;
+  throw new HttpConfigurationError(
+    key,
+    `${key} must be true or false (or 1 or 0): ${JSON.stringify(value)}`,
+  );
 }
 
 function read(

@@ -17,6 +17,7 @@ import { parseRetryAfter } from "../internal/retry_after.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
 import { errorOf, readText } from "./_body.ts";
+import { CachedCall, MISS } from "./_cached_call.ts";
 import { CallContext } from "./_call_context.ts";
 import { type ClientSettings, defaultTotal } from "./_client_options.ts";
 import {
@@ -26,6 +27,8 @@ import {
   RETRY_STATUSES,
   sleep,
 } from "./_retry.ts";
+import { reportGaveUp, reportRetry } from "./_retry_report.ts";
+import type { HttpCache } from "./_http_cache.ts";
 import { type CallTelemetry, startCall } from "./_telemetry.ts";
 import { type KyInit, untilAborted } from "./_transport.ts";
 import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
@@ -36,6 +39,14 @@ import type {
 import type { HttpInterceptor } from "./http_interceptor.ts";
 import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
+
+/** Methods that leave the server's state as it is (no cache invalidation). */
+const SAFE_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "TRACE",
+]);
 
 /** Characters a header value cannot hold. */
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
@@ -56,7 +67,8 @@ export class RequestEngine {
   /** True for the JSON methods, false for `request()`. */
   readonly #parse: boolean;
   readonly #body: RequestInit["body"] | undefined;
-  readonly #headers: Record<string, string>;
+  /** Replaced (never changed) when the cache makes the call conditional. */
+  #headers: Record<string, string>;
   readonly #timeout: number;
   readonly #maxRetries: number;
   readonly #totalTimeout: number;
@@ -75,6 +87,10 @@ export class RequestEngine {
   #retries = 0;
   /** Status of the current attempt's response, for the call's span. */
   #lastStatus: number | undefined;
+  /** The HTTP cache's part in a GET of a JSON method, when it has one. */
+  readonly #cached: CachedCall | undefined;
+  /** The cache that forgets the address after an unsafe method's success. */
+  readonly #invalidates: HttpCache | undefined;
 
   /**
    * Prepares a call: its body and headers, and its limits (the call's own
@@ -173,6 +189,15 @@ export class RequestEngine {
         : { method, body, kit: undefined }
       : { method, headers, body, kit: undefined, context: { kit: context } };
     this.#telemetry = startCall(method, url);
+    const cache = settings.cache;
+    if (cache !== undefined) {
+      if (parse && method === "GET") {
+        const rules = cache.requestRules(headers);
+        if (rules.use) this.#cached = new CachedCall(cache, url, rules.noCache);
+      } else if (!SAFE_METHODS.has(method)) {
+        this.#invalidates = cache;
+      }
+    }
   }
 
   /**
@@ -181,9 +206,28 @@ export class RequestEngine {
    */
   async run(): Promise<unknown> {
     try {
+      const cached = this.#cached;
+      if (cached !== undefined) {
+        const hit = await cached.answer(this.#headers, this.#telemetry);
+        if (hit !== MISS) return hit;
+        const conditional = cached.conditionalHeaders();
+        if (conditional !== undefined) {
+          this.#headers = { ...this.#headers, ...conditional };
+          if (this.#init.headers !== undefined) {
+            this.#init.headers = this.#headers;
+          }
+        }
+      }
       for (;;) {
         const result = await this.#attempt();
-        if (result !== AGAIN) return result;
+        if (result === AGAIN) continue;
+        if (
+          this.#invalidates !== undefined &&
+          (this.#parse || (result as Response).status < 400)
+        ) {
+          await this.#invalidates.invalidate(this.#method, this.#url);
+        }
+        return result;
       }
     } catch (error) {
       this.#telemetry?.end(this.#lastStatus, error);
@@ -208,6 +252,10 @@ export class RequestEngine {
     const after = this.#statusRetry(response);
     if (after !== NO_RETRY) {
       return await this.#retryStatus(response, attempt, after);
+    }
+    const cached = this.#cached;
+    if (cached !== undefined) {
+      response = cached.received(response, this.#telemetry);
     }
     if (this.#context !== undefined) {
       const intercepted = await this.#afterResponse(response, attempt);
@@ -302,12 +350,18 @@ export class RequestEngine {
    * response that ends the call (nearly every one) costs no extra turn.
    */
   #statusRetry(response: Response): number | undefined | NoRetry {
-    if (
-      !this.#retryable || this.#retries >= this.#maxRetries ||
-      !RETRY_STATUSES.has(response.status)
-    ) {
+    if (!this.#retryable) return NO_RETRY;
+    if (this.#retries >= this.#maxRetries) {
+      const status = response.status;
+      if (
+        this.#retries > 0 && this.#settings.reportRetries &&
+        RETRY_STATUSES.has(status)
+      ) {
+        reportGaveUp(this.#method, this.#url, this.#retries + 1, status, null);
+      }
       return NO_RETRY;
     }
+    if (!RETRY_STATUSES.has(response.status)) return NO_RETRY;
     const after = parseRetryAfter(
       response.headers.get("retry-after"),
       this.#settings.clock.now(),
@@ -342,7 +396,20 @@ export class RequestEngine {
   ): Promise<Again> {
     attempt.dispose();
     const failure = this.#classify(error, attempt);
-    if (!this.#retryable || this.#retries >= this.#maxRetries) throw failure;
+    if (!this.#retryable) throw failure;
+    if (this.#retries >= this.#maxRetries) {
+      if (this.#retries > 0 && this.#settings.reportRetries) {
+        // The failure, not a status: a body that failed to arrive has one.
+        reportGaveUp(
+          this.#method,
+          this.#url,
+          this.#retries + 1,
+          undefined,
+          failure,
+        );
+      }
+      throw failure;
+    }
     this.#telemetry?.endAttempt(status, failure);
     await this.#retry(undefined, failure, undefined);
     return AGAIN;
@@ -377,6 +444,16 @@ export class RequestEngine {
     );
     // Fails fast rather than sleeping into the deadline.
     if (settings.clock.now() + wait >= this.#deadline) {
+      if (settings.reportRetries) {
+        reportGaveUp(
+          this.#method,
+          this.#url,
+          retry,
+          status,
+          error,
+          this.#totalTimeout,
+        );
+      }
       throw new TimeoutError(
         this.#totalTimeout,
         "total",
@@ -387,7 +464,8 @@ export class RequestEngine {
     // Whole milliseconds (jitter and Retry-After dates give fractions),
     // never shorter than asked.
     event.delay = Math.ceil(wait);
-    settings.onRetry?.(event);
+    if (settings.onRetry !== undefined) settings.onRetry(event);
+    else if (settings.reportRetries) reportRetry(event, this.#maxRetries);
     await sleep(
       settings.clock,
       Math.min(event.delay, MAX_TIMER),
@@ -473,6 +551,12 @@ export class RequestEngine {
         );
       }
       this.#telemetry?.end(response.status);
+      // Not awaited here: the attempt is over once the body is read.
+      const cached = this.#cached;
+      if (cached !== undefined) {
+        const sent = this.#context?.sent?.headers ?? this.#headers;
+        return cached.save(response, text, sent).then(() => value);
+      }
       return value;
     } catch (error) {
       if (error instanceof HttpError || error instanceof SyntaxError) {

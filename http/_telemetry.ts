@@ -170,6 +170,17 @@ export class CallTelemetry {
     return this.#fullUrl ??= telemetryUrl(this.#url);
   }
 
+  /**
+   * Marks the call's span with what the HTTP cache did
+   * (`kit.http.cache`: `hit`, `revalidated` or `miss`).
+   */
+  cache(result: string): void {
+    const span = this.#span;
+    if (span !== undefined && span.isRecording()) {
+      span.setAttribute("kit.http.cache", result);
+    }
+  }
+
   /** Runs `fn` with the current attempt's span active. */
   run<A extends unknown[], R>(fn: (...args: A) => R, ...args: A): R {
     return this.#api.context.with(this.context, fn, undefined, ...args);

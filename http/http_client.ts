@@ -5,9 +5,12 @@
 import type { IConfiguration } from "../config/mod.ts";
 import {
   type ClientSettings,
+  CONFIGURED,
+  type ConfiguredSettings,
   publicOptions,
   resolveClientOptions,
 } from "./_client_options.ts";
+import { cacheSetup } from "./_cache_setup.ts";
 import { readApiConfiguration } from "./_configuration.ts";
 import { RequestEngine } from "./_request_engine.ts";
 import { resolveBase, withQuery } from "./_url.ts";
@@ -99,6 +102,7 @@ export class HttpClient {
    * | `api:baseUrl` | `API_BASE_URL` | `baseUrl` (required) | absolute http(s) URL or a path starting with `/` |
    * | `api:timeout` | `API_TIMEOUT` | `timeout` | whole milliseconds, 1000–60000 |
    * | `api:retryAttempts` | `API_RETRY_ATTEMPTS` | `retryAttempts` | whole number, 0–10 |
+   * | `api:enableCaching` | — | `enableCaching` | `true`/`false`, `1`/`0` |
    *
    * The variables reach these keys through the configuration's
    * `addStandardVariables()`; a variable of that name read as a key of its
@@ -108,6 +112,20 @@ export class HttpClient {
    * configuration fills only what the code did not set, and the client's
    * defaults the rest.
    *
+   * Inside a running application, the client writes its retries through the
+   * application's logging under `kit.http` (each retry at info, a call that
+   * gives up after retrying at warning; addresses without their query),
+   * unless `options.onRetry` is given. Outside an application it writes
+   * nothing.
+   *
+   * With `api:enableCaching` true, `get()` calls go through a private HTTP
+   * cache: a response is stored by its `Cache-Control` (`max-age`,
+   * `no-store`, `no-cache`), `Expires`, `ETag`/`Last-Modified` and `Vary`,
+   * never for a request with credentials unless the response is `public`;
+   * a fresh one answers with no request, a stale one is revalidated. It is
+   * kept in `options.cache`, else the application's `cache` service, else a
+   * bounded memory store of the client's own.
+   *
    * @param config Any configuration (a `ConfigurationManager`, loaded).
    * @param options Options that win over the configuration, and the other
    * client options (`totalTimeout`, `maxResponseSize`, `headers`, …).
@@ -115,8 +133,11 @@ export class HttpClient {
    * @throws {HttpConfigurationError} When no base address is given or
    * configured, or a configured value is not valid; the message names the
    * key and the value.
-   * @throws {TypeError} As the constructor, for an invalid `options.baseUrl`.
-   * @throws {RangeError} As the constructor, for an invalid option.
+   * @throws {TypeError} As the constructor, for an invalid `options.baseUrl`;
+   * for an `options.cache`, or an application `cache` service, that is not a
+   * store.
+   * @throws {RangeError} As the constructor, for an invalid option; for an
+   * invalid `maxCacheEntrySize`, `maxCacheEntries` or `maxCacheSize`.
    *
    * @example Usage
    * ```ts
@@ -134,22 +155,55 @@ export class HttpClient {
    * client.options.timeout; // 5000 (configuration)
    * client.options.retryAttempts; // 1 (code wins)
    * ```
+   *
+   * @example With the HTTP cache in a store of the application's
+   * ```ts
+   * import { CacheManager, MemoryCacheProvider } from "@vendor/kit/caching";
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   * import { HttpClient } from "@vendor/kit/http";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({
+   *   "api:baseUrl": "https://api.example.com",
+   *   "api:enableCaching": "true",
+   * }));
+   * await config.loadConfiguration();
+   * const cache = new CacheManager(new MemoryCacheProvider());
+   * const client = HttpClient.fromConfiguration(config, { cache });
+   * await cache.dispose();
+   * ```
    */
   static fromConfiguration(
     config: IConfiguration,
     options: HttpClientConfigurationOptions = {},
   ): HttpClient {
-    const { baseUrl, ...rest } = options;
+    const {
+      baseUrl,
+      enableCaching,
+      cache,
+      maxCacheEntrySize,
+      maxCacheEntries,
+      maxCacheSize,
+      ...rest
+    } = options;
     const configured = readApiConfiguration(config, {
       baseUrl: baseUrl !== undefined,
       timeout: rest.timeout !== undefined,
       retryAttempts: rest.retryAttempts !== undefined,
+      enableCaching: enableCaching !== undefined,
     });
-    const merged: HttpClientOptions = { ...rest };
+    const caching = cacheSetup(
+      { cache, maxCacheEntrySize, maxCacheEntries, maxCacheSize },
+      enableCaching ?? configured.enableCaching ?? false,
+    );
+    const merged: HttpClientOptions & { [CONFIGURED]?: ConfiguredSettings } = {
+      ...rest,
+    };
     if (configured.timeout !== undefined) merged.timeout = configured.timeout;
     if (configured.retryAttempts !== undefined) {
       merged.retryAttempts = configured.retryAttempts;
     }
+    merged[CONFIGURED] = { reportRetries: true, cache: caching };
     return new HttpClient(baseUrl ?? configured.baseUrl!, merged);
   }
 

@@ -1,6 +1,7 @@
 // The option types of HttpClient: the client's options, a call's options,
 // what onRetry receives and the resolved options `client.options` returns.
 import type { Clock } from "../core/mod.ts";
+import type { HttpCacheStore } from "./http_cache_store.ts";
 
 /** Options of {@linkcode HttpClient}. */
 export interface HttpClientOptions {
@@ -78,7 +79,11 @@ export interface HttpClientOptions {
    * none. Not in a browser, whose `fetch` follows redirects itself.
    */
   trustedRedirectOrigins?: readonly string[];
-  /** Called before each retry wait; for logging and metrics. */
+  /**
+   * Called before each retry wait; for logging and metrics. Given to
+   * `HttpClient.fromConfiguration`, it replaces the client's own report of
+   * retries to the application's log.
+   */
   onRetry?: (event: HttpRetryEvent) => void;
   /**
    * The `fetch` to send requests with. Default `globalThis.fetch`. Outside a
@@ -105,6 +110,37 @@ export interface HttpClientOptions {
 export interface HttpClientConfigurationOptions extends HttpClientOptions {
   /** The base address; wins over `api:baseUrl`. */
   baseUrl?: string;
+  /**
+   * Turns the HTTP cache of GET responses (those of `get()`) on or off;
+   * wins over `api:enableCaching`. Default off.
+   */
+  enableCaching?: boolean;
+  /**
+   * Where the HTTP cache keeps responses: a `CacheManager` of
+   * `@vendor/kit/caching`, or any {@linkcode HttpCacheStore}. Default: the
+   * running application's `cache` service when it has one (so that the
+   * instances of an application share a Redis cache), else a memory store
+   * of the client's own (see `maxCacheEntries`, `maxCacheSize`). Used only
+   * when the cache is on.
+   */
+  cache?: HttpCacheStore;
+  /**
+   * Largest body the HTTP cache stores, in UTF-8 bytes; a larger response is
+   * served but not stored. `0` or `Infinity` turns the limit off. Default
+   * 1048576 (1 MiB).
+   */
+  maxCacheEntrySize?: number;
+  /**
+   * Most responses the client's own memory store keeps (least recently used
+   * out first). Default 1000.
+   */
+  maxCacheEntries?: number;
+  /**
+   * Most bytes of bodies the client's own memory store keeps (least recently
+   * used out first). `0` or `Infinity` turns the limit off. Default 33554432
+   * (32 MiB).
+   */
+  maxCacheSize?: number;
 }
 
 /** A query-string value; `null` and `undefined` entries are left out. */

@@ -5,7 +5,9 @@
  * bearer-token authentication with single-flight refresh, and request ids
  * (from the request context of `@vendor/kit/platform` when there is one) with
  * typed errors. {@linkcode HttpClient.fromConfiguration} builds a client from
- * the `api` section of a configuration.
+ * the `api` section of a configuration, reports its retries to the running
+ * application's log, and keeps a private HTTP cache of GET responses when
+ * `api:enableCaching` is true.
  *
  * @example Usage
  * ```ts ignore
@@ -33,6 +35,7 @@
  */
 export * from "./http_client.ts";
 export type * from "./http_client_options.ts";
+export type * from "./http_cache_store.ts";
 export type * from "./http_interceptor.ts";
 export * from "./http_error.ts";
 export * from "./response_too_large_error.ts";
