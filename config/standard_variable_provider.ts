@@ -40,7 +40,7 @@ import type { EnvironmentVariableOptions } from "./environment_variable_provider
  * | `AUTH_TOKEN_EXPIRY` | `auth:tokenExpiry` |
  * | `FEATURE_ANALYTICS` | `features:enableAnalytics` |
  * | `FEATURE_INTERNATIONALIZATION` | `features:enableInternationalization` |
- * | `FEATURE_CACHING` | `features:enableCaching` |
+ * | `FEATURE_CACHING` | `api:enableCaching` |
  * | `GOOGLE_ANALYTICS_ID` | `analytics:trackingId` |
  * | `ANALYTICS_API_KEY` | `analytics:apiKey` |
  * | `OPENAI_API_KEY` | `openai:apiKey` |
@@ -77,7 +77,7 @@ export const standardVariables: Readonly<Record<string, string>> = Object
     AUTH_TOKEN_EXPIRY: "auth:tokenExpiry",
     FEATURE_ANALYTICS: "features:enableAnalytics",
     FEATURE_INTERNATIONALIZATION: "features:enableInternationalization",
-    FEATURE_CACHING: "features:enableCaching",
+    FEATURE_CACHING: "api:enableCaching",
     GOOGLE_ANALYTICS_ID: "analytics:trackingId",
     ANALYTICS_API_KEY: "analytics:apiKey",
     OPENAI_API_KEY: "openai:apiKey",

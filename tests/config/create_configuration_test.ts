@@ -56,7 +56,7 @@ test("addStandardVariables() maps every standard variable to its key", async () 
     AUTH_TOKEN_EXPIRY: "auth:tokenExpiry",
     FEATURE_ANALYTICS: "features:enableAnalytics",
     FEATURE_INTERNATIONALIZATION: "features:enableInternationalization",
-    FEATURE_CACHING: "features:enableCaching",
+    FEATURE_CACHING: "api:enableCaching",
     GOOGLE_ANALYTICS_ID: "analytics:trackingId",
     ANALYTICS_API_KEY: "analytics:apiKey",
     OPENAI_API_KEY: "openai:apiKey",
