@@ -185,3 +185,14 @@ test("diagnose() reports no unknown variable for the list, whichever way it is s
     });
   });
 });
+
+// Compile-time only (never called): with appConfigSchema the key reads as a
+// list of strings.
+async function _typedRead(): Promise<string[] | undefined> {
+  const config = await createConfiguration({ schema: appConfigSchema });
+  const cultures: string[] | undefined = config.getValue(
+    "localization:supportedCultures",
+  );
+  await config.close();
+  return cultures;
+}
