@@ -1,5 +1,5 @@
-// A little over the ~600 lines a file is meant to stay under, on purpose: 249
-// of its lines are JSDoc and examples of the public class. Its options and
+// A little over the ~600 lines a file is meant to stay under, on purpose:
+// some 260 of its lines are JSDoc and examples of the public class. Its options and
 // counters are typed in analytics_options.ts, checked in _resolved_options.ts,
 // and the fan-out to providers is _fan_out.ts; what stays here is sampling,
 // consent, automatic tracking and the public calls.
@@ -41,6 +41,7 @@ import {
   resolveOptions,
 } from "./_resolved_options.ts";
 import { providerName, settleAll, sum, worstHealth } from "./_fan_out.ts";
+import { allOffHealth } from "./_switch.ts";
 import { deadlineSignal, type DisposeOptions } from "../core/mod.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 
@@ -85,6 +86,9 @@ export class AnalyticsManager {
   #consentExplicit = false;
   #held: AnalyticsEvent[] = [];
   #disposed = false;
+  // Every provider is turned off (features:enableAnalytics=false): the
+  // calls return at once, building no event.
+  #silent = false;
   #stats = {
     dispatched: 0,
     sampledOut: 0,
@@ -147,7 +151,11 @@ export class AnalyticsManager {
   /**
    * Adds a provider; it receives the events tracked from now on (and held
    * events released later). The manager owns it from now on: `dispose()`
-   * disposes it.
+   * disposes it. While every provider added is turned off (its `enabled` is
+   * `false`, as for a provider built from configuration with
+   * `features:enableAnalytics` set to `false`), `track`, `page` and
+   * `identify` return at once, `flush` resolves at once and `checkHealth`
+   * says the manager is disabled.
    *
    * @param provider The provider.
    * @returns This manager, for chaining.
@@ -164,6 +172,7 @@ export class AnalyticsManager {
    */
   addProvider(provider: IAnalyticsProvider): this {
     if (!this.#providers.includes(provider)) this.#providers.push(provider);
+    this.#silent = this.#providers.every((added) => added.enabled === false);
     // A Kit provider without an onError of its own reports its delivery
     // errors to this manager's onError.
     adoptErrors(provider, this.#providerErrors);
@@ -267,6 +276,7 @@ export class AnalyticsManager {
     properties?: AnalyticsProperties,
     context?: AnalyticsCallContext,
   ): void {
+    if (this.#silent) return;
     const merged = { ...pageProperties(), ...properties };
     const fallback = [merged.title, merged.path].find((value) =>
       typeof value === "string" && value !== ""
@@ -298,6 +308,7 @@ export class AnalyticsManager {
     traits?: AnalyticsProperties,
     context?: AnalyticsCallContext,
   ): void {
+    if (this.#silent) return;
     if (context === undefined && !this.#disposed) this.#userId = userId;
     this.#emit("identify", "identify", traits, { ...context, userId });
   }
@@ -376,6 +387,7 @@ export class AnalyticsManager {
    */
   async flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
     const signal = deadlineSignal(options);
+    if (this.#silent) return { delivered: 0, dropped: 0 };
     const results = await settleAll(
       this.#providers,
       "flush",
@@ -391,6 +403,8 @@ export class AnalyticsManager {
    * `"degraded"` while deliveries fail or when events were dropped since
    * their previous check. A provider whose check throws counts as
    * `"unhealthy"`. The detail holds each provider's result under its name.
+   * When every provider is turned off by `features:enableAnalytics`:
+   * `"healthy"`, with `disabled: true` in the detail.
    *
    * @param signal Aborts when the check's time is up (passed to the providers).
    * @returns The worst state, with every provider's result.
@@ -404,7 +418,8 @@ export class AnalyticsManager {
    * ```
    */
   async checkHealth(signal?: AbortSignal): Promise<HealthCheckResult> {
-    return await worstHealth(this.#providers, signal);
+    const health = await worstHealth(this.#providers, signal);
+    return this.#silent ? allOffHealth(health) : health;
   }
 
   /**
@@ -455,7 +470,7 @@ export class AnalyticsManager {
     properties: AnalyticsProperties | undefined,
     context: AnalyticsCallContext | undefined,
   ): void {
-    if (this.#disposed) return;
+    if (this.#disposed || this.#silent) return;
     const userId = context?.userId ?? this.#userId;
     const anonymousId = context?.anonymousId ?? this.#anonymousId;
     const rate = this.#options.samplingRate;

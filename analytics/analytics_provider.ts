@@ -67,6 +67,13 @@ export interface IAnalyticsProvider {
   /** A name for error messages; the class name is used when absent. */
   readonly name?: string;
   /**
+   * Optional: `false` when the provider sends nothing (Kit's providers built
+   * from a configuration whose `features:enableAnalytics` is `false`). A
+   * manager whose providers all say `false` skips its work: `track`, `page`
+   * and `identify` return at once.
+   */
+  readonly enabled?: boolean;
+  /**
    * Receives a `track` event.
    *
    * @param event The normalized event.

@@ -19,6 +19,14 @@ import {
   resolveEndpoint,
 } from "./_options.ts";
 import { registerErrorRoute } from "./_error_route.ts";
+import {
+  analyticsOff,
+  announceAnalyticsOff,
+  offHealth,
+  type TurnedOff,
+  turnedOffIn,
+  turnedOffOptions,
+} from "./_switch.ts";
 
 const NAME = "CustomAnalyticsProvider";
 const SECRET_HEADER = /auth|key|secret|token|cookie/i;
@@ -76,7 +84,9 @@ export interface CustomAnalyticsProviderOptions
 export class CustomAnalyticsProvider implements IAnalyticsProvider {
   /** The provider's name in error messages. */
   readonly name: string = NAME;
-  readonly #queue: DeliveryQueue<AnalyticsEvent>;
+  // Both undefined when built turned off by features:enableAnalytics.
+  readonly #queue: DeliveryQueue<AnalyticsEvent> | undefined;
+  readonly #off: TurnedOff | undefined;
   readonly #endpoint: string;
 
   /**
@@ -88,6 +98,11 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * (`CustomAnalyticsProvider: batchSize must be an integer of at least 1: 0`).
    */
   constructor(options: CustomAnalyticsProviderOptions) {
+    this.#off = turnedOffIn(options);
+    if (this.#off !== undefined) {
+      this.#endpoint = "";
+      return;
+    }
     this.#endpoint = resolveEndpoint(NAME, "endpoint", options?.endpoint);
     const delivery = resolveDelivery(NAME, options, {
       batchSize: 50,
@@ -128,11 +143,23 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * `analytics:maxQueueSize`. Numbers may be strings (`"50"`). Explicit
    * `options` win over configuration.
    *
+   * With `features:enableAnalytics` set to `false` (`FEATURE_ANALYTICS=false`)
+   * the provider is created turned off ({@linkcode enabled} is `false`): it
+   * sends no event, starts no timer and reads none of its own keys (no
+   * endpoint is needed); `track`, `page` and `identify` do nothing,
+   * `flush` and `dispose` resolve at once and `checkHealth` says it is
+   * disabled (healthy). It says so once per configuration, as an info line
+   * under `kit.analytics` in the running application's logging. A provider
+   * built with `new` sends as the code says, whatever the switch.
+   *
    * @param config Any {@linkcode IConfiguration} (the ConfigurationManager).
    * @param options Options that override the configuration.
    * @returns The provider.
    * @throws {Error} `Configuration value not found: analytics:endpoint` when
    * the endpoint is missing and not given in `options`.
+   * @throws {AnalyticsConfigurationError} When `features:enableAnalytics` is
+   * not a boolean (naming the value and its source), or an option is out of
+   * range.
    *
    * @example Usage
    * ```ts
@@ -155,6 +182,11 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
     config: IConfiguration,
     options: Partial<CustomAnalyticsProviderOptions> = {},
   ): CustomAnalyticsProvider {
+    const off = analyticsOff(config);
+    if (off !== undefined) {
+      announceAnalyticsOff(config, off);
+      return new CustomAnalyticsProvider(turnedOffOptions(off));
+    }
     // Configuration fills only what the code did not set: a key the code
     // overrides is not even read (so a bad value there cannot fail).
     const fromConfig: Partial<CustomAnalyticsProviderOptions> = {};
@@ -176,51 +208,61 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
     } as CustomAnalyticsProviderOptions);
   }
 
-  /** The collection address, resolved. */
+  /** The collection address, resolved (`""` when turned off). */
   get endpoint(): string {
     return this.#endpoint;
   }
 
+  /**
+   * `false` when the provider was built by `fromConfiguration` with
+   * `features:enableAnalytics` set to `false`: it then sends nothing.
+   */
+  get enabled(): boolean {
+    return this.#off === undefined;
+  }
+
   /** Events dropped so far: queue overflow, rejected batches, after dispose. */
   get droppedCount(): number {
-    return this.#queue.state.dropped;
+    return this.#queue?.state.dropped ?? 0;
   }
 
   /** Events delivered so far. */
   get deliveredCount(): number {
-    return this.#queue.state.delivered;
+    return this.#queue?.state.delivered ?? 0;
   }
 
   /** Events queued or in flight right now. */
   get pendingCount(): number {
-    return this.#queue.queued + this.#queue.inFlight;
+    return this.#queue === undefined
+      ? 0
+      : this.#queue.queued + this.#queue.inFlight;
   }
 
   /**
-   * Queues a `track` event.
+   * Queues a `track` event (nothing when turned off).
    *
    * @param event The normalized event.
    */
   track(event: AnalyticsEvent): void {
-    this.#queue.enqueue(event);
+    this.#queue?.enqueue(event);
   }
 
   /**
-   * Queues a `page` event.
+   * Queues a `page` event (nothing when turned off).
    *
    * @param event The normalized event.
    */
   page(event: AnalyticsEvent): void {
-    this.#queue.enqueue(event);
+    this.#queue?.enqueue(event);
   }
 
   /**
-   * Queues an `identify` event.
+   * Queues an `identify` event (nothing when turned off).
    *
    * @param event The normalized event.
    */
   identify(event: AnalyticsEvent): void {
-    this.#queue.enqueue(event);
+    this.#queue?.enqueue(event);
   }
 
   /**
@@ -248,6 +290,9 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    if (this.#queue === undefined) {
+      return Promise.resolve({ delivered: 0, dropped: 0 });
+    }
     return this.#queue.flush(options);
   }
 
@@ -271,7 +316,7 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   async dispose(options?: DisposeOptions): Promise<void> {
-    await this.#queue.close(options);
+    await this.#queue?.close(options);
   }
 
   /**
@@ -280,7 +325,9 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * retries) or when events were dropped since the previous check,
    * `"healthy"` otherwise. The detail holds counts (`pending`, `delivered`,
    * `dropped`, `droppedSinceLastCheck`), `failing`, `breaker` and, when
-   * degraded, a `reason`; never the key or the address.
+   * degraded, a `reason`; never the key or the address. Turned off by
+   * `features:enableAnalytics`: `"healthy"`, with `disabled: true` and the
+   * switch's source as the `reason`.
    *
    * @returns The state, with counts.
    *
@@ -296,7 +343,7 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   checkHealth(): HealthCheckResult {
-    return this.#queue.health();
+    return this.#queue?.health() ?? offHealth(this.#off!);
   }
 
   /**

@@ -31,6 +31,14 @@ import {
   resolveDelivery,
   resolveEndpoint,
 } from "./_options.ts";
+import {
+  analyticsOff,
+  announceAnalyticsOff,
+  offHealth,
+  type TurnedOff,
+  turnedOffIn,
+  turnedOffOptions,
+} from "./_switch.ts";
 
 const NAME = "ExternalAnalyticsProvider";
 const MAX_REMEMBERED_USERS = 1000;
@@ -133,7 +141,9 @@ export interface ExternalAnalyticsProviderOptions
 export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   /** The provider's name in error messages. */
   readonly name: string = NAME;
-  readonly #queue: DeliveryQueue<AnalyticsEvent>;
+  // Both undefined when built turned off by features:enableAnalytics.
+  readonly #queue: DeliveryQueue<AnalyticsEvent> | undefined;
+  readonly #off: TurnedOff | undefined;
   readonly #url: string;
   readonly #mapping: { enhancedEcommerce: boolean; anonymizeIp: boolean };
   readonly #userProperties = new Map<string, Ga4UserProperties>();
@@ -151,6 +161,14 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * (`ExternalAnalyticsProvider: apiSecret is required outside a browser: …`).
    */
   constructor(options: ExternalAnalyticsProviderOptions) {
+    this.#off = turnedOffIn(options);
+    if (this.#off !== undefined) {
+      this.#url = "";
+      this.#mapping = { enhancedEcommerce: false, anonymizeIp: true };
+      this.#pageProtocol = false;
+      this.#trackingId = "";
+      return;
+    }
     const trackingId = requireString(NAME, "trackingId", options?.trackingId);
     // Without an API secret, a page sends as Google's tag does; a server
     // needs the secret for Google's Measurement Protocol.
@@ -234,11 +252,23 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * `analytics:enableEnhancedEcommerce` and `analytics:anonymizeIp` (booleans
    * may be the strings `"true"`/`"false"`). Explicit `options` win.
    *
+   * With `features:enableAnalytics` set to `false` (`FEATURE_ANALYTICS=false`)
+   * the provider is created turned off ({@linkcode enabled} is `false`): it
+   * sends no event, starts no timer and reads none of its own keys (no
+   * tracking id is needed); `track`, `page` and `identify` do nothing,
+   * `flush` and `dispose` resolve at once and `checkHealth` says it is
+   * disabled (healthy). It says so once per configuration, as an info line
+   * under `kit.analytics` in the running application's logging. A provider
+   * built with `new` sends as the code says, whatever the switch.
+   *
    * @param config Any {@linkcode IConfiguration} (the ConfigurationManager).
    * @param options Options that override the configuration.
    * @returns The provider.
    * @throws {Error} `Configuration value not found: analytics:trackingId`
    * when the tracking id is missing and not given in `options`.
+   * @throws {AnalyticsConfigurationError} When `features:enableAnalytics` is
+   * not a boolean (naming the value and its source), or an option is out of
+   * range.
    *
    * @example Usage
    * ```ts
@@ -261,6 +291,11 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
     config: IConfiguration,
     options: Partial<ExternalAnalyticsProviderOptions> = {},
   ): ExternalAnalyticsProvider {
+    const off = analyticsOff(config);
+    if (off !== undefined) {
+      announceAnalyticsOff(config, off);
+      return new ExternalAnalyticsProvider(turnedOffOptions(off));
+    }
     // Configuration fills only what the code did not set: a key the code
     // overrides is not even read (so a bad value there cannot fail).
     const fromConfig: Partial<ExternalAnalyticsProviderOptions> = {};
@@ -295,19 +330,29 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
     );
   }
 
+  /**
+   * `false` when the provider was built by `fromConfiguration` with
+   * `features:enableAnalytics` set to `false`: it then sends nothing.
+   */
+  get enabled(): boolean {
+    return this.#off === undefined;
+  }
+
   /** Events dropped so far (overflow, rejected batches, no API secret). */
   get droppedCount(): number {
-    return this.#queue.state.dropped;
+    return this.#queue?.state.dropped ?? 0;
   }
 
   /** Events delivered so far. */
   get deliveredCount(): number {
-    return this.#queue.state.delivered;
+    return this.#queue?.state.delivered ?? 0;
   }
 
   /** Events queued or in flight right now. */
   get pendingCount(): number {
-    return this.#queue.queued + this.#queue.inFlight;
+    return this.#queue === undefined
+      ? 0
+      : this.#queue.queued + this.#queue.inFlight;
   }
 
   /**
@@ -336,7 +381,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * @param event The normalized `identify` event.
    */
   identify(event: AnalyticsEvent): void {
-    if (event.userId === undefined) return;
+    if (event.userId === undefined || this.#off !== undefined) return;
     const properties = {
       ...this.#userProperties.get(event.userId),
       ...toGa4UserProperties(event.properties, this.#mapping.anonymizeIp),
@@ -374,6 +419,9 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   flush(options?: DisposeOptions): Promise<AnalyticsFlushResult> {
+    if (this.#queue === undefined) {
+      return Promise.resolve({ delivered: 0, dropped: 0 });
+    }
     return this.#queue.flush(options);
   }
 
@@ -397,7 +445,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   async dispose(options?: DisposeOptions): Promise<void> {
-    await this.#queue.close(options);
+    await this.#queue?.close(options);
   }
 
   /**
@@ -405,7 +453,9 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * events were dropped since the previous check; `"healthy"` otherwise. (A
    * missing `apiSecret` outside a browser fails at construction instead.) The detail holds counts (`pending`, `delivered`, `dropped`,
    * `droppedSinceLastCheck`), `failing`, `breaker` and, when degraded, a
-   * `reason`; never the secret or the address.
+   * `reason`; never the secret or the address. Turned off by
+   * `features:enableAnalytics`: `"healthy"`, with `disabled: true` and the
+   * switch's source as the `reason`.
    *
    * @returns The state, with counts.
    *
@@ -422,7 +472,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
    * ```
    */
   checkHealth(): HealthCheckResult {
-    return this.#queue.health();
+    return this.#queue?.health() ?? offHealth(this.#off!);
   }
 
   /**
@@ -435,7 +485,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   }
 
   #enqueue(event: AnalyticsEvent): void {
-    this.#queue.enqueue(event);
+    this.#queue?.enqueue(event);
   }
 
   #pageUrl(batch: readonly AnalyticsEvent[]): string {

@@ -8,6 +8,7 @@ import type {
   KitConfigurationSection,
 } from "./kit_configuration_keys.ts";
 import type { loadValibot } from "#config/valibot";
+import { readCultureList } from "../internal/culture_names.ts";
 
 type Valibot = ReturnType<typeof loadValibot>;
 
@@ -37,6 +38,7 @@ export function declaredKeys(
 /** What a declared key holds once validated. */
 export type KitValue<D> = D extends { type: "boolean" } ? boolean
   : D extends { type: "number" | "integer" } ? number
+  : D extends { type: "cultures" } ? string[]
   : string;
 
 /** The valibot schema of an optional declared key. */
@@ -116,6 +118,8 @@ export function keySchema(
       base = v.string();
       if (declaration.nonEmpty === true) checks.push(v.trim(), v.minLength(1));
       break;
+    case "cultures":
+      return v.optional(culturesSchema(v));
     default:
       throw new TypeError(
         `A declared key of type ${declaration.type} has no generic schema`,
@@ -145,4 +149,41 @@ export function sectionSchema(
   section: KitConfigurationSection,
 ): v.GenericSchema {
   return v.optional(v.object(sectionEntries(v, section)));
+}
+
+/**
+ * A list of culture names, read by the localization module's own rule
+ * (internal/culture_names.ts): an array, or one string of names separated
+ * by commas (or JSON), as an environment variable holds it. A bad entry
+ * fails at its position (`localization:supportedCultures:1`), so the line
+ * names the variable or file that set it and the entry itself. A blank
+ * value gives an empty list, which the readers take as not set.
+ */
+function culturesSchema(v: Valibot): v.GenericSchema {
+  return v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const list = readCultureList(dataset.value);
+      // Blank: an empty list, which every reader takes as none (undefined
+      // would leave the blank text in place of the value).
+      if (list === undefined) return [];
+      if (list.bad === undefined) return list.cultures;
+      const { index } = list.bad;
+      addIssue({
+        message: list.bad.problem,
+        input: list.bad.entry,
+        // At the entry's position, unless the value is no list at all.
+        path: index !== undefined
+          ? [{
+            type: "array",
+            origin: "value",
+            input: [],
+            key: index,
+            value: list.bad.entry,
+          }]
+          : undefined,
+      });
+      return NEVER;
+    }),
+  ) as unknown as v.GenericSchema;
 }

@@ -65,9 +65,9 @@ export interface AppConfig {
   };
   /** Feature switches. */
   features?: {
-    /** Turn analytics on. */
+    /** `false`: the analytics providers built from configuration send nothing. */
     enableAnalytics?: boolean | undefined;
-    /** Turn localization on. */
+    /** `false`: localization built from configuration serves the default culture only. */
     enableInternationalization?: boolean | undefined;
     /** Bytes. */
     maxFileUploadSize?: number | undefined;
@@ -104,6 +104,11 @@ export interface AppConfig {
     defaultCulture?: string | undefined;
     /** The culture a missing translation is looked up in. */
     fallbackCulture?: string | undefined;
+    /**
+     * The cultures the application offers (BCP 47 names); a variable holds
+     * them separated by commas.
+     */
+    supportedCultures?: string[] | undefined;
     /** Address template of the translations, with `{culture}`. */
     resourceUrl?: string | undefined;
     /** File path template of the translations, with `{culture}`. */
@@ -478,7 +483,9 @@ function lazyObject<T extends object>(build: () => T): T {
  *   `service.name` of Kit's OTLP log export; `OTEL_SERVICE_NAME` otherwise).
  * - `cache`, `localization`, `analytics`, `server`, `host` (optional): every
  *   key Kit's modules read, each with its type and bounds
- *   (`cache:redis:port` a whole number 1–65535, `server:port` 0–65535…).
+ *   (`cache:redis:port` a whole number 1–65535, `server:port` 0–65535,
+ *   `localization:supportedCultures` a list of BCP 47 culture names, from a
+ *   variable separated by commas…).
  *   These sections carry no defaults: the module reading a key applies its
  *   own when the key is not set.
  *

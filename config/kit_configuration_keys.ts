@@ -19,10 +19,20 @@ import { databaseKeys } from "../internal/database_keys.ts";
  */
 export interface KitConfigurationKey {
   /**
-   * `string`, `url` (an absolute URL), `number`, `integer`, `boolean`, or
-   * `list` (`logging:providers`, a list of `{ type, options }`).
+   * `string`, `url` (an absolute URL), `number`, `integer`, `boolean`,
+   * `list` (`logging:providers`, a list of `{ type, options }`), or
+   * `cultures` (`localization:supportedCultures`, a list of BCP 47 culture
+   * names: an array in a JSON file, names separated by commas in an
+   * environment variable).
    */
-  readonly type: "string" | "url" | "number" | "integer" | "boolean" | "list";
+  readonly type:
+    | "string"
+    | "url"
+    | "number"
+    | "integer"
+    | "boolean"
+    | "list"
+    | "cultures";
   /** The key must be set (only in the required sections). */
   readonly required?: boolean;
   /** A string that must not be blank (it is trimmed). */
@@ -165,6 +175,7 @@ export interface KitConfigurationSections {
   readonly localization: {
     readonly defaultCulture: KitKey<"string", "default">;
     readonly fallbackCulture: KitKey<"string">;
+    readonly supportedCultures: KitKey<"cultures">;
     readonly resourceUrl: KitKey<"string">;
     readonly resourcePath: KitKey<"string">;
     readonly timeout: KitKey<"integer", "min">;
@@ -297,10 +308,15 @@ const logging: Sections["logging"] = {
 };
 
 const features: Sections["features"] = {
-  enableAnalytics: { type: "boolean", description: "Turn analytics on." },
+  enableAnalytics: {
+    type: "boolean",
+    description:
+      "false: the analytics providers built from configuration send nothing.",
+  },
   enableInternationalization: {
     type: "boolean",
-    description: "Turn localization on.",
+    description:
+      "false: localization built from configuration serves the default culture only.",
   },
   maxFileUploadSize: {
     type: "integer",
@@ -382,6 +398,11 @@ const localization: Sections["localization"] = {
   fallbackCulture: {
     type: "string",
     description: "The culture a missing translation is looked up in.",
+  },
+  supportedCultures: {
+    type: "cultures",
+    description:
+      "The cultures the application offers; a request gets the best fit among them.",
   },
   resourceUrl: {
     type: "string",

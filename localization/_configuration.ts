@@ -14,6 +14,8 @@ import { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
 import type { LocalizationProvider } from "./localization_provider.ts";
 import type { LocalizationManagerConfigurationOptions } from "./localization_manager_options.ts";
+import { readCultureList } from "../internal/culture_names.ts";
+import { readFeatureSwitch, sourceOf } from "../internal/feature_switch.ts";
 
 // Types, bounds and the default culture come from the configuration's one
 // declaration of these keys, the one appConfigSchema checks by.
@@ -22,6 +24,8 @@ const DECLARED = kitConfigurationSections.localization;
 export const KEYS = {
   defaultCulture: "localization:defaultCulture",
   fallbackCulture: "localization:fallbackCulture",
+  supportedCultures: "localization:supportedCultures",
+  internationalization: "features:enableInternationalization",
   resourceUrl: "localization:resourceUrl",
   resourcePath: "localization:resourcePath",
   timeout: "localization:timeout",
@@ -38,6 +42,7 @@ export type GivenInCode = Pick<
   | "culture"
   | "cultureProvider"
   | "fallbackCulture"
+  | "supportedCultures"
   | "provider"
   | "resourceUrl"
   | "resourcePath"
@@ -51,36 +56,33 @@ export interface ConfiguredParts {
   provider: LocalizationProvider;
   cultureProvider: CultureProvider;
   fallbackCulture: string | undefined;
+  supportedCultures: readonly string[] | undefined;
   cache: LocalizationCache | undefined;
+  /**
+   * Where `features:enableInternationalization` was set to false, when it
+   * was (`undefined` when internationalization is on).
+   */
+  internationalizationOff: { source: string | undefined } | undefined;
 }
 
 export function partsFromConfiguration(
   config: IConfiguration,
   given: GivenInCode,
 ): ConfiguredParts {
-  const culture = (key: string): string | undefined => {
-    const value = text(config, key);
-    if (value !== undefined && !isCultureName(value)) {
-      throw new LocalizationConfigurationError(
-        key,
-        `${key} must be a BCP 47 culture name such as "en" or "fr-CA": ${
-          JSON.stringify(value)
-        }`,
-      );
-    }
-    return value;
-  };
+  const internationalizationOff = switchedOff(config);
   const cultureProvider = given.cultureProvider ??
     new DefaultCultureProvider(
-      given.culture ?? culture(KEYS.defaultCulture) ??
-        DECLARED.defaultCulture.default,
+      given.culture ?? defaultCultureOf(config),
     );
   const fallbackCulture = given.fallbackCulture ??
-    culture(KEYS.fallbackCulture);
+    cultureOf(config, KEYS.fallbackCulture);
   return {
     provider: given.provider ?? providerOf(config, given),
     cultureProvider,
     fallbackCulture,
+    supportedCultures: given.supportedCultures ??
+      supportedCulturesOf(config),
+    internationalizationOff,
     cache: given.cache === false
       ? undefined
       : given.cache ?? new LocalizationCache({
@@ -98,6 +100,76 @@ export function partsFromConfiguration(
         ),
       }),
   };
+}
+
+/**
+ * `localization:defaultCulture`, checked, else its declared default (`en`).
+ *
+ * @throws {LocalizationConfigurationError} When it is not a culture name.
+ */
+export function defaultCultureOf(config: IConfiguration): string {
+  return cultureOf(config, KEYS.defaultCulture) ??
+    DECLARED.defaultCulture.default;
+}
+
+/**
+ * `localization:supportedCultures`: an array, or names separated by commas
+ * (an environment variable); `undefined` when not set or empty.
+ *
+ * @throws {LocalizationConfigurationError} For an entry that is not a
+ * culture name, naming the key, the entry's position, its source and the
+ * entry, in the words of the configuration's own check.
+ */
+export function supportedCulturesOf(
+  config: IConfiguration,
+): string[] | undefined {
+  const key = KEYS.supportedCultures;
+  if (!config.hasValue(key)) return undefined;
+  const list = readCultureList(config.getValue<unknown>(key, undefined));
+  if (list === undefined) return undefined;
+  if (list.bad === undefined) return list.cultures;
+  const { index, problem } = list.bad;
+  const at = index === undefined ? key : `${key}:${index}`;
+  // An indexed source (`__1`, an array in a file) knows the entry's own
+  // source; a comma list is one variable.
+  const source = (index === undefined ? undefined : sourceOf(config, at)) ??
+    sourceOf(config, key);
+  throw new LocalizationConfigurationError(
+    key,
+    `${at}: ${problem}${source === undefined ? "" : ` (from ${source})`}`,
+  );
+}
+
+/**
+ * Whether `features:enableInternationalization` turns internationalization
+ * off, and where it was set.
+ *
+ * @throws {LocalizationConfigurationError} For a value that is no switch.
+ */
+export function switchedOff(
+  config: IConfiguration,
+): { source: string | undefined } | undefined {
+  const found = readFeatureSwitch(config, KEYS.internationalization);
+  if (found.problem !== undefined) {
+    throw new LocalizationConfigurationError(
+      KEYS.internationalization,
+      found.problem,
+    );
+  }
+  return found.on ? undefined : { source: found.source };
+}
+
+function cultureOf(config: IConfiguration, key: string): string | undefined {
+  const value = text(config, key);
+  if (value !== undefined && !isCultureName(value)) {
+    throw new LocalizationConfigurationError(
+      key,
+      `${key} must be a BCP 47 culture name such as "en" or "fr-CA": ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value;
 }
 
 function providerOf(

@@ -1,6 +1,6 @@
 // The culture of one request for LocalizationManager.forRequest: the query
 // parameter, then the cookie, then Accept-Language, matched against the
-// supported cultures when the caller lists them. Not public.
+// supported cultures when the caller or the manager lists them. Not public.
 import { pickCulture } from "./_pick_culture.ts";
 import { assertCultureName, isCultureName } from "./culture_name.ts";
 import type {
@@ -14,6 +14,8 @@ import { negotiateCulture, parseAcceptLanguage } from "./negotiate_culture.ts";
  *
  * @param request The request (its URL and headers).
  * @param options The supported cultures, query parameter, cookie, fallback.
+ * @param supported The manager's supported cultures, used when `options`
+ * gives none.
  * @param fallbackCulture The manager's fallback culture, if any.
  * @param current The manager's current culture.
  * @returns The culture.
@@ -22,10 +24,11 @@ import { negotiateCulture, parseAcceptLanguage } from "./negotiate_culture.ts";
 export function cultureOfRequest(
   request: LocalizationRequest,
   options: ForRequestOptions,
+  supported: readonly string[] | undefined,
   fallbackCulture: string | undefined,
   current: string,
 ): string {
-  const cultures = options.cultures;
+  const cultures = options.cultures ?? supported;
   const fallback = options.fallback ?? fallbackCulture ?? cultures?.[0] ??
     current;
   const chosen: string[] = [];

@@ -184,3 +184,13 @@ function hookThrew(hook: string, error: unknown): void {
     logger.error(`LocalizationManager: ${hook} threw`, { error });
   } else console.error(`LocalizationManager: ${hook} threw:`, error);
 }
+
+/**
+ * An invalid translation, when nobody asked for it: the running
+ * application's logging, else the console.
+ */
+export function messageErrorByDefault(error: LocalizationMessageError): void {
+  const logger = hostLogger("kit.localization");
+  if (logger !== undefined) logger.error(error.message, { error });
+  else console.error(error.message);
+}

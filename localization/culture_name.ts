@@ -1,11 +1,5 @@
 import { InvalidCultureError } from "./invalid_culture_error.ts";
-
-// language (2-3 letters), optional script (4 letters), optional region
-// (2 letters or 3 digits), then variants (5-8 alphanumerics, or a digit and 3
-// alphanumerics). Only letters, digits and "-" can ever match, which is what
-// keeps culture names safe to put into a URL or a file path.
-const CULTURE_PATTERN =
-  /^[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|\d{3}))?(?:-(?:[A-Za-z\d]{5,8}|\d[A-Za-z\d]{3}))*$/;
+import { isCultureName as isCultureNameShared } from "../internal/culture_names.ts";
 
 /**
  * Checks whether a value is a culture name the localization package accepts:
@@ -25,8 +19,9 @@ const CULTURE_PATTERN =
  * ```
  */
 export function isCultureName(value: unknown): value is string {
-  return typeof value === "string" && value.length <= 64 &&
-    CULTURE_PATTERN.test(value);
+  // The one pattern, shared with the configuration's check of
+  // localization:supportedCultures.
+  return isCultureNameShared(value);
 }
 
 /**

@@ -1,11 +1,17 @@
 import type { IConfiguration } from "../config/mod.ts";
-import { hostLogger, type Signal } from "../platform/mod.ts";
+import type { Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
+import { announceSingleCulture } from "./_single_culture.ts";
 import { cultureChain } from "../internal/culture_chain.ts";
 import { cultureOfRequest } from "./_request_culture.ts";
 import { ResourceLoader } from "./_resource_loading.ts";
 import { type Slot, TranslatorCache } from "./_translator_cache.ts";
-import { CultureTranslator, type Host, Translations } from "./_translations.ts";
+import {
+  CultureTranslator,
+  type Host,
+  messageErrorByDefault,
+  Translations,
+} from "./_translations.ts";
 import { assertCultureName, isCultureName } from "./culture_name.ts";
 import { InvalidCultureError } from "./invalid_culture_error.ts";
 import type { CultureProvider } from "./culture_provider.ts";
@@ -21,7 +27,6 @@ import type {
   LocalizationRequest,
   MissingTranslationHandler,
 } from "./localization_manager_options.ts";
-import type { LocalizationMessageError } from "./localization_message_error.ts";
 import type { LocalizationProvider } from "./localization_provider.ts";
 import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
 import type { TranslateFunction, Translator } from "./translator.ts";
@@ -30,7 +35,9 @@ import type { LocalizationValueParser } from "./value_parser.ts";
 // A façade: loading the catalogs (_resource_loading.ts), the per-culture
 // translators of forCulture (_translator_cache.ts) and the culture of a
 // request (_request_culture.ts) have their own files; lookup and formatting
-// live in _translations.ts.
+// live in _translations.ts, reading the configuration in _configuration.ts.
+// A little over the ~600 lines a file is meant to stay under, on purpose:
+// 373 of its lines are the public class's JSDoc and examples.
 
 /**
  * Translates keys for the current culture.
@@ -82,6 +89,10 @@ export class LocalizationManager {
   readonly #cultureProvider: CultureProvider;
   readonly #parsers: readonly LocalizationValueParser[];
   readonly #fallbackCulture: string | undefined;
+  readonly #supportedCultures: readonly string[] | undefined;
+  // Set by fromConfiguration when features:enableInternationalization is
+  // false: the one culture served, whatever is asked.
+  #onlyCulture: string | undefined;
   readonly #loader: ResourceLoader;
   readonly #host: Host;
   readonly #translators: TranslatorCache;
@@ -117,9 +128,10 @@ export class LocalizationManager {
    * @param valueParsers Applied to each text in this order; default
    * `[new IcuLocalizationValueParser(), new FormatLocalizationValueParser(),
    * new RefLocalizationValueParser()]`. Pass `[]` to use texts as written.
-   * @param options `fallbackCulture`, `onMissing`, `onLoadError`,
-   * `onMessageError`.
-   * @throws {InvalidCultureError} When `fallbackCulture` is not a BCP 47 tag.
+   * @param options `fallbackCulture`, `supportedCultures`, `onMissing`,
+   * `onLoadError`, `onMessageError`.
+   * @throws {InvalidCultureError} When `fallbackCulture` or a culture of
+   * `supportedCultures` is not a BCP 47 tag.
    */
   constructor(
     provider: LocalizationProvider,
@@ -138,6 +150,9 @@ export class LocalizationManager {
     this.#fallbackCulture = options.fallbackCulture === undefined
       ? undefined
       : assertCultureName(options.fallbackCulture);
+    this.#supportedCultures = options.supportedCultures === undefined
+      ? undefined
+      : Object.freeze(options.supportedCultures.map(assertCultureName));
     this.#loader = new ResourceLoader(provider, cache, options.onLoadError);
     this.#host = {
       resolver: undefined,
@@ -163,6 +178,7 @@ export class LocalizationManager {
    * |---|---|---|
    * | `localization:defaultCulture` | The starting culture (BCP 47). | `en` |
    * | `localization:fallbackCulture` | The culture read last in every chain. | none |
+   * | `localization:supportedCultures` | The cultures on offer: what `forRequest` matches requests against when its call gives no `cultures` (an array; in a variable, names separated by commas). | none |
    * | `localization:resourceUrl` | Address template with `{culture}`: translations over HTTP ({@linkcode HttpLocalizationLoader}). | — |
    * | `localization:resourcePath` | File path template with `{culture}`: JSON files ({@linkcode JsonFileLocalizationLoader}). | — |
    * | `localization:timeout` | Limit of one HTTP load through `fetch`, ms (`0` = none). | `10000` |
@@ -175,6 +191,16 @@ export class LocalizationManager {
    * over the configuration (its key is then neither read nor checked); the
    * configuration fills only what the code did not set.
    *
+   * With `features:enableInternationalization` set to `false`
+   * (`FEATURE_INTERNATIONALIZATION=false`) the manager serves the default
+   * culture only (the starting culture: `culture`, `cultureProvider` or
+   * `localization:defaultCulture`): `forRequest`, `forCulture` and
+   * `setCulture` answer in it whatever they are asked, so no other culture
+   * is ever loaded (the default culture's own fallback chain still is). It
+   * says so once per configuration, as an info line under
+   * `kit.localization` in the running application's logging. A manager
+   * built with `new` is not affected.
+   *
    * Nothing is loaded yet: await
    * {@linkcode LocalizationManager.prototype.setCulture} (for example with
    * `manager.culture`) before translating.
@@ -186,11 +212,13 @@ export class LocalizationManager {
    * @returns The manager.
    * @throws {LocalizationConfigurationError} When no source of translations
    * is configured, both are, or a value is not valid; the message names the
-   * key and the value.
+   * key and the value (and, for an entry of
+   * `localization:supportedCultures`, its position and source).
    * @throws {TypeError} When the code passes both `resourceUrl` and
    * `resourcePath`, or a template without `{culture}`.
-   * @throws {InvalidCultureError} When `options.culture` or
-   * `options.fallbackCulture` is not a BCP 47 tag.
+   * @throws {InvalidCultureError} When `options.culture`,
+   * `options.fallbackCulture` or a culture of `options.supportedCultures` is
+   * not a BCP 47 tag.
    *
    * @example Usage
    * ```ts
@@ -201,11 +229,13 @@ export class LocalizationManager {
    * config.addProvider(new MemoryProvider({
    *   "localization:defaultCulture": "fr",
    *   "localization:fallbackCulture": "en",
+   *   "localization:supportedCultures": "en,fr,de",
    *   "localization:resourcePath": "./locales/{culture}.json",
    * }));
    * await config.loadConfiguration();
    * const manager = LocalizationManager.fromConfiguration(config);
    * manager.culture; // "fr"
+   * manager.supportedCultures; // ["en", "fr", "de"]
    * // await manager.setCulture(manager.culture); then manager.t("home.title")
    * ```
    */
@@ -222,6 +252,7 @@ export class LocalizationManager {
       options.valueParsers,
       {
         fallbackCulture: parts.fallbackCulture,
+        supportedCultures: parts.supportedCultures,
         onMissing: options.onMissing,
         onLoadError: options.onLoadError,
         onMessageError: options.onMessageError,
@@ -229,6 +260,14 @@ export class LocalizationManager {
     );
     if (options.keyResolver !== undefined) {
       manager.setKeyResolver(options.keyResolver);
+    }
+    if (parts.internationalizationOff !== undefined) {
+      manager.#onlyCulture = manager.culture;
+      announceSingleCulture(
+        config,
+        manager.culture,
+        parts.internationalizationOff.source,
+      );
     }
     return manager;
   }
@@ -241,6 +280,17 @@ export class LocalizationManager {
   /** The culture read last in every fallback chain, if any. */
   get fallbackCulture(): string | undefined {
     return this.#fallbackCulture;
+  }
+
+  /**
+   * The cultures `forRequest` matches requests against when its call gives
+   * none: the `supportedCultures` option, or `localization:supportedCultures`
+   * for a manager built from configuration; `undefined` when neither was
+   * given. With internationalization turned off, the one culture served.
+   */
+  get supportedCultures(): readonly string[] | undefined {
+    const only = this.#onlyCulture;
+    return only === undefined ? this.#supportedCultures : [only];
   }
 
   /**
@@ -296,6 +346,8 @@ export class LocalizationManager {
    */
   async setCulture(culture: string): Promise<void> {
     assertCultureName(culture);
+    // Internationalization off: the one culture, whatever is asked.
+    culture = this.#onlyCulture ?? culture;
     const ticket = ++this.#ticket;
     const chain = cultureChain(culture, this.#fallbackCulture);
     const sources = await this.#loader.sourcesOf(chain);
@@ -443,6 +495,13 @@ export class LocalizationManager {
    * ```
    */
   forCulture(culture: string): Promise<Translator> {
+    if (this.#onlyCulture !== undefined && culture !== this.#onlyCulture) {
+      // Internationalization off: checked as always, then the one culture.
+      if (!isCultureName(culture)) {
+        return Promise.reject(new InvalidCultureError(culture));
+      }
+      culture = this.#onlyCulture;
+    }
     const slot = this.#slots.get(culture);
     if (
       slot !== undefined &&
@@ -458,8 +517,11 @@ export class LocalizationManager {
    * from the query parameter (`?culture=fr`, see `queryParameter`), then
    * the cookie (when `cookie` names one), then the `Accept-Language` header
    * (quality values honoured), each matched best-fit against `cultures`
-   * when given (see {@linkcode negotiateCulture}); the fallback answers when
-   * nothing fits. Then {@linkcode LocalizationManager.prototype.forCulture}.
+   * (default: the manager's `supportedCultures`) when there are any (see
+   * {@linkcode negotiateCulture}); the fallback answers when nothing fits.
+   * Then {@linkcode LocalizationManager.prototype.forCulture}. With
+   * internationalization turned off by the configuration, the default
+   * culture's translator, without reading the request.
    *
    * @param request A Fetch API `Request`, or anything with `url` and
    * `headers.get`.
@@ -500,11 +562,15 @@ export class LocalizationManager {
     request: LocalizationRequest,
     options: ForRequestOptions = {},
   ): Promise<Translator> {
+    if (this.#onlyCulture !== undefined) {
+      return this.forCulture(this.#onlyCulture);
+    }
     let culture: string;
     try {
       culture = cultureOfRequest(
         request,
         options,
+        this.#supportedCultures,
         this.#fallbackCulture,
         this.#state.culture,
       );
@@ -548,12 +614,4 @@ export class LocalizationManager {
       this.#host,
     );
   }
-}
-
-// An invalid translation, when nobody asked for it: the running
-// application's logging, else the console.
-function messageErrorByDefault(error: LocalizationMessageError): void {
-  const logger = hostLogger("kit.localization");
-  if (logger !== undefined) logger.error(error.message, { error });
-  else console.error(error.message);
 }

@@ -50,6 +50,15 @@ export interface LocalizationManagerOptions {
    */
   fallbackCulture?: string;
   /**
+   * The cultures the application offers, as named in the resources
+   * (`["en-US", "fr-FR"]`): `forRequest` matches what a request asks for
+   * against them when its call gives no `cultures`. Default: none (the
+   * first valid culture a request asks for is used as is).
+   * `LocalizationManager.fromConfiguration` reads
+   * `localization:supportedCultures` when this is not given.
+   */
+  supportedCultures?: readonly string[];
+  /**
    * Called, on each `translate` call, once for every culture of the chain
    * that lacked the key, also when a later culture supplied the text.
    * A throwing callback is reported with `console.error` and ignored.
@@ -91,7 +100,9 @@ export interface ForRequestOptions {
    * The cultures on offer, as named in the resources (`["en-US", "fr-FR"]`).
    * With them, what the request asks for is matched best-fit (`fr-CH` gets
    * `fr-FR`); without them, the first valid culture asked for is used as is
-   * (and falls back along its chain).
+   * (and falls back along its chain). Default: the manager's
+   * `supportedCultures` (from `localization:supportedCultures` for a manager
+   * built from configuration).
    */
   cultures?: readonly string[];
   /**
@@ -112,7 +123,8 @@ export interface ForRequestOptions {
 /**
  * Options of {@linkcode LocalizationManager.fromConfiguration}. Each one given
  * here wins over the configuration; the configuration fills only what is not
- * given.
+ * given (`supportedCultures` over `localization:supportedCultures`,
+ * `fallbackCulture` over `localization:fallbackCulture`).
  */
 export interface LocalizationManagerConfigurationOptions
   extends LocalizationManagerOptions {

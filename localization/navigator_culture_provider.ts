@@ -1,4 +1,11 @@
+import type { IConfiguration } from "../config/mod.ts";
 import type { SignalOptions } from "../platform/mod.ts";
+import {
+  defaultCultureOf,
+  supportedCulturesOf,
+  switchedOff,
+} from "./_configuration.ts";
+import { announceSingleCulture } from "./_single_culture.ts";
 import { isCultureName } from "./culture_name.ts";
 import { DefaultCultureProvider } from "./default_culture_provider.ts";
 
@@ -66,6 +73,69 @@ export class NavigatorCultureProvider extends DefaultCultureProvider {
       options.signalOptions,
     );
     this.#languages = languages;
+  }
+
+  /**
+   * Creates the provider from the `localization` section of a configuration:
+   * `supportedCultures` is `localization:supportedCultures` and `fallback`
+   * is `localization:defaultCulture` (else `"en"`), unless `options` gives
+   * them (an option given in code wins; its key is then not read).
+   *
+   * With `features:enableInternationalization` set to `false` the provider
+   * starts at `fallback` and reads no preferred language; it says so once
+   * per configuration, as an info line under `kit.localization` in the
+   * running application's logging.
+   *
+   * @param config Any configuration (a `ConfigurationManager`, loaded).
+   * @param options Options that win over the configuration.
+   * @returns The provider.
+   * @throws {LocalizationConfigurationError} When a culture key holds a
+   * value that is not a culture name (naming the key, the entry and its
+   * source), or the switch is not a boolean.
+   * @throws {InvalidCultureError} When `options.fallback` is not a BCP 47
+   * tag.
+   *
+   * @example Usage
+   * ```ts
+   * import { ConfigurationManager, MemoryProvider } from "@vendor/kit/config";
+   * import { NavigatorCultureProvider } from "@vendor/kit/localization";
+   *
+   * const config = new ConfigurationManager();
+   * config.addProvider(new MemoryProvider({
+   *   "localization:defaultCulture": "en",
+   *   "localization:supportedCultures": "en,fr",
+   * }));
+   * await config.loadConfiguration();
+   * const provider = NavigatorCultureProvider.fromConfiguration(config, {
+   *   navigator: { languages: ["fr-BE", "en-US"] },
+   * });
+   * provider.culture; // "fr"
+   * ```
+   */
+  static fromConfiguration(
+    config: IConfiguration,
+    options: NavigatorCultureProviderOptions = {},
+  ): NavigatorCultureProvider {
+    const off = switchedOff(config);
+    const supportedCultures = options.supportedCultures ??
+      supportedCulturesOf(config);
+    const fallback = options.fallback ?? defaultCultureOf(config);
+    if (off === undefined) {
+      return new NavigatorCultureProvider({
+        ...options,
+        supportedCultures,
+        fallback,
+      });
+    }
+    const provider = new NavigatorCultureProvider({
+      ...options,
+      // The user's languages are not read: one culture is served.
+      navigator: {},
+      supportedCultures,
+      fallback,
+    });
+    announceSingleCulture(config, provider.culture, off.source);
+    return provider;
   }
 
   /** The preferred languages that were read, in order, invalid ones left out. */

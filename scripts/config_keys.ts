@@ -37,6 +37,7 @@ const TYPES: Record<KitConfigurationKey["type"], string> = {
   integer: "integer",
   boolean: "boolean",
   list: "list of `{ type, options }`",
+  cultures: "list of culture names",
 };
 
 function code(value: string | number | boolean): string {
@@ -59,6 +60,9 @@ function boundsOf(declaration: KitConfigurationKey): string {
       parts.push(`\`type\`: ${values.map(code).join(", ")}`);
     }
     return parts.join("; ");
+  }
+  if (declaration.type === "cultures") {
+    return "BCP 47 names; in a variable, separated by commas";
   }
   if (min !== undefined && max !== undefined) parts.push(`${min}–${max}`);
   else if (min !== undefined) parts.push(`≥ ${min}`);

@@ -5,8 +5,14 @@
 // localization module's public API only, so it judges a file exactly as an
 // application reads it.
 import { readdir, stat, writeFile } from "node:fs/promises";
-import { basename, extname, join } from "node:path";
+import { basename, extname, join, resolve } from "node:path";
 import process from "node:process";
+import {
+  ConfigurationManager,
+  ConfigurationSourceError,
+  ConfigurationValidationError,
+  createConfiguration,
+} from "../../config/mod.ts";
 import {
   FileReadTimeoutError,
   FileTooLargeError,
@@ -17,7 +23,10 @@ import { cultureChain } from "../../internal/culture_chain.ts";
 import {
   flattenLocalizationResource,
   isCultureName,
+  LocalizationConfigurationError,
+  LocalizationManager,
   LocalizationMessageError,
+  MapLocalizationProvider,
   type MessageArgumentKind as ArgumentKind,
   messageArguments,
 } from "../../localization/mod.ts";
@@ -32,10 +41,16 @@ const USAGE = `Usage:
       --module is the module to augment (default ${DEFAULT_MODULE};
       with JSR/Deno imports: @vendor/kit/localization).
   kit-i18n check <folder> [--default <culture>] [--source <dir>]...
+                 [--config <dir>]
       Checks the <culture>.json resources of <folder> against the default
-      culture's (default: en): missing keys, keys no longer in the default
-      culture, arguments that differ, invalid ICU messages and, with
-      --source, keys no source file mentions.
+      culture's: missing keys, keys no longer in the default culture,
+      arguments that differ, invalid ICU messages, a culture of
+      localization:supportedCultures without a resource and, with --source,
+      keys no source file mentions. The application's configuration is read
+      from --config (default: KIT_CONFIG_PATH, else the working directory)
+      as the application reads it: appsettings*.json, .env and APP_*
+      variables. The default culture is --default, else
+      localization:defaultCulture, else en.
 Exit code: 0 when all is well, 1 when something is wrong, 2 for bad usage.
 `;
 
@@ -356,7 +371,11 @@ const STRING_LITERAL =
   /"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`$\\]*)`/g;
 
 async function check(args: readonly string[]): Promise<number> {
-  const { positional, options } = parseArgs(args, ["default", "source"]);
+  const { positional, options } = parseArgs(args, [
+    "default",
+    "source",
+    "config",
+  ]);
   if (positional.length !== 1) {
     throw new UsageError("check needs exactly one folder");
   }
@@ -383,12 +402,19 @@ async function check(args: readonly string[]): Promise<number> {
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  const defaultCulture = options.get("default")?.at(-1) ?? "en";
-  if (!isCultureName(defaultCulture)) {
+  const flag = options.get("default")?.at(-1);
+  if (flag !== undefined && !isCultureName(flag)) {
     throw new UsageError(
       `--default must be a culture name such as en or fr-CA, got ${
-        JSON.stringify(defaultCulture)
+        JSON.stringify(flag)
       }`,
+    );
+  }
+  const settings = await applicationSettings(options.get("config")?.at(-1));
+  const defaultCulture = flag ?? settings.defaultCulture ?? "en";
+  if (settings.supported !== undefined) {
+    problems.push(
+      ...unofferedCultures(settings.supported, resources, folder),
     );
   }
   const base = resources.get(defaultCulture);
@@ -478,6 +504,117 @@ async function check(args: readonly string[]): Promise<number> {
     }
   }
   return report(problems, resources.size);
+}
+
+/** What the application's configuration says about its cultures. */
+interface CultureSettings {
+  /** `localization:defaultCulture`, when set. */
+  readonly defaultCulture?: string;
+  /** `localization:supportedCultures` and where it was set, when set. */
+  readonly supported?: { cultures: readonly string[]; source: string };
+}
+
+/**
+ * The cultures of the application's configuration, read as the application
+ * reads them (appsettings.json, appsettings.<environment>.json, .env, the
+ * standard and APP_ variables), through LocalizationManager.fromConfiguration
+ * so that each key is judged exactly as it is at run time. Without
+ * appsettings.json, the variables alone.
+ *
+ * @throws {Error} When a culture key holds a bad value (the message names
+ * the key, its source and the value) or a file cannot be read.
+ */
+async function applicationSettings(
+  folder: string | undefined,
+): Promise<CultureSettings> {
+  const basePath = folder === undefined ? undefined : resolve(folder);
+  let config: ConfigurationManager;
+  try {
+    const root = basePath ?? configuredRoot();
+    if (await isFile(join(root, "appsettings.json"))) {
+      config = await createConfiguration({ basePath, validate: false });
+    } else {
+      config = new ConfigurationManager({ basePath });
+      config.addStandardVariables();
+      config.addEnvironmentVariables("APP");
+      await config.loadConfiguration();
+    }
+  } catch (error) {
+    if (
+      error instanceof ConfigurationSourceError ||
+      error instanceof ConfigurationValidationError
+    ) {
+      throw new Error(
+        `cannot read the application's configuration: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+  try {
+    // The manager is only asked what the configuration says: its
+    // translations are never loaded.
+    const manager = LocalizationManager.fromConfiguration(config, {
+      provider: new MapLocalizationProvider(new Map()),
+      cache: false,
+    });
+    const key = "localization:supportedCultures";
+    const cultures = manager.supportedCultures;
+    return {
+      defaultCulture: config.hasValue("localization:defaultCulture")
+        ? manager.culture
+        : undefined,
+      supported: cultures === undefined || !config.hasValue(key)
+        ? undefined
+        : { cultures, source: config.getSource(key) ?? "the configuration" },
+    };
+  } catch (error) {
+    if (error instanceof LocalizationConfigurationError) {
+      throw new Error(error.message);
+    }
+    throw error;
+  } finally {
+    await config.close();
+  }
+}
+
+// Where the application reads its files: KIT_CONFIG_PATH, else the working
+// directory.
+function configuredRoot(): string {
+  const configured = process.env.KIT_CONFIG_PATH;
+  return configured === undefined || configured.trim() === ""
+    ? process.cwd()
+    : resolve(configured);
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// The cultures the application offers that the folder has no resource for:
+// neither their own nor one of their parents' (fr-CA is served from fr).
+function unofferedCultures(
+  supported: NonNullable<CultureSettings["supported"]>,
+  resources: ReadonlyMap<string, unknown>,
+  folder: string,
+): string[] {
+  const problems: string[] = [];
+  for (const culture of supported.cultures) {
+    const chain = cultureChain(culture, undefined);
+    if (chain.some((name) => resources.has(name))) continue;
+    const files = chain.map((name) => join(folder, `${name}.json`));
+    problems.push(
+      `${culture}: in localization:supportedCultures (from ${supported.source}), but ${
+        files.length === 1
+          ? `${files[0]} does not exist`
+          : `none of ${files.join(", ")} exists`
+      }`,
+    );
+  }
+  return problems;
 }
 
 function report(problems: readonly string[], cultures: number): number {

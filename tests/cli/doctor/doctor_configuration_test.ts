@@ -61,7 +61,10 @@ if (doctorSkip !== false) {
     it("lists both validators' failures with the source of each bad value", async () => {
       await using project = await fixture("invalid-values");
       const { code, report } = await runDoctorJson([project.dir], {
-        env: { APP_API__TIMEOUT: "90000" },
+        env: {
+          APP_API__TIMEOUT: "90000",
+          APP_LOCALIZATION__SUPPORTED_CULTURES: "en-US,en_GB",
+        },
       });
       assert.equal(code, 1);
       assert.deepEqual(failures(report), [
@@ -87,6 +90,11 @@ if (doctorSkip !== false) {
       assert.match(
         lines,
         /Invalid log level: verbose .*from appsettings\.json/,
+      );
+      // A list of cultures, its bad entry named with its position.
+      assert.match(
+        lines,
+        /localization:supportedCultures:1: must be a BCP 47 culture name such as "en" or "fr-CA", got "en_GB" \(from env APP_LOCALIZATION__SUPPORTED_CULTURES\)/,
       );
     });
 

@@ -53,13 +53,18 @@ interface Run {
   readonly stderr: string;
 }
 
-function run(args: readonly string[], cwd?: string): Promise<Run> {
+function run(
+  args: readonly string[],
+  cwd?: string,
+  env?: Record<string, string>,
+): Promise<Run> {
   const command = NPM
     ? [process.execPath, BIN!, ...args]
     : [process.execPath, "run", "-A", BIN!, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
       cwd,
+      env: env === undefined ? undefined : { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -185,6 +190,119 @@ if (BIN === undefined) {
         assert.match(result.stderr, /Usage:/);
       }
     });
+  });
+
+  describe("kit-i18n check and the application's configuration", () => {
+    // A folder of resources beside an application's configuration, both in
+    // a new temporary directory.
+    async function project(
+      resources: Record<string, unknown>,
+      settings?: unknown,
+    ): Promise<{ root: string; locales: string }> {
+      const root = await mkdtemp(join(tmpdir(), "kit-i18n-config-"));
+      const locales = join(root, "locales");
+      await mkdir(locales);
+      for (const [culture, texts] of Object.entries(resources)) {
+        await writeFile(
+          join(locales, `${culture}.json`),
+          JSON.stringify(texts),
+        );
+      }
+      if (settings !== undefined) {
+        await writeFile(
+          join(root, "appsettings.json"),
+          JSON.stringify(settings),
+        );
+      }
+      return { root, locales };
+    }
+
+    const TEXTS = { home: { title: "Hello" } };
+
+    it(
+      "names each culture of localization:supportedCultures the folder has no resource for",
+      { timeout: LONG },
+      async () => {
+        const { root, locales } = await project(
+          { en: TEXTS, fr: TEXTS, pt: TEXTS },
+          {
+            localization: {
+              supportedCultures: ["en", "fr-CA", "de-DE", "pt-BR"],
+            },
+          },
+        );
+        try {
+          const result = await run(["check", locales, "--config", root]);
+          assert.equal(result.code, 1, result.stdout + result.stderr);
+          assert.equal(
+            result.stdout.split("\n").filter((line) => line.startsWith("✗"))
+              .join("\n"),
+            // fr-CA and pt-BR are served from fr and pt.
+            `✗ de-DE: in localization:supportedCultures (from appsettings.json), but none of ${
+              join(locales, "de-DE.json")
+            }, ${join(locales, "de.json")} exists`,
+          );
+          assert.match(result.stdout, /1 problem in 3 cultures/);
+        } finally {
+          await rm(root, { recursive: true, force: true });
+        }
+      },
+    );
+
+    it(
+      "reads APP_LOCALIZATION__SUPPORTED_CULTURES, and the default culture from localization:defaultCulture",
+      { timeout: LONG },
+      async () => {
+        const { root, locales } = await project({
+          de: { home: { title: "Hallo" } },
+          fr: { home: { title: "Bonjour" }, extra: "x" },
+        });
+        try {
+          const result = await run(["check", locales], root, {
+            KIT_CONFIG_PATH: root,
+            APP_LOCALIZATION__DEFAULT_CULTURE: "de",
+            APP_LOCALIZATION__SUPPORTED_CULTURES: "de, fr, it",
+          });
+          assert.equal(result.code, 1, result.stdout + result.stderr);
+          assert.match(
+            result.stdout,
+            /✗ it: in localization:supportedCultures \(from env APP_LOCALIZATION__SUPPORTED_CULTURES\), but .*it\.json does not exist/,
+          );
+          // Compared with de, the configured default culture (no en.json).
+          assert.match(result.stdout, /✗ fr: 1 key not in de: extra/);
+          // --default wins over the configuration.
+          const flag = await run(["check", locales, "--default", "fr"], root, {
+            KIT_CONFIG_PATH: root,
+            APP_LOCALIZATION__DEFAULT_CULTURE: "de",
+          });
+          assert.equal(flag.code, 1, flag.stdout + flag.stderr);
+          assert.match(flag.stdout, /✗ de: 1 missing key \(in fr\): extra/);
+        } finally {
+          await rm(root, { recursive: true, force: true });
+        }
+      },
+    );
+
+    it(
+      "a malformed culture in the configuration is refused, naming the key, the entry and its source",
+      { timeout: LONG },
+      async () => {
+        const { root, locales } = await project(
+          { en: TEXTS },
+          { localization: { supportedCultures: ["en", "fr_FR"] } },
+        );
+        try {
+          const result = await run(["check", locales, "--config", root]);
+          assert.equal(result.code, 1, result.stdout + result.stderr);
+          assert.equal(
+            result.stderr,
+            'kit-i18n: localization:supportedCultures:1: must be a BCP 47 culture name such as "en" or "fr-CA", got "fr_FR" (from appsettings.json)\n',
+          );
+        } finally {
+          await rm(root, { recursive: true, force: true });
+        }
+      },
+    );
   });
 
   describe("kit-i18n types", () => {
