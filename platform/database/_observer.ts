@@ -1,19 +1,31 @@
 // Around each statement: its duration, a debug line with database:
 // enableLogging (text, duration, row count; never the values), a warning
-// when it was slow, and its span and histogram point (_telemetry.ts).
+// when it was slow, its span and histogram point (_telemetry.ts), and the
+// database's up/down bookkeeping (a statement that reached the server, or
+// one that found it unreachable). One async frame per statement: it is on
+// every query's path.
 // Lines go to the logger given in the options, else the running
 // application's logging under `kit.database`, else the console (warnings
 // only: debug lines outside an application are dropped).
 import type { ApplicationLogger } from "../mod.ts";
 import { hostLogger } from "../mod.ts";
 import type { EngineResult } from "./_engine.ts";
+import { DatabaseUnavailableError } from "./database_unavailable_error.ts";
 import { firstLine, loggedText } from "./_statement.ts";
 import { type DatabaseAttributes, startStatement } from "./_telemetry.ts";
 
 /** The category of the database's log lines. */
 export const CATEGORY = "kit.database";
 
-/** What the observer logs by, and where. */
+/** Told of each statement's outcome, for the database's up/down state. */
+export interface OutageHooks {
+  /** A statement or connection succeeded. */
+  reached(): void;
+  /** The server could not be reached. */
+  unreachable(error: DatabaseUnavailableError): void;
+}
+
+/** What the runner logs by, and where. */
 export interface ObserverSettings {
   readonly enableLogging: boolean;
   /** Milliseconds from which a statement is slow; 0 for never. */
@@ -53,11 +65,21 @@ function rows(count: number): string {
 }
 
 /** Runs statements, measuring, logging and tracing each. */
-export class StatementObserver {
+export class StatementRunner {
   readonly #settings: ObserverSettings;
+  readonly #hooks: OutageHooks;
 
-  constructor(settings: ObserverSettings) {
+  constructor(settings: ObserverSettings, hooks: OutageHooks) {
     this.#settings = settings;
+    this.#hooks = hooks;
+  }
+
+  /** Notes an error's meaning for the up/down state, and returns it. */
+  noted(error: unknown): unknown {
+    if (error instanceof DatabaseUnavailableError) {
+      this.#hooks.unreachable(error);
+    }
+    return error;
   }
 
   /** Runs one statement through `execute`. */
@@ -71,6 +93,7 @@ export class StatementObserver {
     try {
       result = await execute();
     } catch (error) {
+      this.noted(error);
       telemetry?.end(error);
       if (this.#settings.enableLogging) {
         const ms = performance.now() - started;
@@ -85,6 +108,7 @@ export class StatementObserver {
       }
       throw error;
     }
+    this.#hooks.reached();
     telemetry?.end();
     const { enableLogging, slowStatementThreshold } = this.#settings;
     if (enableLogging || slowStatementThreshold > 0) {

@@ -1,54 +1,11 @@
-// What the façade, its sessions and its transactions share: running a
-// statement through the observer with the outage bookkeeping, and running a
-// transaction on one held connection (BEGIN … COMMIT, or a savepoint when
+// What the façade, its sessions and its transactions share: a connection
+// held for a session or a transaction, and running a transaction on one held connection (BEGIN … COMMIT, or a savepoint when
 // nested), rolling back when the work throws and closing the connection
 // when the rollback itself fails.
-import type { EngineConnection, EngineResult } from "./_engine.ts";
-import type { StatementObserver } from "./_observer.ts";
+import type { EngineConnection } from "./_engine.ts";
+import type { StatementRunner } from "./_observer.ts";
 import { DatabaseError } from "./database_error.ts";
-import { DatabaseUnavailableError } from "./database_unavailable_error.ts";
 import type { QueryResult, TransactionOptions } from "./database_options.ts";
-
-/** Told of each statement's outcome, for the database's up/down state. */
-export interface OutageHooks {
-  /** A statement or connection succeeded. */
-  reached(): void;
-  /** The server could not be reached. */
-  unreachable(error: DatabaseUnavailableError): void;
-}
-
-/** Runs statements for one database. */
-export class StatementRunner {
-  readonly observer: StatementObserver;
-  readonly #hooks: OutageHooks;
-
-  constructor(observer: StatementObserver, hooks: OutageHooks) {
-    this.observer = observer;
-    this.#hooks = hooks;
-  }
-
-  /** Notes an error's meaning for the up/down state, and returns it. */
-  noted(error: unknown): unknown {
-    if (error instanceof DatabaseUnavailableError) {
-      this.#hooks.unreachable(error);
-    }
-    return error;
-  }
-
-  /** Runs `execute` (one statement) observed. */
-  async run<R extends EngineResult | void>(
-    text: string,
-    execute: () => Promise<R>,
-  ): Promise<R> {
-    try {
-      const result = await this.observer.run(text, execute);
-      this.#hooks.reached();
-      return result;
-    } catch (error) {
-      throw this.noted(error);
-    }
-  }
-}
 
 /** Checks the arguments of `query`. */
 export function checkStatement(text: unknown, params: unknown): void {
@@ -82,10 +39,12 @@ export class HeldConnection {
     text: string,
     params?: readonly unknown[],
   ): Promise<QueryResult<Row>> {
-    return this.#runner.run(text, () => this.#connection.query(text, params))
-      // The engine's rows are objects keyed by column: the caller's type
-      // argument names their shape.
-      .then((result) => result as unknown as QueryResult<Row>);
+    // The engine's rows are objects keyed by column: the caller's type
+    // argument names their shape.
+    return this.#runner.run(
+      text,
+      () => this.#connection.query(text, params),
+    ) as Promise<unknown> as Promise<QueryResult<Row>>;
   }
 
   execute(text: string): Promise<void> {

@@ -3,13 +3,9 @@
 // session is disposed, after its statements in flight have settled; one
 // that broke is closed instead. A request's scoped session is disposed by
 // its scope when the response is done, also when the handler threw.
-import type { Engine } from "./_engine.ts";
-import {
-  checkStatement,
-  closedError,
-  HeldConnection,
-  type StatementRunner,
-} from "./_runner.ts";
+import type { Engine, EngineConnection } from "./_engine.ts";
+import type { StatementRunner } from "./_observer.ts";
+import { checkStatement, closedError, HeldConnection } from "./_runner.ts";
 import { type DatabaseTransaction, withTransaction } from "./_transaction.ts";
 import type {
   Queryable,
@@ -66,6 +62,8 @@ export interface DatabaseSession extends Queryable, AsyncDisposable {
 export interface SessionOwner {
   /** The engine, opened on first use. */
   engine(): Promise<Engine>;
+  /** The engine once opened (no promise on the common path). */
+  opened(): Engine | undefined;
   readonly runner: StatementRunner;
   /** Whether the engine runs inside a transaction already (test kit). */
   readonly outer: boolean;
@@ -86,8 +84,13 @@ export function createSession(owner: SessionOwner): DatabaseSession {
 
 class Session implements DatabaseSession {
   readonly #owner: SessionOwner;
-  #held: Promise<HeldConnection> | undefined;
-  #pending = new Set<Promise<unknown>>();
+  // The connection being taken, and once taken, the connection itself (so
+  // the statements after the first add no promise of their own).
+  #taking: Promise<HeldConnection> | undefined;
+  #held: HeldConnection | undefined;
+  // Statements and transactions in flight, which dispose() waits for.
+  #pending = 0;
+  #idle: (() => void) | undefined;
   #inTransaction = false;
   #disposed: Promise<void> | undefined;
 
@@ -96,39 +99,37 @@ class Session implements DatabaseSession {
   }
 
   get connected(): boolean {
-    return this.#held !== undefined;
+    return this.#taking !== undefined;
   }
 
   #connection(): Promise<HeldConnection> {
-    if (this.#held === undefined) {
+    if (this.#taking === undefined) {
       const owner = this.#owner;
       owner.begin();
-      this.#held = (async () => {
-        const engine = await owner.engine();
-        let connection;
-        try {
-          connection = await engine.connect();
-        } catch (error) {
-          throw owner.runner.noted(error);
-        }
+      const engine = owner.opened();
+      const connecting: Promise<EngineConnection> = engine === undefined
+        ? owner.engine().then((opened) => opened.connect())
+        : engine.connect();
+      this.#taking = connecting.then((connection) => {
         const held = new HeldConnection(connection, owner.runner);
         owner.hold(held);
+        this.#held = held;
         return held;
-      })();
-      // A failed take ends the session's hold on the pool: the next
-      // statement tries again.
-      this.#held.catch(() => {
-        this.#held = undefined;
+      }, (error: unknown) => {
+        // A failed take ends the session's hold on the pool: the next
+        // statement tries again.
+        this.#taking = undefined;
         owner.end();
+        throw owner.runner.noted(error);
       });
     }
-    return this.#held;
+    return this.#taking;
   }
 
   #track<T>(work: Promise<T>): Promise<T> {
-    this.#pending.add(work);
+    this.#pending++;
     const settled = (): void => {
-      this.#pending.delete(work);
+      if (--this.#pending === 0) this.#idle?.();
     };
     work.then(settled, settled);
     return work;
@@ -158,8 +159,11 @@ class Session implements DatabaseSession {
     } catch (error) {
       return Promise.reject(error);
     }
+    const held = this.#held;
     return this.#track(
-      this.#connection().then((held) => held.query<Row>(text, params)),
+      held !== undefined
+        ? held.query<Row>(text, params)
+        : this.#connection().then((taken) => taken.query<Row>(text, params)),
     );
   }
 
@@ -182,22 +186,28 @@ class Session implements DatabaseSession {
   }
 
   dispose(): Promise<void> {
-    this.#disposed ??= this.#release();
+    this.#disposed ??= this.#pending === 0 && this.#held !== undefined
+      ? Promise.resolve(this.#giveBack(this.#held))
+      : this.#release();
     return this.#disposed;
   }
 
-  async #release(): Promise<void> {
-    while (this.#pending.size > 0) {
-      await Promise.allSettled([...this.#pending]);
-    }
-    const taking = this.#held;
-    if (taking === undefined) return;
+  #giveBack(held: HeldConnection): void {
+    this.#taking = undefined;
     this.#held = undefined;
-    const held = await taking.catch(() => undefined);
-    if (held === undefined) return;
     this.#owner.letGo(held);
     held.release();
     this.#owner.end();
+  }
+
+  async #release(): Promise<void> {
+    if (this.#pending > 0) {
+      await new Promise<void>((resolve) => this.#idle = resolve);
+    }
+    const taking = this.#taking;
+    if (taking === undefined) return;
+    const held = await taking.catch(() => undefined);
+    if (held !== undefined) this.#giveBack(held);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

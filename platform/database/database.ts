@@ -5,15 +5,15 @@ import type { HealthCheckResult } from "../mod.ts";
 import type { Engine } from "./_engine.ts";
 import { openPgEngine } from "./_pg_engine.ts";
 import { openPgliteEngine, type PGliteLike } from "./_pglite_engine.ts";
-import { StatementObserver, writeLine } from "./_observer.ts";
-import {
-  checkStatement,
-  closedError,
-  HeldConnection,
-  StatementRunner,
-} from "./_runner.ts";
+import { StatementRunner, writeLine } from "./_observer.ts";
+import { checkStatement, closedError, HeldConnection } from "./_runner.ts";
+import { OutageLog } from "./_outage_log.ts";
 import { type DatabaseSettings, resolveSettings } from "./_settings.ts";
-import { createSession, type DatabaseSession } from "./_session.ts";
+import {
+  createSession,
+  type DatabaseSession,
+  type SessionOwner,
+} from "./_session.ts";
 import { type DatabaseTransaction, withTransaction } from "./_transaction.ts";
 import { checkConnectionBudget } from "./_connection_budget.ts";
 import {
@@ -21,7 +21,6 @@ import {
   type MigrationReport,
   runMigrations,
 } from "./migrate.ts";
-import type { DatabaseUnavailableError } from "./database_unavailable_error.ts";
 import type {
   DatabaseConfiguration,
   DatabaseConfigurationOptions,
@@ -103,8 +102,8 @@ export class Database implements Queryable, AsyncDisposable {
   #active = 0;
   #idle: (() => void) | undefined;
   readonly #held = new Set<HeldConnection>();
-  #downSince: number | undefined;
-  #linkReported = false;
+  readonly #outages: OutageLog;
+  readonly #sessionOwner: SessionOwner;
 
   /**
    * Creates the database from options in code. Nothing connects yet.
@@ -136,23 +135,32 @@ export class Database implements Queryable, AsyncDisposable {
       ?.[SETTINGS] ?? resolveSettings(options);
     const settings = this.#settings;
     const target = settings.target;
-    this.#runner = new StatementRunner(
-      new StatementObserver({
-        enableLogging: settings.enableLogging,
-        slowStatementThreshold: settings.slowStatementThreshold,
-        logger: settings.options.logger,
-        attributes: {
-          system: "postgresql",
-          namespace: target.kind === "postgresql" ? target.database : undefined,
-          host: target.kind === "postgresql" ? target.host : undefined,
-          port: target.kind === "postgresql" ? target.port : undefined,
-        },
-      }),
-      {
-        reached: () => this.#reached(),
-        unreachable: (error) => this.#unreachable(error),
+    const outages = new OutageLog(target.address, settings.options.logger);
+    this.#outages = outages;
+    this.#runner = new StatementRunner({
+      enableLogging: settings.enableLogging,
+      slowStatementThreshold: settings.slowStatementThreshold,
+      logger: settings.options.logger,
+      attributes: {
+        system: "postgresql",
+        namespace: target.kind === "postgresql" ? target.database : undefined,
+        host: target.kind === "postgresql" ? target.host : undefined,
+        port: target.kind === "postgresql" ? target.port : undefined,
       },
-    );
+    }, outages);
+    // One owner for every session (a session per request): sessions hold
+    // no closures of their own.
+    this.#sessionOwner = {
+      engine: () => this.#engineOpen(),
+      opened: () => this.#opened,
+      runner: this.#runner,
+      outer: this.#override?.outer ?? false,
+      begin: () => this.#begin(),
+      end: () => this.#end(),
+      checkOpen: () => this.#checkOpen(),
+      hold: (held) => this.#held.add(held),
+      letGo: (held) => this.#held.delete(held),
+    };
   }
 
   /**
@@ -329,7 +337,7 @@ export class Database implements Queryable, AsyncDisposable {
               properties,
             ),
         );
-        this.#reached();
+        this.#outages.reached();
       } catch (error) {
         this.#runner.noted(error);
       }
@@ -372,7 +380,7 @@ export class Database implements Queryable, AsyncDisposable {
       applicationName: settings.options.applicationName,
       includeErrorDetail,
       driverOptions: settings.options.driverOptions,
-      onLinkError: (error) => this.#linkError(error),
+      onLinkError: (error) => this.#outages.linkError(error),
       onNotice: (message) =>
         writeLine(settings.options.logger, "warning", message, {}),
     });
@@ -508,17 +516,7 @@ export class Database implements Queryable, AsyncDisposable {
    */
   session(): DatabaseSession {
     this.#checkOpen();
-    return createSession({
-      engine: () =>
-        this.#opened ? Promise.resolve(this.#opened) : this.#engineOpen(),
-      runner: this.#runner,
-      outer: this.#override?.outer ?? false,
-      begin: () => this.#begin(),
-      end: () => this.#end(),
-      checkOpen: () => this.#checkOpen(),
-      hold: (held) => this.#held.add(held),
-      letGo: (held) => this.#held.delete(held),
-    });
+    return createSession(this.#sessionOwner);
   }
 
   /**
@@ -712,40 +710,6 @@ export class Database implements Queryable, AsyncDisposable {
   #closedError(): Error {
     return closedError(
       `The database at ${this.address} is disposed: no statement can run after dispose()`,
-    );
-  }
-
-  #reached(): void {
-    this.#linkReported = false;
-    const since = this.#downSince;
-    if (since === undefined) return;
-    this.#downSince = undefined;
-    writeLine(
-      this.#settings.options.logger,
-      "info",
-      `The database at ${this.address} is reachable again after ${
-        Math.round(performance.now() - since)
-      } ms`,
-      {},
-    );
-  }
-
-  #unreachable(error: DatabaseUnavailableError): void {
-    if (this.#downSince !== undefined) return;
-    this.#downSince = performance.now();
-    writeLine(this.#settings.options.logger, "warning", error.message, {});
-  }
-
-  #linkError(error: unknown): void {
-    // A restart drops every idle connection at once: one line for them.
-    if (this.#linkReported || this.#downSince !== undefined) return;
-    this.#linkReported = true;
-    const reason = error instanceof Error ? error.message : String(error);
-    writeLine(
-      this.#settings.options.logger,
-      "warning",
-      `A connection to the database at ${this.address} was closed by the server (${reason}); the pool replaces it on the next statement`,
-      {},
     );
   }
 }
