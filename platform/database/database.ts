@@ -681,7 +681,11 @@ export class Database implements Queryable, AsyncDisposable {
       held.release();
     }
     this.#held.clear();
-    const engine = await this.#engine?.catch(() => undefined);
+    // A test database holds its connection from the start: it is given
+    // back whether or not a statement ran.
+    const engine = await (this.#engine ?? this.#override?.open())?.catch(
+      () => undefined,
+    );
     await engine?.end(signal);
   }
 

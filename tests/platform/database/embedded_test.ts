@@ -197,6 +197,27 @@ describe("the test kit's databases", () => {
   );
 
   it(
+    "gives the connection back when a test database that ran no statement is disposed",
+    LIMIT,
+    async () => {
+      // A test whose requests never reach the database (a route without
+      // one, a readiness probe) still took the base's one connection.
+      const unused = await createTestDatabase({ migrations });
+      await unused.dispose();
+      const taken = performance.now();
+      await using next = await createTestDatabase({ migrations });
+      assert.ok(
+        performance.now() - taken < 5_000,
+        "the next test database waited for the connection",
+      );
+      const { rows } = await next.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM users",
+      );
+      assert.deepEqual(rows, [{ n: 1 }]);
+    },
+  );
+
+  it(
     "supplies required settings to createTestApplication before it validates",
     LIMIT,
     async () => {
