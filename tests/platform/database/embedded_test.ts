@@ -42,7 +42,9 @@ describe("the embedded engine", () => {
     "keeps its data in a folder across instances, with the same API as a server",
     LIMIT,
     async () => {
-      const folder = join(dir, "data");
+      // A folder whose parent is missing too (pglite:.data/database in a
+      // project that has no .data yet): both are created.
+      const folder = join(dir, "missing-parent", "data");
       {
         await using db = new Database({ connectionString: `pglite:${folder}` });
         assert.equal(db.engine, "pglite");
@@ -104,6 +106,18 @@ describe("the embedded engine", () => {
         assert.equal(
           error.message,
           `database:connectionString points the embedded engine at '${file}' (from the configuration), which is not a folder: give a folder (it is created when missing), or pglite:memory`,
+        );
+        return true;
+      });
+      // A folder that cannot be created: inside that file.
+      await using below = Database.fromConfiguration({
+        database: { connectionString: `pglite:${file}/data` },
+      });
+      await assert.rejects(below.open(), (error: unknown) => {
+        assert.ok(error instanceof DatabaseConfigurationError);
+        assert.match(
+          error.message,
+          /^database:connectionString points the embedded engine at '.*\/a-file\/data' \(from the configuration\), which could not be created: .*ENOTDIR.*\. Give a folder this process may create, or pglite:memory$/,
         );
         return true;
       });
