@@ -21,6 +21,8 @@ import {
   createTestDatabase,
 } from "@vendor/kit-platform/testing";
 import { waitFor } from "../../_support/wait_for.ts";
+import { runChildScript } from "../../_support/child_script.ts";
+import { moduleUrl } from "../../_support/module_url.ts";
 import {
   type ConfigurationManager,
   createConfiguration,
@@ -228,6 +230,34 @@ describe("the test kit's databases", () => {
         "SELECT count(*)::int AS n FROM users",
       );
       assert.deepEqual(rows, [{ n: 1 }]);
+    },
+  );
+
+  it(
+    "lets a test process exit once its test databases are disposed",
+    LIMIT,
+    async () => {
+      // PGlite keeps a timer of PostgreSQL's armed, so a base left open
+      // would keep a test runner's process (node --test) running forever.
+      const testing = moduleUrl("platform").replace(
+        /mod\.(ts|js)$/,
+        "testing.$1",
+      );
+      const child = await runChildScript(
+        `import { createTestDatabase } from ${JSON.stringify(testing)};
+for (let i = 0; i < 2; i++) {
+  const db = await createTestDatabase({ migrations: ${
+          JSON.stringify(migrations)
+        } });
+  await db.query("SELECT count(*) FROM users");
+  await db.dispose();
+}
+console.log("disposed");
+`,
+        { timeoutMs: 120_000 },
+      );
+      assert.equal(child.code, 0, child.out);
+      assert.match(child.out, /disposed/);
     },
   );
 
