@@ -137,7 +137,9 @@ async function pgliteBase(
   if (snapshot && existsSync(file)) {
     // A folder of an older PGlite may not load: start afresh then.
     instance = await PGlite.create({
-      loadDataDir: new Blob([await readFile(file)]),
+      // A Uint8Array over an ArrayBuffer, as Blob's types ask (a Buffer's
+      // may be typed as shared, depending on the Node.js types in use).
+      loadDataDir: new Blob([new Uint8Array(await readFile(file))]),
     }).catch(() => undefined);
   }
   const fresh = instance === undefined;
