@@ -315,9 +315,9 @@ export async function expectSurvivesRestart(
       Math.round(recoveryMs)
     } ms after PostgreSQL was back (503 ${
       Math.round(notReadyMs)
-    } ms after pg_ctl -m fast stop); GET /notes answered throughout: before ${
+    } ms after pg_ctl -m fast stop); GET /notes answered throughout, by when sent: until the stop returned ${
       show("before")
-    }, down ${show("down")}, after ${
+    }, while down ${show("down")}, after the start ${
       show("after")
     }; alive, no raw driver error`;
   } finally {
