@@ -492,22 +492,6 @@ function readme(ctx: ProjectContext): string {
       }). A bad value stops start-up naming the key and where it came from.`,
     ),
   ];
-  if (ctx.postgres) {
-    parts.push(
-      "## The database",
-      paragraph(
-        `\`${src}app.ts\` registers it with Kit's \`addDatabase\`: the service \`database\`, a pool opened at start-up with the pending migrations applied, checked by \`/health\` (readiness is 503 while PostgreSQL cannot be reached, 200 again once it is back) and closed last on shutdown; and \`db\`, a session per request, which takes one connection at its first statement and gives it back when the response is done. The routes use \`db\`; the service writes no pool code of its own.`,
-      ),
-      paragraph(
-        `Which database is \`database:connectionString\`. In development it is \`pglite:${DATA_FOLDER}/database\` (\`appsettings.development.json\`): PostgreSQL inside the process (PGlite), its data in \`${DATA_FOLDER}/\` (ignored by git), nothing to install. \`DB_CONNECTION_STRING=postgres://user:password@host:5432/name\` points it at a server (\`pg\`). In production (\`RUNTIME_ENV=production\`) it is required, and the embedded engine is refused. The tests run on PGlite in memory (\`createTestDatabase\`), migrated once, each test's writes rolled back.`,
-      ),
-      paragraph(
-        `Migrations are \`.sql\` files in \`${MIGRATIONS_FOLDER}/\`, numbered (\`001_create_notes.sql\`, then \`002_<what>.sql\`), applied in order, each once, and recorded in the table \`kit_migrations\`; never edit one that was applied. The service applies the pending ones at start-up (instances that start together apply each once); \`${migrate}\` applies them without starting it (in the image: \`${
-          deno ? "deno run -A migrate.ts" : "node dist/migrate.js"
-        }\`).`,
-      ),
-    );
-  }
   if (ctx.redis) {
     parts.push(paragraph(
       "The cache uses Redis once `REDIS_HOST` is set, memory otherwise; while Redis is down `/health` says `degraded` (still 200) and the cache runs on misses.",
@@ -531,6 +515,26 @@ function readme(ctx: ProjectContext): string {
         `Kit's packages come from the registry that serves Kit, at \`^${ctx.source.version}\`. npm finds it through the \`@vendor\` scope line of an \`.npmrc\` (this folder's, or your user's), with the token in an environment variable, never in the file:`,
       ),
       "```ini\n@vendor:registry=<registry-url>\n//<registry-host>/:_authToken=${KIT_REGISTRY_TOKEN}\n```",
+    );
+  }
+  if (ctx.postgres) {
+    parts.push(
+      "## The database",
+      paragraph(
+        `\`${src}app.ts\` registers it with Kit's \`addDatabase\`: the service \`database\`, a pool opened at start-up with the pending migrations applied, checked by \`/health\` (readiness is 503 while PostgreSQL cannot be reached, 200 again once it is back) and closed last on shutdown; and \`db\`, a session per request, which takes one connection at its first statement and gives it back when the response is done. The routes use \`db\`; the service writes no pool code of its own.`,
+      ),
+      paragraph(
+        `Which database is \`database:connectionString\`. In development it is \`pglite:${DATA_FOLDER}/database\` (\`appsettings.development.json\`): PostgreSQL inside the process (PGlite), its data in \`${DATA_FOLDER}/\` (ignored by git), nothing to install. \`DB_CONNECTION_STRING=postgres://user:password@host:5432/name\` points it at a server (\`pg\`). In production (\`RUNTIME_ENV=production\`) it is required, and the embedded engine is refused${
+          deno
+            ? ""
+            : " (PGlite is a development dependency: the image leaves it out)"
+        }. The tests run on PGlite in memory (\`createTestDatabase\`), migrated once, each test's writes rolled back.`,
+      ),
+      paragraph(
+        `Migrations are \`.sql\` files in \`${MIGRATIONS_FOLDER}/\`, numbered (\`001_create_notes.sql\`, then \`002_<what>.sql\`), applied in order, each once, and recorded in the table \`kit_migrations\`; never edit one that was applied. The service applies the pending ones at start-up (instances that start together apply each once); \`${migrate}\` applies them without starting it (in the image: \`${
+          deno ? "deno run -A migrate.ts" : "node dist/migrate.js"
+        }\`).`,
+      ),
     );
   }
   parts.push(
