@@ -11,7 +11,10 @@ export interface CreateOptions {
   module: "esm" | "commonjs";
   /** Add a Redis cache (memory until `REDIS_HOST` is set). */
   redis: boolean;
-  /** Add a PostgreSQL pool (used once `DB_CONNECTION_STRING` is set). */
+  /**
+   * Add a database: Kit's `addDatabase`, migrations and a route that uses
+   * it (PGlite in development, `DB_CONNECTION_STRING` in production).
+   */
   postgres: boolean;
   /** Write into a folder that is not empty. */
   force: boolean;
@@ -53,7 +56,8 @@ Options:
   --runtime deno|node     the runtime (default: ${runtime})
   --module esm|commonjs   Node.js: the module format tsc emits (default: esm)
   --redis                 add a Redis cache (memory until REDIS_HOST is set)
-  --postgres              add a PostgreSQL pool (used once DB_CONNECTION_STRING is set)
+  --postgres              add a PostgreSQL database with migrations (embedded in
+                          development; DB_CONNECTION_STRING in production)
   --force                 write into a folder that is not empty (same-named files are replaced)
   --help                  print this text
 `;

@@ -1,13 +1,15 @@
 // Every file of a generated project, by path: the sources (from
 // _source_files.ts), the configuration files, the runtime's manifest, the
-// container files and the README.
+// container files, the README and, with PostgreSQL, the migrations.
 import type { CreateOptions } from "./_options.ts";
 import {
   appSource,
   configSource,
-  dbSource,
   kitPackages,
   mainSource,
+  migrateSource,
+  MIGRATIONS_FOLDER,
+  notesMigrationSource,
   testSource,
 } from "./_source_files.ts";
 import { DENO_IMAGE, VERSIONS } from "./_versions.ts";
@@ -29,6 +31,12 @@ export type KitSource =
  * user (the generator makes it so, see {@linkcode projectFiles}).
  */
 export const LOG_FOLDER = "logs";
+
+/**
+ * The embedded engine's folder in development (with PostgreSQL), relative
+ * to the project: ignored by git and left out of the image.
+ */
+export const DATA_FOLDER = ".data";
 
 /** The project's options, its npm-safe name and Kit's source. */
 export interface ProjectContext
@@ -71,6 +79,11 @@ function appsettings(ctx: ProjectContext): Record<string, string> {
   return {
     "appsettings.json": json(base),
     "appsettings.development.json": json({
+      // PostgreSQL in the process (PGlite): nothing to install. Production
+      // sets DB_CONNECTION_STRING, and refuses the embedded engine.
+      ...(ctx.postgres
+        ? { database: { connectionString: `pglite:${DATA_FOLDER}/database` } }
+        : {}),
       logging: {
         level: "debug",
         providers: [{
@@ -108,13 +121,22 @@ function denoJson(ctx: ProjectContext): string {
   }
   imports.hono = `npm:hono@${VERSIONS.hono}`;
   imports.valibot = `npm:valibot@${VERSIONS.valibot}`;
-  if (ctx.postgres) imports.pg = `npm:pg@${VERSIONS.pg}`;
+  if (ctx.postgres) {
+    // The drivers Kit's database loads: pg for a server, PGlite in
+    // development and tests; @types/pg types db.driver<pg.Pool>().
+    imports.pg = `npm:pg@${VERSIONS.pg}`;
+    imports["@types/pg"] = `npm:@types/pg@${VERSIONS["@types/pg"]}`;
+    imports["@electric-sql/pglite"] = `npm:@electric-sql/pglite@${
+      VERSIONS["@electric-sql/pglite"]
+    }`;
+  }
   return json({
     ...(ctx.source.kind === "checkout" ? { links: [ctx.source.link] } : {}),
     imports,
     tasks: {
       start: "deno run -A main.ts",
       test: "deno test -A",
+      ...(ctx.postgres ? { migrate: "deno run -A migrate.ts" } : {}),
     },
   });
 }
@@ -145,12 +167,20 @@ function packageJson(ctx: ProjectContext): string {
       start: "node dist/main.js",
       pretest: "npm run build",
       test: "node --test dist/app.test.js",
+      ...(ctx.postgres
+        ? { premigrate: "npm run build", migrate: "node dist/migrate.js" }
+        : {}),
     },
     engines: { node: ">=20.19" },
     dependencies: Object.fromEntries(
       Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
     ),
+    // PGlite serves development and the tests; the image leaves it out
+    // (production needs DB_CONNECTION_STRING and refuses it).
     devDependencies: {
+      ...(ctx.postgres
+        ? { "@electric-sql/pglite": VERSIONS["@electric-sql/pglite"] }
+        : {}),
       "@types/node": VERSIONS["@types/node"],
       ...(ctx.postgres ? { "@types/pg": VERSIONS["@types/pg"] } : {}),
       typescript: VERSIONS.typescript,
@@ -190,7 +220,11 @@ ENV RUNTIME_ENV=production \\
     LOG_LEVEL=info \\
     PORT=3000
 COPY deno.json ./
-COPY *.ts appsettings.json appsettings.production.json ./
+COPY *.ts appsettings.json appsettings.production.json ./${
+      ctx.postgres
+        ? `\n# Applied at start-up (or: deno run -A migrate.ts).\nCOPY ${MIGRATIONS_FOLDER}/ ./${MIGRATIONS_FOLDER}/`
+        : ""
+    }
 # The log folder (mounted from the host by compose.yaml).
 RUN mkdir -p /app/logs && chown deno:deno /app/logs
 USER deno
@@ -242,7 +276,11 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY appsettings.json appsettings.production.json ./
+COPY appsettings.json appsettings.production.json ./${
+    ctx.postgres
+      ? `\n# Applied at start-up (or: node dist/migrate.js).\nCOPY ${MIGRATIONS_FOLDER}/ ./${MIGRATIONS_FOLDER}/`
+      : ""
+  }
 # The log folder (mounted from the host by compose.yaml).
 RUN mkdir -p /app/logs && chown node:node /app/logs
 USER node
@@ -355,8 +393,9 @@ function envExample(ctx: ProjectContext): string {
   if (ctx.postgres) {
     lines.push(
       "",
-      "# PostgreSQL: the service uses it once DB_CONNECTION_STRING is set.",
-      `DB_CONNECTION_STRING=postgres://<DB_USER>:<DB_PASSWORD>@localhost:5432/${ctx.name}`,
+      "# PostgreSQL: required in production. Unset in development, the service",
+      `# runs PostgreSQL in its own process (PGlite, data in ${DATA_FOLDER}/).`,
+      `# DB_CONNECTION_STRING=postgres://<DB_USER>:<DB_PASSWORD>@localhost:5432/${ctx.name}`,
       "DB_POOL_SIZE=10",
       "DB_TIMEOUT=5000",
       "# Used by compose.yaml for the database container.",
@@ -381,7 +420,18 @@ function readme(ctx: ProjectContext): string {
   const run = deno
     ? "deno task test    # the tests (app_test.ts)\ndeno task start   # http://localhost:3000 (PORT to change it)"
     : "npm install\nnpm test          # compiles src/ with tsc, then node --test\nnpm start         # http://localhost:3000 (PORT to change it)";
+  const migrate = deno ? "deno task migrate" : "npm run migrate";
   const src = deno ? "" : "src/";
+  const curl = [
+    "curl localhost:3000/hello/Ada",
+    ...(ctx.postgres
+      ? [
+        `curl -H 'Content-Type: application/json' -d '{"text":"first"}' localhost:3000/notes`,
+        "curl localhost:3000/notes",
+      ]
+      : []),
+    "curl localhost:3000/health/ready",
+  ];
   const parts: string[] = [
     `# ${ctx.name}`,
     paragraph(
@@ -389,8 +439,7 @@ function readme(ctx: ProjectContext): string {
         deno ? "Deno 2" : "Node.js ≥ 20.19"
       }.`,
     ),
-    "```sh\n" + run +
-    "\ncurl localhost:3000/hello/Ada\ncurl localhost:3000/health/ready\n```",
+    "```sh\n" + run + "\n" + curl.join("\n") + "\n```",
     table([
       ["file", "what it holds"],
       [
@@ -399,18 +448,31 @@ function readme(ctx: ProjectContext): string {
       ],
       [
         `\`${src}app.ts\``,
-        "the start-up steps and the routes (`GET /hello/:name`)",
+        ctx.postgres
+          ? "the start-up steps and the routes (`GET /hello/:name`, `GET` and `POST /notes`)"
+          : "the start-up steps and the routes (`GET /hello/:name`)",
       ],
       [
         `\`${src}config.ts\``,
         "the settings schema: Kit's sections plus `greeting`",
       ],
       ...(ctx.postgres
-        ? [[`\`${src}db.ts\``, "the PostgreSQL pool, checked by /health"]]
+        ? [
+          [
+            `\`${MIGRATIONS_FOLDER}/\``,
+            "the database's changes, one numbered `.sql` file each (`001_create_notes.sql`)",
+          ],
+          [
+            `\`${src}migrate.ts\``,
+            `\`${migrate}\`: applies the pending migrations, then exits`,
+          ],
+        ]
         : []),
       [
         `\`${src}${deno ? "app_test.ts" : "app.test.ts"}\``,
-        "the tests: the route, a setting and readiness, in memory (Kit's test kit)",
+        ctx.postgres
+          ? "the tests: the routes, a setting and readiness, in memory (Kit's test kit, PGlite)"
+          : "the tests: the route, a setting and readiness, in memory (Kit's test kit)",
       ],
       [
         "`appsettings*.json`",
@@ -430,11 +492,6 @@ function readme(ctx: ProjectContext): string {
       }). A bad value stops start-up naming the key and where it came from.`,
     ),
   ];
-  if (ctx.postgres) {
-    parts.push(paragraph(
-      "PostgreSQL is used once `DB_CONNECTION_STRING` is set: `/health` then runs `SELECT 1` and readiness waits for the database.",
-    ));
-  }
   if (ctx.redis) {
     parts.push(paragraph(
       "The cache uses Redis once `REDIS_HOST` is set, memory otherwise; while Redis is down `/health` says `degraded` (still 200) and the cache runs on misses.",
@@ -458,6 +515,26 @@ function readme(ctx: ProjectContext): string {
         `Kit's packages come from the registry that serves Kit, at \`^${ctx.source.version}\`. npm finds it through the \`@vendor\` scope line of an \`.npmrc\` (this folder's, or your user's), with the token in an environment variable, never in the file:`,
       ),
       "```ini\n@vendor:registry=<registry-url>\n//<registry-host>/:_authToken=${KIT_REGISTRY_TOKEN}\n```",
+    );
+  }
+  if (ctx.postgres) {
+    parts.push(
+      "## The database",
+      paragraph(
+        `\`${src}app.ts\` registers it with Kit's \`addDatabase\`: the service \`database\`, a pool opened at start-up with the pending migrations applied, checked by \`/health\` (readiness is 503 while PostgreSQL cannot be reached, 200 again once it is back) and closed last on shutdown; and \`db\`, a session per request, which takes one connection at its first statement and gives it back when the response is done. The routes use \`db\`; the service writes no pool code of its own.`,
+      ),
+      paragraph(
+        `Which database is \`database:connectionString\`. In development it is \`pglite:${DATA_FOLDER}/database\` (\`appsettings.development.json\`): PostgreSQL inside the process (PGlite), its data in \`${DATA_FOLDER}/\` (ignored by git), nothing to install. \`DB_CONNECTION_STRING=postgres://user:password@host:5432/name\` points it at a server (\`pg\`). In production (\`RUNTIME_ENV=production\`) it is required, and the embedded engine is refused${
+          deno
+            ? ""
+            : " (PGlite is a development dependency: the image leaves it out)"
+        }. The tests run on PGlite in memory (\`createTestDatabase\`), migrated once, each test's writes rolled back.`,
+      ),
+      paragraph(
+        `Migrations are \`.sql\` files in \`${MIGRATIONS_FOLDER}/\`, numbered (\`001_create_notes.sql\`, then \`002_<what>.sql\`), applied in order, each once, and recorded in the table \`kit_migrations\`; never edit one that was applied. The service applies the pending ones at start-up (instances that start together apply each once); \`${migrate}\` applies them without starting it (in the image: \`${
+          deno ? "deno run -A migrate.ts" : "node dist/migrate.js"
+        }\`).`,
+      ),
     );
   }
   parts.push(
@@ -488,7 +565,12 @@ export function projectFiles(ctx: ProjectContext): Record<string, string> {
     [`${src}app.ts`]: appSource(ctx),
     [`${src}main.ts`]: mainSource(ctx),
     [`${src}${deno ? "app_test.ts" : "app.test.ts"}`]: testSource(ctx),
-    ...(ctx.postgres ? { [`${src}db.ts`]: dbSource() } : {}),
+    ...(ctx.postgres
+      ? {
+        [`${src}migrate.ts`]: migrateSource(ctx),
+        [`${MIGRATIONS_FOLDER}/001_create_notes.sql`]: notesMigrationSource(),
+      }
+      : {}),
     "Dockerfile": dockerfile(ctx),
     "compose.yaml": compose(ctx),
     ".env.example": envExample(ctx),
@@ -501,12 +583,14 @@ export function projectFiles(ctx: ProjectContext): Record<string, string> {
       ".env",
       `${LOG_FOLDER}/*`,
       `!${LOG_FOLDER}/.gitkeep`,
+      ...(ctx.postgres ? [`${DATA_FOLDER}/`] : []),
       ...(deno ? [] : ["node_modules/", "dist/"]),
     ].join("\n") + "\n",
     ".dockerignore": [
       ".env",
       "logs/",
       ".git/",
+      ...(ctx.postgres ? [`${DATA_FOLDER}/`] : []),
       ...(deno ? [] : ["node_modules/", "dist/"]),
     ].join("\n") + "\n",
   };

@@ -1,7 +1,9 @@
 // The TypeScript sources of a generated project: the settings schema, the
 // application's start-up and routes, the entry point, the test and, with
-// PostgreSQL, the database service. One text serves Deno and Node.js; only
-// the import specifiers and the entry point's last line differ.
+// PostgreSQL, the migrate command and the first migration (the pool, its
+// health check and its disposal are Kit's: addDatabase). One text serves
+// Deno and Node.js; only the import specifiers and the entry points' last
+// lines differ.
 import type { CreateOptions } from "./_options.ts";
 
 /** What the source templates need to know. */
@@ -13,6 +15,7 @@ export type SourceContext = Pick<
 const NPM_NAMES: Record<string, string> = {
   platform: "@vendor/kit-platform",
   "platform/hono": "@vendor/kit-platform/hono",
+  "platform/database": "@vendor/kit-platform/database",
   config: "@vendor/kit-platform-configuration",
   logging: "@vendor/kit-platform-logging",
   caching: "@vendor/kit-platform-caching",
@@ -51,6 +54,32 @@ function importLine(names: readonly string[], from: string): string {
 
 /** `config.ts`: Kit's schema extended with the service's own section. */
 export function configSource(ctx: SourceContext): string {
+  const sections = ctx.postgres
+    ? `const { api } = appConfigSchema.entries;
+
+/** Kit's configuration schema plus the service's own sections. */
+export const schema = v.object({
+  ...appConfigSchema.entries,
+  // Kit requires an API address; this service calls no API (add it back
+  // when it does). Kit's database section stays as it is: the connection
+  // string is required, set by appsettings.development.json (the embedded
+  // engine) in development and by DB_CONNECTION_STRING in production.
+  api: v.optional(api),`
+    : `const { database, api } = appConfigSchema.entries;
+
+/** Kit's configuration schema plus the service's own sections. */
+export const schema = v.object({
+  ...appConfigSchema.entries,
+  // Kit requires a database and an API address; this service runs without
+  // them (add them back when it needs them).
+  database: v.optional(
+    v.object({
+      ...database.entries,
+      connectionString: v.optional(v.string(), ""),
+    }),
+    {},
+  ),
+  api: v.optional(api),`;
   return `// The service's settings: Kit's sections (logging, database, api, …) and
 // one of its own, "greeting". Values from the environment are coerced to the
 // schema's types (APP_GREETING__TEXT=Hi), and a bad value fails start-up
@@ -63,25 +92,7 @@ ${
     )
   }
 
-const { database, api } = appConfigSchema.entries;
-
-/** Kit's configuration schema plus the service's own sections. */
-export const schema = v.object({
-  ...appConfigSchema.entries,
-  // Kit requires a database and an API address; this service runs without
-  // them (${
-    ctx.postgres
-      ? "the database is used once DB_CONNECTION_STRING is set"
-      : "add them back when it needs them"
-  }).
-  database: v.optional(
-    v.object({
-      ...database.entries,
-      connectionString: v.optional(v.string(), ""),
-    }),
-    {},
-  ),
-  api: v.optional(api),
+${sections}
   // Add your own sections here.
   greeting: v.optional(
     v.object({
@@ -96,36 +107,70 @@ export type Configuration = ConfigurationManager<v.InferOutput<typeof schema>>;
 `;
 }
 
-/** `db.ts` (with PostgreSQL): a pool the host checks and closes. */
-export function dbSource(): string {
-  return `// The PostgreSQL pool as a service: the host checks it on /health (the
-// checkHealth() method) and closes it on shutdown (dispose()).
-import pg from "pg";
+/** The migrations folder of a project with PostgreSQL. */
+export const MIGRATIONS_FOLDER = "migrations";
 
-/** A small wrapper around a \`pg\` pool. */
-export class Database {
-  readonly pool: pg.Pool;
+/** The first migration (with PostgreSQL): the table of the notes routes. */
+export function notesMigrationSource(): string {
+  return `-- The notes of GET and POST /notes. The service applies the files of this
+-- folder at start-up, in the order of their numbers, each once (also when
+-- several instances start together), and records them in kit_migrations.
+-- A file that was applied is never edited: make the next change in
+-- 002_<what>.sql.
+CREATE TABLE notes (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  text text NOT NULL CHECK (char_length(text) BETWEEN 1 AND 1000),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`;
+}
 
-  constructor(options: pg.PoolConfig) {
-    this.pool = new pg.Pool(options);
-  }
+/** `migrate.ts` (with PostgreSQL): applies the migrations, then exits. */
+export function migrateSource(ctx: SourceContext): string {
+  const command = ctx.runtime === "deno"
+    ? "deno task migrate"
+    : "npm run migrate";
+  const run = ctx.runtime === "node" && ctx.module === "commonjs"
+    // CommonJS has no top-level await.
+    ? "void migrate().then((code) => {\n  process.exitCode = code;\n});"
+    : "process.exitCode = await migrate();";
+  return `// \`${command}\`: applies the pending migrations of ${MIGRATIONS_FOLDER}/ to the
+// database the configuration names (DB_CONNECTION_STRING, or
+// database:connectionString in appsettings.<RUNTIME_ENV>.json), then exits:
+// 0 when they are applied, 1 with the reason otherwise. The service applies
+// them at start-up too; run this to apply them before a deploy. With the
+// embedded engine, stop the service first: its folder serves one process.
+import process from "node:process";
+import { Database } from "${kit(ctx, "platform/database")}";
+import { createConfiguration } from "${kit(ctx, "config")}";
+import { schema } from "${local(ctx, "config")}";
 
-  /** Runs one query on a pooled connection. */
-  query(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-    return this.pool.query(text, values);
-  }
-
-  /** \`SELECT 1\`: healthy when the database answers. */
-  async checkHealth(): Promise<{ status: "healthy" }> {
-    await this.pool.query("SELECT 1");
-    return { status: "healthy" };
-  }
-
-  /** Closes the pool's connections. */
-  async dispose(): Promise<void> {
-    await this.pool.end();
+/** Applies the migrations and answers the exit code. */
+async function migrate(): Promise<number> {
+  let db: Database | undefined;
+  try {
+    const config = await createConfiguration({ schema });
+    db = Database.fromConfiguration(config);
+    const report = await db.migrate({ directory: "${MIGRATIONS_FOLDER}" });
+    console.log(
+      \`\${db.address}: \${report.applied.length} migration(s) applied\${
+        report.applied.length > 0 ? \` (\${report.applied.join(", ")})\` : ""
+      }, \${report.alreadyApplied} applied before\`,
+    );
+    return 0;
+  } catch (error) {
+    console.error(
+      \`Migrations not applied: \${
+        error instanceof Error ? error.message : String(error)
+      }\`,
+    );
+    return 1;
+  } finally {
+    await db?.dispose();
   }
 }
+
+${run}
 `;
 }
 
@@ -133,10 +178,23 @@ export class Database {
 export function appSource(ctx: SourceContext): string {
   const imports = [
     `import { Hono } from "hono";`,
-    `import {\n  type ApplicationRunOptions,\n  RequestContext,\n} from "${
-      kit(ctx, "platform")
-    }";`,
+    importLine(
+      [
+        "type ApplicationRunOptions",
+        "RequestContext",
+        ...(ctx.postgres ? ["type ServiceLocator"] : []),
+      ],
+      kit(ctx, "platform"),
+    ),
     `import { kit } from "${kit(ctx, "platform/hono")}";`,
+    ...(ctx.postgres
+      ? [
+        importLine(
+          ["addDatabase", "type DatabaseSession"],
+          kit(ctx, "platform/database"),
+        ),
+      ]
+      : []),
     `import { createConfiguration } from "${kit(ctx, "config")}";`,
     `import { LoggerManager } from "${kit(ctx, "logging")}";`,
     ...(ctx.redis
@@ -147,9 +205,6 @@ export function appSource(ctx: SourceContext): string {
       ]
       : []),
     `import { type Configuration, schema } from "${local(ctx, "config")}";`,
-    ...(ctx.postgres
-      ? [`import { Database } from "${local(ctx, "db")}";`]
-      : []),
   ];
   const services: string[] = [];
   if (ctx.redis) {
@@ -165,40 +220,70 @@ export function appSource(ctx: SourceContext): string {
       ), { eager: true });`,
     );
   }
-  if (ctx.postgres) {
-    services.push(
-      `    // PostgreSQL once DB_CONNECTION_STRING is set; /health then runs
-    // SELECT 1 on it, and readiness waits for it.
-    const connectionString = config.getValue("database:connectionString");
-    if (connectionString !== "") {
-      services.register("database", () =>
-        new Database({
-          connectionString,
-          max: config.getValue("database:poolSize"),
-          connectionTimeoutMillis: config.getValue("database:timeout"),
-        }), { eager: true });
-    }`,
+  const notes = ctx.postgres
+    ? `
+
+/** A row of the table notes (${MIGRATIONS_FOLDER}/001_create_notes.sql). */
+interface Note {
+  id: number;
+  text: string;
+  createdAt: Date;
+}`
+    : "";
+  const notesRoutes = ctx.postgres
+    ? `
+  // The notes, through the request's session ("db"): it takes one of the
+  // pool's connections at its first statement and gives it back when the
+  // response is done.
+  app.get("/notes", async (c) => {
+    const db = services.get<DatabaseSession>("db");
+    const { rows } = await db.query<Note>(
+      \`SELECT id, text, created_at AS "createdAt" FROM notes
+       ORDER BY id DESC LIMIT 50\`,
     );
-  }
+    return c.json({ notes: rows });
+  });
+  app.post("/notes", async (c) => {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    const given = (body as { text?: unknown } | undefined)?.text;
+    const text = typeof given === "string" ? given.trim() : "";
+    if (text === "" || text.length > 1000) {
+      return c.json({
+        message: 'The body must be {"text": "…"}: 1 to 1000 characters',
+      }, 400);
+    }
+    const db = services.get<DatabaseSession>("db");
+    const { rows } = await db.query<Note>(
+      \`INSERT INTO notes (text) VALUES ($1)
+       RETURNING id, text, created_at AS "createdAt"\`,
+      [text],
+    );
+    return c.json(rows[0], 201);
+  });`
+    : "";
   return `// The service: Kit's four start-up steps, then the routes the host serves.
 // The host mounts /health, /health/live and /health/ready itself, gives
 // every request an id, logs one access line per request and drains on
 // SIGTERM.
-${imports.join("\n")}
+${imports.join("\n")}${notes}
 
 /**
  * The routes. \`kit()\` comes first: a route that throws answers 500 with the
  * request id (the error goes to the log, not to the client), and the route
  * template names the request in the access line.
  */
-export function routes(config: Configuration): Hono {
+export function routes(${
+    ctx.postgres
+      ? "\n  config: Configuration,\n  services: ServiceLocator<Record<string, unknown>>,\n"
+      : "config: Configuration"
+  }): Hono {
   const app = new Hono();
   app.use(kit());
   app.get("/hello/:name", (c) =>
     c.json({
       message: \`\${config.getValue("greeting:text")}, \${c.req.param("name")}!\`,
       requestId: RequestContext.current()?.requestId,
-    }));
+    }));${notesRoutes}
   return app;
 }
 
@@ -212,11 +297,19 @@ export function appOptions(): ApplicationRunOptions<
     // the environment, checked against the schema.
     configuration: () => createConfiguration({ schema }),
     // Step 2: logging from logging:level and logging:providers.
-    logging: (config) => LoggerManager.fromConfiguration(config),
+    logging: (config) => LoggerManager.fromConfiguration(config),${
+    ctx.postgres
+      ? `
+    // Step 3: the database of database:connectionString ("database"),
+    // opened at start-up with the migrations of ${MIGRATIONS_FOLDER}/ applied,
+    // checked by /health (readiness is 503 while it cannot be reached) and
+    // closed last on shutdown; and "db", a session per request.
+    platform: (services, config) =>
+      addDatabase(services, config, { migrations: "${MIGRATIONS_FOLDER}" }),`
+      : ""
+  }
     // Step 4: the service's own services.
-    services: (${
-    ctx.redis || ctx.postgres ? "services, config" : "_services, _config"
-  }) => {
+    services: (${ctx.redis ? "services, config" : "_services, _config"}) => {
 ${
     services.length > 0
       // Each block is written for the step's body, two levels in.
@@ -225,7 +318,9 @@ ${
   }
     },
     // Served once start-up is done, on PORT (default 3000).
-    serve: (_services, config) => routes(config).fetch,
+    serve: (${
+    ctx.postgres ? "services" : "_services"
+  }, config) => routes(config${ctx.postgres ? ", services" : ""}).fetch,
   };
 }
 `;
@@ -252,6 +347,7 @@ export function testSource(ctx: SourceContext): string {
   const testing = ctx.runtime === "deno"
     ? "@vendor/kit/testing"
     : "@vendor/kit-platform/testing";
+  if (ctx.postgres) return databaseTestSource(ctx, testing);
   return `// The service as main starts it, but in memory: Kit's test kit answers
 // app.request() through the same handler as the server (health routes,
 // request ids, body limit), with no port and no signal handler.
@@ -298,6 +394,136 @@ test("GET /health/ready answers 200 once started", async () => {
     const response = await app.request("/health/ready");
     assert.equal(response.status, 200);
     await response.body?.cancel();
+  } finally {
+    await app.stop();
+  }
+});
+`;
+}
+
+/**
+ * The test of a project with PostgreSQL: every test on its own test
+ * database (PGlite in memory, migrated once per process), rolled back when
+ * its application stops.
+ */
+function databaseTestSource(ctx: SourceContext, testing: string): string {
+  return `// The service as main starts it, but in memory: Kit's test kit answers
+// app.request() through the same handler as the server (health routes,
+// request ids, body limit), with no port and no signal handler. The
+// database is PGlite in memory with ${MIGRATIONS_FOLDER}/ applied once per process:
+// nothing to install, and what a test writes is rolled back when its
+// application stops, so each test starts from the migrated tables.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+${
+    importLine(
+      [
+        "createTestApplication",
+        "createTestDatabase",
+        "type TestApplication",
+      ],
+      testing,
+    )
+  }
+import { appOptions } from "${local(ctx, "app")}";
+
+/**
+ * The service on a test database, with \`config\` values (by colon key)
+ * above appsettings.json and the environment.
+ */
+async function startApp(
+  config: Record<string, unknown> = {},
+): Promise<TestApplication> {
+  const db = await createTestDatabase({ migrations: "${MIGRATIONS_FOLDER}" });
+  try {
+    return await createTestApplication({
+      ...appOptions(),
+      // The schema requires a connection string; the database the service
+      // gets is the test's.
+      config: { "database:connectionString": "pglite:memory", ...config },
+      overrides: { database: () => db },
+    });
+  } catch (error) {
+    await db.dispose();
+    throw error;
+  }
+}
+
+test("GET /hello/:name greets by name with the request id", async () => {
+  const app = await startApp();
+  try {
+    const response = await app.request("/hello/Ada", {
+      headers: { "X-Request-ID": "test-1" },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("X-Request-ID"), "test-1");
+    assert.deepEqual(await response.json(), {
+      message: "Hello, Ada!",
+      requestId: "test-1",
+    });
+  } finally {
+    await app.stop();
+  }
+});
+
+test("greeting:text changes the greeting", async () => {
+  const app = await startApp({ "greeting:text": "Hi" });
+  try {
+    const response = await app.request("/hello/Ada");
+    const body = await response.json() as { message: string };
+    assert.equal(body.message, "Hi, Ada!");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("POST /notes stores a note that GET /notes reads back", async () => {
+  const app = await startApp();
+  try {
+    const created = await app.request("/notes", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: " first " }),
+    });
+    assert.equal(created.status, 201);
+    const note = await created.json() as { id: number; text: string };
+    assert.equal(note.text, "first");
+    const listed = await app.request("/notes");
+    const body = await listed.json() as { notes: { id: number }[] };
+    assert.deepEqual(body.notes.map((row) => row.id), [note.id]);
+    const refused = await app.request("/notes", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: "" }),
+    });
+    assert.equal(refused.status, 400);
+    await refused.body?.cancel();
+  } finally {
+    await app.stop();
+  }
+});
+
+test("each test starts from the migrated tables: no note is left", async () => {
+  const app = await startApp();
+  try {
+    const listed = await app.request("/notes");
+    assert.deepEqual(await listed.json(), { notes: [] });
+  } finally {
+    await app.stop();
+  }
+});
+
+test("GET /health/ready answers 200 once started, the database healthy", async () => {
+  const app = await startApp();
+  try {
+    const ready = await app.request("/health/ready");
+    assert.equal(ready.status, 200);
+    await ready.body?.cancel();
+    const health = await app.request("/health");
+    const report = await health.json() as {
+      checks: Record<string, { status: string }>;
+    };
+    assert.equal(report.checks.database.status, "healthy");
   } finally {
     await app.stop();
   }

@@ -8,6 +8,7 @@ export const VERSIONS = {
   valibot: "^1.5.0",
   pg: "^8.23.1",
   "@types/pg": "^8.23.1",
+  "@electric-sql/pglite": "^0.5.17",
   typescript: "~5.9.3",
   "@types/node": "^20.19.0",
 } as const;

@@ -1,20 +1,31 @@
 /**
  * Redis and PostgreSQL for scripts/create_check.ts: a redis-server and a
- * PostgreSQL 15 (Debian's packages) started on given loopback ports for the
- * length of one case, and the check that a service reports both healthy.
+ * PostgreSQL (Debian's packages; the test suite's fixture) started on
+ * loopback for the length of one case, the check that a service reports
+ * both healthy, and the check that it survives a restart of PostgreSQL
+ * under requests.
  *
  * @module
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { existsSync, readdirSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import {
+  type PostgresServer,
+  startPostgres,
+} from "../tests/_support/postgres.ts";
 
-/** Where Debian puts the programs of PostgreSQL 15. */
-export const PG_BIN = "/usr/lib/postgresql/15/bin";
+/** The folder of the newest PostgreSQL's programs, when installed. */
+function postgresBin(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  return readdirSync(root).filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => join(root, version, "bin"))
+    .find((bin) => existsSync(join(bin, "initdb")));
+}
 
 /**
  * Why redis-server and PostgreSQL cannot be started here, if they cannot.
@@ -25,8 +36,9 @@ export function whyNoBackends(): string | undefined {
   if (spawnSync("redis-server", ["--version"]).status !== 0) {
     return "redis-server is not installed";
   }
-  if (!existsSync(join(PG_BIN, "initdb"))) {
-    return `PostgreSQL 15 is not installed (no ${PG_BIN}/initdb)`;
+  const bin = postgresBin();
+  if (bin === undefined) {
+    return "PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb)";
   }
   if (process.getuid?.() !== 0) {
     return "PostgreSQL is started as the postgres user, which needs root";
@@ -58,35 +70,21 @@ async function waitForPort(port: number, what: string): Promise<void> {
   throw new Error(`${what} did not listen on port ${port} within 10 s`);
 }
 
-/** Runs a PostgreSQL program as the postgres user; throws on failure. */
-function asPostgres(args: string[]): void {
-  const ran = spawnSync("runuser", ["-u", "postgres", "--", ...args], {
-    cwd: "/tmp",
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (ran.status !== 0) {
-    throw new Error(
-      `${args[0]} failed (${
-        ran.status ?? ran.signal
-      }): ${ran.stdout}${ran.stderr}`,
-    );
-  }
-}
-
 /** Redis and PostgreSQL on loopback, as the service's variables name them. */
 export interface Backends {
   /** REDIS_HOST, REDIS_PORT and DB_CONNECTION_STRING. */
   env: Record<string, string>;
+  /** The PostgreSQL server, to stop and start under the service. */
+  postgres: PostgresServer;
 }
 
 /**
- * Starts a redis-server and a PostgreSQL 15 (user `kit`, trusted) on the
- * given loopback ports, runs `body`, and stops both (and removes
- * PostgreSQL's folder) whatever happens.
+ * Starts a redis-server on the given loopback port and a PostgreSQL (user
+ * `kit`, trusted; the test suite's fixture, tests/_support/postgres.ts) on
+ * a free one, runs `body`, and stops both (and removes PostgreSQL's folder)
+ * whatever happens.
  *
  * @param redisPort A free port for Redis.
- * @param pgPort Another free port, for PostgreSQL.
  * @param body What to run while both serve.
  * @returns What `body` returned.
  * @throws {Error} When either does not start (with its output), or what
@@ -94,7 +92,6 @@ export interface Backends {
  */
 export async function withBackends<T>(
   redisPort: number,
-  pgPort: number,
   body: (backends: Backends) => Promise<T>,
 ): Promise<T> {
   const redis = spawn("redis-server", [
@@ -107,62 +104,21 @@ export async function withBackends<T>(
     "--appendonly",
     "no",
   ], { stdio: "ignore" });
-  // Its own folder: the scratch folder is for root only, and the
-  // postgres user must reach its data directory.
-  const pgDir = await mkdtemp(join(tmpdir(), "kit-create-pg-"));
-  const postgresUid = Number(
-    spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout,
-  );
-  await chown(pgDir, postgresUid, -1);
-  let pgStarted = false;
+  let postgres: PostgresServer | undefined;
   try {
     await waitForPort(redisPort, "redis-server");
-    asPostgres([
-      join(PG_BIN, "initdb"),
-      "-D",
-      join(pgDir, "data"),
-      "-U",
-      "kit",
-      "--auth=trust",
-    ]);
-    asPostgres([
-      join(PG_BIN, "pg_ctl"),
-      "-D",
-      join(pgDir, "data"),
-      "-l",
-      join(pgDir, "postgres.log"),
-      "-w",
-      "-t",
-      "30",
-      "-o",
-      `-p ${pgPort} -k ${pgDir} -h 127.0.0.1`,
-      "start",
-    ]);
-    pgStarted = true;
+    postgres = await startPostgres();
     return await body({
       env: {
         REDIS_HOST: "127.0.0.1",
         REDIS_PORT: String(redisPort),
-        DB_CONNECTION_STRING: `postgres://kit@127.0.0.1:${pgPort}/postgres`,
+        DB_CONNECTION_STRING: postgres.url(),
       },
+      postgres,
     });
   } finally {
-    if (pgStarted) {
-      spawnSync("runuser", [
-        "-u",
-        "postgres",
-        "--",
-        join(PG_BIN, "pg_ctl"),
-        "-D",
-        join(pgDir, "data"),
-        "-m",
-        "immediate",
-        "-w",
-        "stop",
-      ], { cwd: "/tmp", timeout: 30_000 });
-    }
+    await postgres?.close();
     redis.kill("SIGKILL");
-    await rm(pgDir, { recursive: true, force: true });
   }
 }
 
@@ -187,5 +143,185 @@ export async function expectBackendsHealthy(url: string): Promise<void> {
     throw new Error(
       `GET /health: ${response.status} ${JSON.stringify(report)}`,
     );
+  }
+}
+
+/** What {@linkcode expectSurvivesRestart} watches of the running service. */
+export interface ServiceUnderTest {
+  /** Its base URL. */
+  url: string;
+  /** Whether its process (or container) still runs. */
+  alive(): boolean;
+  /** What it wrote so far: its standard error (a container: its output). */
+  errors(): string;
+}
+
+/**
+ * A driver's error that reached the runtime instead of Kit: an `error`
+ * event nobody listened to, an uncaught exception or rejection, PostgreSQL's
+ * message printed as `pg` prints its errors.
+ */
+const RAW_DRIVER_ERROR =
+  /Uncaught|Unhandled|Emitted 'error' event|triggerUncaughtException|^error: /m;
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The status of `GET /health/ready`, or the reason there was none. */
+async function readiness(url: string): Promise<number | string> {
+  try {
+    const response = await fetch(`${url}/health/ready`, {
+      signal: AbortSignal.timeout(5_000),
+    });
+    await response.body?.cancel();
+    return response.status;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Polls `probe` every `interval` ms until it is true; false past `ms`. */
+async function until(
+  probe: () => Promise<boolean> | boolean,
+  ms: number,
+  interval = 50,
+): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (true) {
+    if (await probe()) return true;
+    if (performance.now() > end) return false;
+    await sleep(interval);
+  }
+}
+
+/**
+ * PostgreSQL stopped and started again under the service while requests
+ * keep coming (`GET /notes`, which reads the database through the
+ * request's session, from two clients in a loop): `pg_ctl -m fast stop`
+ * (the fixture's `stop("fast")`, which ends every connection with
+ * "terminating connection due to administrator command"); readiness must
+ * turn 503, every request must still be answered and the process stay
+ * alive while the server is down; once it is back, readiness must be 200
+ * within 5 s and `GET /notes` 200 again; no driver error may reach the
+ * runtime (an unhandled `error` event, an uncaught exception).
+ *
+ * @param service The running service.
+ * @param postgres Its PostgreSQL server.
+ * @returns A line with the figures; the recovery time (from the server
+ * accepting connections again to readiness 200) first.
+ * @throws {Error} Naming what failed, with the service's error output.
+ */
+export async function expectSurvivesRestart(
+  service: ServiceUnderTest,
+  postgres: PostgresServer,
+): Promise<string> {
+  const { url } = service;
+  type Phase = "before" | "down" | "after";
+  let phase: Phase = "before";
+  const answered: Record<Phase, Record<string, number>> = {
+    before: {},
+    down: {},
+    after: {},
+  };
+  const count = (at: Phase, status?: string): number =>
+    Object.entries(answered[at]).filter(([key]) =>
+      status === undefined ? !key.startsWith("no answer") : key === status
+    ).reduce((sum, [, n]) => sum + n, 0);
+  let loading = true;
+  const client = async (): Promise<void> => {
+    while (loading) {
+      const at = phase;
+      let key: string;
+      try {
+        const response = await fetch(`${url}/notes`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+        await response.body?.cancel();
+        key = String(response.status);
+      } catch (error) {
+        key = `no answer (${
+          error instanceof Error ? error.message : String(error)
+        })`;
+      }
+      answered[at][key] = (answered[at][key] ?? 0) + 1;
+      await sleep(25);
+    }
+  };
+  const clients = [client(), client()];
+  const fail = (what: string): never => {
+    throw new Error(
+      `${what}; requests answered: ${
+        JSON.stringify(answered)
+      }; the service's errors:\n${service.errors().slice(-3000)}`,
+    );
+  };
+  try {
+    if (!await until(() => count("before", "200") >= 10, 20_000)) {
+      fail("GET /notes did not answer 200 ten times before the restart");
+    }
+    await postgres.stop("fast");
+    const stopped = performance.now();
+    phase = "down";
+    if (!await until(async () => await readiness(url) === 503, 15_000, 100)) {
+      fail(`readiness did not turn 503 within 15 s of pg_ctl -m fast stop`);
+    }
+    const notReadyMs = performance.now() - stopped;
+    // Requests keep being answered while the server is down.
+    if (!await until(() => count("down") >= 20, 30_000)) {
+      fail("fewer than 20 requests answered while PostgreSQL was down");
+    }
+    const downReady = await readiness(url);
+    if (downReady !== 503) fail(`readiness ${downReady} while down, not 503`);
+    if (!service.alive()) fail("the service died while PostgreSQL was down");
+    await postgres.start();
+    const back = performance.now();
+    phase = "after";
+    const last: { ready: number | string } = { ready: "none" };
+    await until(
+      async () => (last.ready = await readiness(url)) === 200,
+      5_000,
+    );
+    const ready = last.ready;
+    const recoveryMs = performance.now() - back;
+    if (ready !== 200) {
+      fail(
+        `readiness ${ready} 5 s after PostgreSQL accepted connections again, not 200`,
+      );
+    }
+    if (!await until(() => count("after", "200") >= 10, 20_000)) {
+      fail("GET /notes did not answer 200 ten times after the restart");
+    }
+    const created = await fetch(`${url}/notes`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: "after the restart" }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await created.body?.cancel();
+    if (created.status !== 201) fail(`POST /notes ${created.status} after`);
+    loading = false;
+    await Promise.all(clients);
+    const lost = Object.values(answered).flatMap((statuses) =>
+      Object.keys(statuses).filter((key) => key.startsWith("no answer"))
+    );
+    if (lost.length > 0) fail(`requests went unanswered: ${lost.join("; ")}`);
+    if (!service.alive()) fail("the service died after the restart");
+    const raw = RAW_DRIVER_ERROR.exec(service.errors());
+    if (raw !== null) fail(`a raw driver error reached the output: ${raw[0]}`);
+    const show = (at: Phase): string =>
+      Object.entries(answered[at]).map(([status, n]) => `${n}×${status}`)
+        .join(" ");
+    return `readiness 200 ${
+      Math.round(recoveryMs)
+    } ms after PostgreSQL was back (503 ${
+      Math.round(notReadyMs)
+    } ms after pg_ctl -m fast stop); GET /notes answered throughout, by when sent: until the stop returned ${
+      show("before")
+    }, while down ${show("down")}, after the start ${
+      show("after")
+    }; alive, no raw driver error`;
+  } finally {
+    loading = false;
+    await Promise.all(clients);
   }
 }

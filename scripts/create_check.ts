@@ -25,16 +25,29 @@
  *   `node:20-bookworm-slim` is a local stand-in made from the machine's own
  *   Node.js 20 (scripts/_podman.ts); the check says so. Skipped, saying
  *   why, where podman cannot run.
+ * - `deno --postgres (embedded)`: a project with a database, served with
+ *   no connection string as on a machine with nothing installed: its
+ *   development settings put PostgreSQL in the process (PGlite, in
+ *   `.data/`); readiness 200, `POST` then `GET /notes`, SIGTERM exit 0.
  * - `deno --redis --postgres`: the same with a cache and a database, served
- *   against a real redis-server and PostgreSQL 15 (Debian's packages,
- *   started here on free loopback ports); `GET /health` must report both
- *   checks healthy. Skipped, saying why, when either is missing or the
- *   check does not run as root (PostgreSQL runs as its own user).
+ *   against a real redis-server and PostgreSQL (Debian's packages, started
+ *   here on free loopback ports; PostgreSQL by the test suite's fixture,
+ *   tests/_support/postgres.ts): `deno task migrate` applies the
+ *   migration, `GET /health` must report both checks healthy, and the
+ *   service must survive a restart of PostgreSQL under requests
+ *   (`pg_ctl -m fast stop`, then start: readiness 503 while it is down,
+ *   every request answered, the process alive, readiness 200 again within
+ *   5 s, no driver error reaching the runtime; the recovery time is
+ *   printed), then SIGTERM exit 0. Skipped, saying why, when either is
+ *   missing or the check does not run as root (PostgreSQL runs as its own
+ *   user).
  * - `node --redis --postgres compose.yaml and image (podman)`: a Node.js
  *   project with both, its compose.yaml compared as above (services,
  *   health checks, named volumes, credentials from the environment), its
  *   image run on the host's network against that Redis and PostgreSQL,
- *   with the same probes and `GET /health` reporting both healthy.
+ *   with the same probes, `GET /health` reporting both healthy (its
+ *   migration applied at start-up from the image's `migrations/`) and the
+ *   same restart of PostgreSQL under requests.
  *
  * The generator's own sources are type-checked first (`deno check create/`),
  * since no entry point of the test suite imports them.
@@ -46,7 +59,11 @@
  * limit, the whole check a deadline; whatever it started is killed on the
  * way out, and its scratch folder is removed.
  *
- * Run: `deno run -A scripts/create_check.ts`.
+ * Run: `deno run -A scripts/create_check.ts`. `KIT_CREATE_CHECK` runs only
+ * the cases whose name contains one of its comma-separated words
+ * (`KIT_CREATE_CHECK=postgres` for the three above with a database); the
+ * others are listed as not selected, and the type-check of the generator
+ * always runs.
  *
  * @module
  */
@@ -59,11 +76,13 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import {
   expectBackendsHealthy,
+  expectSurvivesRestart,
+  type ServiceUnderTest,
   whyNoBackends,
   withBackends,
 } from "./_create_backends.ts";
 import { checkCompose, checkImage } from "./_create_image.ts";
-import { whyNoPodman } from "./_podman.ts";
+import { containerLogs, podman, whyNoPodman } from "./_podman.ts";
 import {
   killAll,
   OUTPUT_LIMIT,
@@ -141,8 +160,9 @@ function expectOk(what: string, result: RunResult): void {
 }
 
 /**
- * Starts the service, waits for `GET /health/ready` to answer 200 (30 s at
- * most), sends SIGTERM and expects exit code 0 within 20 s.
+ * Starts the service, waits for `GET /health/ready` to answer 200 (60 s at
+ * most: a new embedded database runs initdb first), runs `afterReady`,
+ * sends SIGTERM and expects exit code 0 within 20 s.
  *
  * @returns The milliseconds from start to the first 200.
  */
@@ -150,30 +170,47 @@ async function serveAndStop(
   command: string,
   args: string[],
   cwd: string,
-  env: Record<string, string> = {},
-  afterReady: (url: string) => Promise<void> = () => Promise.resolve(),
+  // `undefined` removes a variable of this process's environment.
+  env: Record<string, string | undefined> = {},
+  afterReady: (service: ServiceUnderTest) => Promise<void> = () =>
+    Promise.resolve(),
 ): Promise<number> {
   const port = await freePort();
   const begin = performance.now();
+  const merged: Record<string, string> = {};
+  for (
+    const [key, value] of Object.entries({
+      ...process.env,
+      NO_COLOR: "1",
+      ...env,
+      PORT: String(port),
+    })
+  ) {
+    if (value !== undefined) merged[key] = value;
+  }
   const child = spawn(command, args, {
     cwd,
-    env: { ...process.env, NO_COLOR: "1", ...env, PORT: String(port) },
+    env: merged,
     stdio: ["ignore", "pipe", "pipe"],
   });
   track(child);
   let output = "";
+  let errors = "";
   const keep = (chunk: Uint8Array): void => {
     output = (output + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
+  child.stderr!.on("data", (chunk: Uint8Array) => {
+    errors = (errors + new TextDecoder().decode(chunk)).slice(-OUTPUT_LIMIT);
+  });
   const exited = new Promise<number | null>((resolvePromise) =>
     child.on("close", (code) => resolvePromise(code))
   );
   try {
     let readyMs: number | undefined;
     let last = "no answer";
-    while (readyMs === undefined && performance.now() - begin < 30_000) {
+    while (readyMs === undefined && performance.now() - begin < 60_000) {
       if (child.exitCode !== null) break;
       try {
         const response = await fetch(`http://127.0.0.1:${port}/health/ready`, {
@@ -196,7 +233,11 @@ async function serveAndStop(
         }`,
       );
     }
-    await afterReady(`http://127.0.0.1:${port}`);
+    await afterReady({
+      url: `http://127.0.0.1:${port}`,
+      alive: () => child.exitCode === null && child.signalCode === null,
+      errors: () => errors,
+    });
     // process.kill, not child.kill: Deno's child_process reports a child
     // it signalled itself as killed by the signal, whatever its exit code.
     process.kill(child.pid!, "SIGTERM");
@@ -231,16 +272,76 @@ interface CaseReport {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
+/** The words of KIT_CREATE_CHECK: a case runs when its name holds one. */
+const SELECTED = (process.env.KIT_CREATE_CHECK ?? "").split(",")
+  .map((word) => word.trim()).filter((word) => word !== "");
+
+/** The first case, which always runs. */
+const TYPE_CHECK = "the generator's sources type-check";
+
+/**
+ * Sends `init` to `url` and expects `status`.
+ *
+ * @returns The response's JSON body.
+ * @throws {CaseFailure} With the status and body otherwise.
+ */
+async function expectJson(
+  url: string,
+  status: number,
+  init: RequestInit = {},
+): Promise<unknown> {
+  const response = await fetch(url, {
+    ...init,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status !== status) {
+    throw new CaseFailure(
+      `${
+        init.method ?? "GET"
+      } ${url}: ${response.status}, expected ${status}: ${text.slice(0, 500)}`,
+    );
+  }
+  return JSON.parse(text);
+}
+
+/** `POST /notes` then `GET /notes` must find the note. */
+async function expectNotes(url: string): Promise<void> {
+  const note = await expectJson(`${url}/notes`, 201, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ text: "from the create check" }),
+  }) as { id?: number };
+  const listed = await expectJson(`${url}/notes`, 200) as {
+    notes?: { id: number }[];
+  };
+  if (!listed.notes?.some((row) => row.id === note.id)) {
+    throw new CaseFailure(
+      `GET /notes does not list the note just created: ${
+        JSON.stringify(listed)
+      }`,
+    );
+  }
+}
+
 async function main(): Promise<number> {
   const scratch = await mkdtemp(join(tmpdir(), "kit-create-check-"));
   // The packages the generator builds go here, not into the checkout's npm/.
   const npmOut = join(scratch, "npm");
   const deno = process.execPath;
   const reports: CaseReport[] = [];
+  const notSelected: string[] = [];
   const attempt = async (
     name: string,
     body: () => Promise<string>,
   ): Promise<void> => {
+    if (
+      name !== TYPE_CHECK && SELECTED.length > 0 &&
+      !SELECTED.some((word) => name.includes(word))
+    ) {
+      notSelected.push(name);
+      return;
+    }
     if (Date.now() > DEADLINE) {
       reports.push({ name, status: "SKIPPED", detail: "past the deadline" });
       return;
@@ -268,7 +369,7 @@ async function main(): Promise<number> {
   // The node-esm project, once generated: its image is built afterwards.
   let nodeEsm: string | undefined;
   try {
-    await attempt("the generator's sources type-check", async () => {
+    await attempt(TYPE_CHECK, async () => {
       expectOk(
         "deno check create/",
         await run(deno, ["check", "create/"], ROOT),
@@ -416,32 +517,76 @@ async function main(): Promise<number> {
         seconds(tested)
       }; ready in ${seconds(ready)}; SIGTERM exit 0`;
     });
+    await attempt("deno --postgres (embedded)", async () => {
+      const t0 = performance.now();
+      expectOk(
+        "deno task create deno-embedded --postgres",
+        await create(["deno-embedded", "--postgres"]),
+      );
+      const dir = join(scratch, "deno-embedded");
+      expectOk("deno task test", await run(deno, ["task", "test"], dir));
+      const tested = performance.now() - t0;
+      // As on a machine with nothing installed: no connection string in
+      // the environment, the development settings' embedded engine.
+      const ready = await serveAndStop(
+        deno,
+        ["run", "-A", "main.ts"],
+        dir,
+        { DB_CONNECTION_STRING: undefined, RUNTIME_ENV: undefined },
+        (service) => expectNotes(service.url),
+      );
+      return `generate + tests ${seconds(tested)}; ready in ${
+        seconds(ready)
+      } on PGlite in .data/ (no connection string); POST and GET /notes; SIGTERM exit 0`;
+    });
+
     await attempt("deno --redis --postgres", async () => {
       const why = whyNoBackends();
       if (why !== undefined) throw new CaseSkipped(why);
-      return await withBackends(
-        ...await freePorts(2) as [number, number],
-        async (backends) => {
-          const t0 = performance.now();
-          expectOk(
-            "deno task create deno-backends --redis --postgres",
-            await create(["deno-backends", "--redis", "--postgres"]),
+      return await withBackends(await freePort(), async (backends) => {
+        const t0 = performance.now();
+        expectOk(
+          "deno task create deno-backends --redis --postgres",
+          await create(["deno-backends", "--redis", "--postgres"]),
+        );
+        const dir = join(scratch, "deno-backends");
+        expectOk("deno task test", await run(deno, ["task", "test"], dir));
+        const tested = performance.now() - t0;
+        const migrated = await run(
+          deno,
+          ["task", "migrate"],
+          dir,
+          backends.env,
+        );
+        expectOk("deno task migrate", migrated);
+        if (
+          !/1 migration\(s\) applied \(001_create_notes\.sql\)/.test(
+            migrated.output,
+          )
+        ) {
+          throw new CaseFailure(
+            `deno task migrate did not apply 001_create_notes.sql:\n${migrated.output}`,
           );
-          const dir = join(scratch, "deno-backends");
-          expectOk("deno task test", await run(deno, ["task", "test"], dir));
-          const tested = performance.now() - t0;
-          const ready = await serveAndStop(
-            deno,
-            ["run", "-A", "main.ts"],
-            dir,
-            backends.env,
-            expectBackendsHealthy,
-          );
-          return `generate + tests ${seconds(tested)}; ready in ${
-            seconds(ready)
-          }; /health: cache (Redis) and database (PostgreSQL) healthy; SIGTERM exit 0`;
-        },
-      );
+        }
+        let restart = "";
+        const ready = await serveAndStop(
+          deno,
+          ["run", "-A", "main.ts"],
+          dir,
+          backends.env,
+          async (service) => {
+            await expectBackendsHealthy(service.url);
+            await expectNotes(service.url);
+            restart = await expectSurvivesRestart(service, backends.postgres);
+            console.log(`  deno --redis --postgres: restart: ${restart}`);
+          },
+        );
+        return `generate + tests ${
+          seconds(tested)
+        }; deno task migrate applied 001_create_notes.sql; ready in ${
+          seconds(ready)
+        }; /health: cache (Redis) and database (PostgreSQL) healthy; PostgreSQL restart: ${restart}; SIGTERM exit 0`;
+      });
     });
 
     await attempt(
@@ -468,8 +613,9 @@ async function main(): Promise<number> {
           postgres: true,
         });
         console.log(`  compose.yaml: ${compose}`);
+        let restart = "";
         return `generate ${seconds(generated)}; ` + await withBackends(
-          ...await freePorts(2) as [number, number],
+          await freePort(),
           async (backends) =>
             await checkImage({
               label: "node-backends",
@@ -480,9 +626,25 @@ async function main(): Promise<number> {
               // loopback, so it shares the host's network.
               network: "host",
               env: backends.env,
-              afterReady: expectBackendsHealthy,
+              afterReady: async (url, container) => {
+                await expectBackendsHealthy(url);
+                await expectNotes(url);
+                restart = await expectSurvivesRestart({
+                  url,
+                  alive: () =>
+                    podman([
+                      "inspect",
+                      container,
+                      "--format",
+                      "{{.State.Running}}",
+                    ]).stdout.trim() === "true",
+                  errors: () => containerLogs(container).join("\n"),
+                }, backends.postgres);
+                console.log(`  node-backends image: restart: ${restart}`);
+              },
             }),
-        ) + "; /health: cache (Redis) and database (PostgreSQL) healthy";
+        ) +
+          `; /health: cache (Redis) and database (PostgreSQL) healthy; PostgreSQL restart: ${restart}`;
       },
     );
   } finally {
@@ -495,7 +657,13 @@ async function main(): Promise<number> {
   console.log(
     `create check: ${count("ok")} passed, ${count("FAILED")} failed, ${
       count("SKIPPED")
-    } skipped`,
+    } skipped${
+      notSelected.length > 0
+        ? `; not selected by KIT_CREATE_CHECK=${SELECTED.join(",")}: ${
+          notSelected.join(", ")
+        }`
+        : ""
+    }`,
   );
   return count("FAILED") > 0 ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 // The service's start-up, in the host's four steps: configuration, logging,
-// platform services (cache, localization, analytics, events), application
-// services (the user store, the subscribers); then `serve` hands the routes
-// to the host, which listens, answers the health probes and drains on stop.
+// platform services (cache, localization, analytics, events, the database),
+// application services (the user store, the subscribers); then `serve` hands
+// the routes to the host, which listens, answers the health probes and
+// drains on stop.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -23,6 +24,10 @@ import {
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
 } from "@vendor/kit-platform-caching";
+import {
+  addDatabase,
+  type DatabaseSession,
+} from "@vendor/kit-platform/database";
 import {
   AnalyticsManager,
   CustomAnalyticsProvider,
@@ -162,32 +167,31 @@ export function serviceOptions(
         (signal) => analytics.checkHealth(signal),
         { critical: false },
       );
+      // PostgreSQL when DB_CONNECTION_STRING is set: Kit's database
+      // ("database": the pool, opened at start-up with the migrations
+      // applied, its health check, disposed last) and "db", a session per
+      // request.
+      if (config.getValue("database:connectionString").trim() !== "") {
+        addDatabase(services, config, {
+          migrations: join(root, "migrations"),
+        });
+      }
     },
 
     // Step 4: the application's services.
-    services: async (services, config) => {
+    services: (services) => {
       const logger = (services.get("logging") as LoggerManager).getLogger(
         "service",
       );
-      const { connectionString, poolSize, timeout } = config.getValue(
-        "database",
-      );
-      if (connectionString.trim() !== "") {
-        const store = await PostgresUserStore.connect({
-          connectionString,
-          poolSize,
-          timeout,
-          onError: (error) =>
-            logger.warning(`PostgreSQL connection lost: ${error.message}`),
-        });
-        // Its checkHealth() becomes the "database" health check.
-        services.register("database", () => store, { eager: true });
-        // One session per request: it takes one of the pool's connections
-        // at its first query, runs the request's queries on it, and gives
-        // it back when the request's scope ends.
-        services.register("users", () => store.session(), {
-          lifetime: "scoped",
-        });
+      if (services.has("db")) {
+        // The users through the request's session: it takes one of the
+        // pool's connections at its first query, runs the request's
+        // queries on it, and gives it back when the response is done.
+        services.register(
+          "users",
+          (scope) => new PostgresUserStore(scope.get<DatabaseSession>("db")),
+          { lifetime: "scoped" },
+        );
       } else {
         const memory = new MemoryUserStore();
         services.register("users", () => memory);

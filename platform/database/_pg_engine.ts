@@ -10,7 +10,12 @@
 // pg_terminate_backend) emits an error: without a listener it would end the
 // process. The pool's listener and one on each connection while it is held
 // report it instead, and a held connection that broke is closed when it is
-// given back.
+// given back. A new connection can also fail between the two: a server that
+// shuts down as it opens sends the end of its start-up and its FATAL in one
+// write, which pg reads in one go after pg-pool took its own listener off
+// and before the promise of pool.connect() lets Kit put one on. So every
+// connection gets a listener of Kit's from its start to its end, which
+// notes that it broke.
 import type {
   Engine,
   EngineConnection,
@@ -49,6 +54,7 @@ interface PgPool {
   query(text: string, values?: unknown[]): Promise<PgResult>;
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: (client: PgClient) => void): unknown;
   readonly totalCount: number;
   readonly idleCount: number;
   readonly waitingCount: number;
@@ -88,6 +94,9 @@ function rowCountOf(result: PgResult): number {
   return result.rowCount ?? result.rows.length;
 }
 
+/** The connections that broke, as their lifelong listener noted. */
+const brokenClients = new WeakSet<PgClient>();
+
 class PgConnection implements EngineConnection {
   readonly #client: PgClient;
   readonly #context: (text: string) => ErrorContext;
@@ -102,6 +111,8 @@ class PgConnection implements EngineConnection {
   ) {
     this.#client = client;
     this.#context = context;
+    // Broken before it was handed over (see the top of this file).
+    this.#broken = brokenClients.has(client);
     this.#onError = (error) => {
       this.#broken = true;
       onLinkError(error);
@@ -186,6 +197,11 @@ export async function openPgEngine(
       ...settings.driverOptions,
     });
     made.on("error", (error) => settings.onLinkError(error));
+    // Emitted as a new connection is handed out, before pg-pool takes its
+    // own listener off it.
+    made.on("connect", (client) => {
+      client.on("error", () => brokenClients.add(client));
+    });
     return made;
   };
   let pool = makePool();

@@ -5,7 +5,7 @@
 // for itself, and a caller that waits longer than database:timeout gets the
 // same error as from a full pool. A statement cannot be cut short: it runs
 // on this thread.
-import { stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import type {
   Engine,
   EngineConnection,
@@ -82,6 +82,19 @@ export async function openPgliteEngine(
           settings.source,
           `${settings.key} points the embedded engine at '${dataDir}' (from ${settings.source}), which is not a folder: give a folder (it is created when missing), or pglite:memory`,
         );
+      }
+      if (found === undefined) {
+        // PGlite makes the folder itself, but not its missing parents
+        // (pglite:.data/database in a project that has no .data yet).
+        await mkdir(dataDir, { recursive: true }).catch((error: unknown) => {
+          throw new DatabaseConfigurationError(
+            settings.key,
+            settings.source,
+            `${settings.key} points the embedded engine at '${dataDir}' (from ${settings.source}), which could not be created: ${
+              error instanceof Error ? error.message : String(error)
+            }. Give a folder this process may create, or pglite:memory`,
+          );
+        });
       }
     }
     const { PGlite } = await loadDriver<PGliteModule>("@electric-sql/pglite");

@@ -12,6 +12,12 @@
 // A new PGlite takes seconds (initdb): the migrated data folder is kept in
 // the system's temporary folder, named by the migrations' checksums, and
 // later processes start from it.
+//
+// A base nobody uses is closed after a moment: PGlite keeps one of
+// PostgreSQL's timers armed (every 10 s, for ever) and a pool keeps its idle
+// sockets, either of which would keep a test process (node --test, a
+// script) running once its tests are done. The next test database opens it
+// again (about a second from the kept folder).
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +30,7 @@ import { readMigrations } from "./_migration_files.ts";
 import { openPgEngine } from "./_pg_engine.ts";
 import { openPgliteEngine, type PGliteLike } from "./_pglite_engine.ts";
 import { Database, ENGINE_OVERRIDE, type EngineOverride } from "./database.ts";
+import { unrefTimer } from "../../internal/unref_timer.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
 /**
@@ -59,9 +66,28 @@ export interface TestDatabaseOptions {
 
 interface Base {
   readonly engine: Engine;
+  /** Closes the engine (PGlite, or the pool). */
+  readonly close: () => Promise<void>;
+  /** Test databases open on it now. */
+  users: number;
+  /** Closes it once nobody uses it (unref'd: it keeps nothing alive). */
+  idle?: ReturnType<typeof setTimeout>;
 }
 
 const bases = new Map<string, Promise<Base>>();
+
+/** Milliseconds a base nobody uses stays open for the next test. */
+const IDLE_CLOSE = 1_000;
+
+/** A test database is done with `base`: close it if nobody else uses it. */
+function letGo(key: string, base: Base): void {
+  if (--base.users > 0) return;
+  base.idle = unrefTimer(setTimeout(() => {
+    if (base.users > 0) return;
+    bases.delete(key);
+    void base.close().catch(() => {});
+  }, IDLE_CLOSE));
+}
 
 /** How long a test database waits for the base's connection. */
 const TAKE_TIMEOUT = 10_000;
@@ -111,7 +137,9 @@ async function pgliteBase(
   if (snapshot && existsSync(file)) {
     // A folder of an older PGlite may not load: start afresh then.
     instance = await PGlite.create({
-      loadDataDir: new Blob([await readFile(file)]),
+      // A Uint8Array over an ArrayBuffer, as Blob's types ask (a Buffer's
+      // may be typed as shared, depending on the Node.js types in use).
+      loadDataDir: new Blob([new Uint8Array(await readFile(file))]),
     }).catch(() => undefined);
   }
   const fresh = instance === undefined;
@@ -143,7 +171,8 @@ async function pgliteBase(
       await rename(part, file);
     }
   }
-  return { engine };
+  const opened = instance;
+  return { engine, close: () => opened.close(), users: 0 };
 }
 
 async function serverBase(
@@ -170,7 +199,7 @@ async function serverBase(
     onNotice: () => {},
   });
   await migrate(engine, migrations);
-  return { engine };
+  return { engine, close: () => engine.end(), users: 0 };
 }
 
 // The savepoint every statement outside a transaction runs in.
@@ -179,8 +208,15 @@ const STATEMENT_SAVEPOINT = "kit_test_statement";
 const KIT_SAVEPOINT =
   /^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT) kit_savepoint_\d+$/;
 
-/** The engine of one test database: the base's connection, in turns. */
-function rolledBackEngine(base: Base, connection: EngineConnection): Engine {
+/**
+ * The engine of one test database: the base's connection, in turns.
+ * `done` runs once the connection is given back.
+ */
+function rolledBackEngine(
+  base: Base,
+  connection: EngineConnection,
+  done: () => void,
+): Engine {
   const queue = new ConnectionQueue();
   let depth = 0;
   const run = async (
@@ -251,6 +287,7 @@ function rolledBackEngine(base: Base, connection: EngineConnection): Engine {
     async end(): Promise<void> {
       await connection.query("ROLLBACK").catch(() => {});
       connection.release(connection.broken);
+      done();
     },
   };
 }
@@ -316,17 +353,34 @@ export async function createTestDatabase(
     base.catch(() => bases.delete(key));
   }
   const opened = await base;
+  // Counted before the wait, so the base is not closed under a caller
+  // that waits for its connection.
+  opened.users++;
+  clearTimeout(opened.idle);
+  let given = false;
+  const done = (): void => {
+    if (given) return;
+    given = true;
+    letGo(key, opened);
+  };
   let connection: EngineConnection;
   try {
     connection = await opened.engine.connect();
   } catch (error) {
+    done();
     throw new Error(
       "createTestDatabase: the test database's connection did not come free: dispose each test database when its test ends (await using db = await createTestDatabase())",
       { cause: error },
     );
   }
-  await connection.query("BEGIN");
-  const engine = rolledBackEngine(opened, connection);
+  try {
+    await connection.query("BEGIN");
+  } catch (error) {
+    connection.release(true);
+    done();
+    throw error;
+  }
+  const engine = rolledBackEngine(opened, connection, done);
   const override: EngineOverride = {
     open: () => Promise.resolve(engine),
     outer: true,

@@ -29,12 +29,14 @@ export interface ChildScriptOptions {
   runtimeArgs?: string[];
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /** Milliseconds before the child is killed and the run fails; 30000. */
+  timeoutMs?: number;
 }
 
 const isDeno =
   (process.versions as Record<string, string | undefined>).deno !== undefined;
 
-/** Runs `source` in a child process; fails after 30 seconds. */
+/** Runs `source` in a child process; fails after 30 seconds by default. */
 export async function runChildScript(
   source: string,
   options: ChildScriptOptions = {},
@@ -52,7 +54,7 @@ export async function runChildScript(
     const { code, out, stderr } = await runProcess(
       process.execPath,
       scriptArgs(script, options.runtimeArgs),
-      { env: options.env },
+      { env: options.env, timeoutMs: options.timeoutMs },
     );
     return { code, out, stderr };
   } finally {

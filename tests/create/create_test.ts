@@ -460,7 +460,7 @@ describe("deno task create: the files written", () => {
   );
 
   it(
-    "--redis --postgres: the cache and the database, in compose with named volumes and credentials from the environment",
+    "--redis --postgres: the cache, and the database through Kit's addDatabase with a migration, PGlite in development, in compose with named volumes and credentials from the environment",
     { skip },
     async () => {
       const cwd = await scratch();
@@ -468,17 +468,89 @@ describe("deno task create: the files written", () => {
         const run = await create(cwd, ["svc", "--redis", "--postgres"]);
         assert.equal(run.code, 0, run.stderr);
         const dir = join(cwd, "svc");
-        assert.ok((await listFiles(dir)).includes("db.ts"));
+        const files = await listFiles(dir);
+        for (const file of ["migrate.ts", "migrations/001_create_notes.sql"]) {
+          assert.ok(files.includes(file), `${file} in ${files.join(", ")}`);
+        }
+        // No pool code of its own: Kit's database entry point is the pool.
+        assert.ok(!files.includes("db.ts"), files.join(", "));
+        for (const file of files.filter((name) => name.endsWith(".ts"))) {
+          assert.doesNotMatch(
+            await read(dir, file),
+            /from "pg"|pg\.Pool/,
+            `${file} uses pg itself`,
+          );
+        }
         const deno = JSON.parse(await read(dir, "deno.json"));
         assert.equal(deno.imports.pg, "npm:pg@^8.23.1");
+        assert.equal(deno.imports["@types/pg"], "npm:@types/pg@^8.23.1");
+        assert.equal(
+          deno.imports["@electric-sql/pglite"],
+          "npm:@electric-sql/pglite@^0.5.17",
+        );
+        assert.equal(deno.tasks.migrate, "deno run -A migrate.ts");
         const app = await read(dir, "app.ts");
         assert.match(
           app,
           /RemoteStoreCacheProvider\.fromConfiguration\(config\)/,
         );
         assert.match(app, /from "@vendor\/kit\/caching"/);
-        assert.match(app, /new Database\(/);
-        assert.match(await read(dir, "db.ts"), /SELECT 1/);
+        assert.match(app, /from "@vendor\/kit\/platform\/database"/);
+        assert.match(
+          app,
+          /platform: \(services, config\) =>\n\s+addDatabase\(services, config, \{ migrations: "migrations" \}\),/,
+        );
+        // The routes read through the request's session.
+        assert.match(app, /services\.get<DatabaseSession>\("db"\)/);
+        assert.match(
+          app,
+          /serve: \(services, config\) => routes\(config, services\)\.fetch/,
+        );
+        assert.match(
+          await read(dir, "migrations/001_create_notes.sql"),
+          /^CREATE TABLE notes \(/m,
+        );
+        const migrate = await read(dir, "migrate.ts");
+        assert.match(migrate, /Database\.fromConfiguration\(config\)/);
+        assert.match(migrate, /db\.migrate\(\{ directory: "migrations" \}\)/);
+        assert.match(migrate, /await db\?\.dispose\(\)/);
+        assert.match(migrate, /^process\.exitCode = await migrate\(\);$/m);
+        // The test on the embedded engine, each test's writes rolled back.
+        const test = await read(dir, "app_test.ts");
+        assert.match(
+          test,
+          /createTestDatabase\(\{ migrations: "migrations" \}\)/,
+        );
+        assert.match(test, /overrides: \{ database: \(\) => db \}/);
+        assert.match(test, /app\.request\("\/notes"/);
+        // The connection string stays required by the schema: development
+        // sets the embedded engine, production DB_CONNECTION_STRING.
+        assert.doesNotMatch(
+          await read(dir, "config.ts"),
+          /connectionString: v\.optional/,
+        );
+        const settings = JSON.parse(await read(dir, "appsettings.json"));
+        assert.equal(settings.database.connectionString, undefined);
+        assert.equal(settings.database.poolSize, 10);
+        const development = JSON.parse(
+          await read(dir, "appsettings.development.json"),
+        );
+        assert.equal(
+          development.database.connectionString,
+          "pglite:.data/database",
+        );
+        const production = JSON.parse(
+          await read(dir, "appsettings.production.json"),
+        );
+        assert.equal(production.database?.connectionString, undefined);
+        const gitignore = (await read(dir, ".gitignore")).split("\n");
+        assert.ok(gitignore.includes(".data/"), gitignore.join(" "));
+        const dockerignore = (await read(dir, ".dockerignore")).split("\n");
+        assert.ok(dockerignore.includes(".data/"), dockerignore.join(" "));
+        assert.match(
+          await read(dir, "Dockerfile"),
+          /^COPY migrations\/ \.\/migrations\/$/m,
+        );
         const compose = await read(dir, "compose.yaml");
         assert.match(
           compose,
@@ -494,14 +566,18 @@ describe("deno task create: the files written", () => {
         assert.ok(compose.includes("\nvolumes:\n  db-data:\n  cache-data:\n"));
         const env = await read(dir, ".env.example");
         assert.match(env, /^DB_USER=<DB_USER>$/m);
+        // Copied to .env in development, it keeps the embedded engine.
+        assert.match(env, /^# DB_CONNECTION_STRING=postgres:\/\//m);
         assert.match(env, /^REDIS_HOST=localhost$/m);
         assert.doesNotMatch(env, /^[A-Z_]*PASSWORD=(?!<)/m);
-        const settings = JSON.parse(await read(dir, "appsettings.json"));
         assert.equal(settings.cache.redis.keyPrefix, "svc:");
+        const readme = await read(dir, "README.md");
+        assert.match(readme, /`deno task migrate`/);
+        assert.match(readme, /`pglite:\.data\/database`/);
+        assert.doesNotMatch(readme, /db\.ts/);
         // Formatted as deno fmt formats: a user's first `deno fmt` changes
         // nothing.
         assert.equal(await unformatted(dir), "");
-        assert.equal(settings.database.poolSize, 10);
       } finally {
         await rm(cwd, { recursive: true, force: true });
       }
@@ -589,6 +665,7 @@ describe("deno task create: the files written", () => {
           "cjs",
           "--runtime=node",
           "--module=commonjs",
+          "--postgres",
         ], env);
         assert.equal(cjs.code, 0, cjs.stderr);
         const cjsManifest = JSON.parse(
@@ -603,6 +680,27 @@ describe("deno task create: the files written", () => {
           await read(join(cwd, "cjs"), "src/main.ts"),
           /^void Application\.run\(appOptions\(\)\);$/m,
         );
+        // With PostgreSQL: the drivers Kit's database loads (PGlite for
+        // development and tests only), and the migrate command.
+        assert.equal(cjsManifest.dependencies.pg, "^8.23.1");
+        assert.equal(
+          cjsManifest.devDependencies["@electric-sql/pglite"],
+          "^0.5.17",
+        );
+        assert.equal(cjsManifest.devDependencies["@types/pg"], "^8.23.1");
+        assert.equal(cjsManifest.scripts.migrate, "node dist/migrate.js");
+        assert.equal(cjsManifest.scripts.premigrate, "npm run build");
+        assert.match(
+          await read(join(cwd, "cjs"), "src/migrate.ts"),
+          /^void migrate\(\)\.then\(\(code\) => \{$/m,
+        );
+        const cjsDockerfile = await read(join(cwd, "cjs"), "Dockerfile");
+        assert.match(cjsDockerfile, /^COPY migrations\/ \.\/migrations\/$/m);
+        assert.match(
+          await read(join(cwd, "cjs"), "README.md"),
+          /`npm run migrate`/,
+        );
+        assert.equal(await unformatted(join(cwd, "cjs")), "");
       } finally {
         await rm(cwd, { recursive: true, force: true });
       }
@@ -624,6 +722,10 @@ describe("deno task create: the files written", () => {
       assert.equal(`npm:hono@${range("hono")}`, kit.hono);
       assert.equal(`npm:valibot@${range("valibot")}`, kit.valibot);
       assert.equal(`npm:pg@${range("pg")}`, example.pg);
+      assert.equal(
+        `npm:@electric-sql/pglite@${range("@electric-sql/pglite")}`,
+        kit["@electric-sql/pglite"],
+      );
       assert.equal(
         `npm:typescript@${range("typescript").slice(1)}`,
         kit.typescript,

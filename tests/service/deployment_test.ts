@@ -183,6 +183,9 @@ describe("example service: Dockerfile", { skip: SKIP }, () => {
       /^HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \\\n\s+CMD \["node", "dist\/healthcheck\.js"\]$/m,
     );
     assert.match(text, /^USER node$/m);
+    // The migrations, where the service reads them (its root, /app).
+    assert.match(text, /^WORKDIR \/app$/m);
+    assert.match(text, /^COPY migrations\/ \.\/migrations\/$/m);
     assert.equal(
       instructions[instructions.length - 1],
       'CMD ["node", "dist/main.js"]',

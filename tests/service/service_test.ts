@@ -9,14 +9,12 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
 import { startTestServer } from "../_support/http_server.ts";
 import { untilListening } from "../_support/listening.ts";
+import { skipUnlessPostgres, startPostgres } from "../_support/postgres.ts";
 
 const SKIP = isNpmPass()
   ? "the npm passes run tests against the packages; scripts/service_check.ts starts the service on Node.js and Bun"
@@ -463,58 +461,18 @@ describe("example service: Redis", {
   });
 });
 
-// A real PostgreSQL (Debian's package), started as the postgres user in a
-// temp folder, trust authentication on loopback.
-const PG_BIN = "/usr/lib/postgresql/15/bin";
-const pgSkip = SKIP ||
-  (!existsSync(join(PG_BIN, "initdb")) &&
-    "PostgreSQL 15 is not installed (apt-get install postgresql)") ||
-  (process.getuid?.() !== 0 &&
-    "PostgreSQL is started as the postgres user, which needs root") ||
-  (spawnSync("id", ["postgres"]).status !== 0 && "no postgres user");
-
-function asPostgres(args: string[]): void {
-  const ran = spawnSync("runuser", ["-u", "postgres", "--", ...args], {
-    cwd: "/tmp",
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (ran.status !== 0) {
-    throw new Error(`${args[0]} failed: ${ran.stdout}${ran.stderr}`);
-  }
-}
+// A real PostgreSQL (Debian's package), started by the database tests'
+// fixture (as the postgres user when root), trust authentication on
+// loopback.
+const pgSkip = SKIP || skipUnlessPostgres();
 
 describe("example service: PostgreSQL", { skip: pgSkip }, () => {
-  it("a session per request: with a pool of one connection, concurrent requests each get it and give it back", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kit-service-pg-"));
-    const port = await freePort();
-    spawnSync("chown", ["-R", "postgres:postgres", dir]);
-    const data = join(dir, "data");
-    let started = false;
+  it("a session per request: with a pool of one connection, concurrent requests each get it and give it back; the table comes from the service's migration", async () => {
+    const server = await startPostgres();
     let service: Service | undefined;
     try {
-      asPostgres([
-        join(PG_BIN, "initdb"),
-        "-D",
-        data,
-        "-U",
-        "kit",
-        "--auth=trust",
-      ]);
-      asPostgres([
-        join(PG_BIN, "pg_ctl"),
-        "-D",
-        data,
-        "-l",
-        join(dir, "postgres.log"),
-        "-w",
-        "-o",
-        `-p ${port} -k ${dir} -h 127.0.0.1`,
-        "start",
-      ]);
-      started = true;
       service = await startService({
-        DB_CONNECTION_STRING: `postgres://kit@127.0.0.1:${port}/postgres`,
+        DB_CONNECTION_STRING: server.url(),
         DB_POOL_SIZE: "1",
         DB_TIMEOUT: "2000",
       });
@@ -545,20 +503,15 @@ describe("example service: PostgreSQL", { skip: pgSkip }, () => {
         (health.checks as Record<string, { status: string }>).database.status,
         "healthy",
       );
+      // Applied at start-up from examples/service/migrations/, once.
+      assert.equal(
+        server.sql("SELECT string_agg(name, ',') FROM kit_migrations"),
+        "001_create_users.sql",
+      );
       assert.equal(await stopService(service), 0);
     } finally {
       if (service) await stopService(service);
-      if (started) {
-        asPostgres([
-          join(PG_BIN, "pg_ctl"),
-          "-D",
-          data,
-          "-m",
-          "immediate",
-          "stop",
-        ]);
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await server.close();
     }
   });
 });

@@ -80,8 +80,9 @@ export async function packKit(build = true): Promise<string> {
 /**
  * The Dockerfile's build stage in a local folder: copies `node/package.json`,
  * `node/tsconfig.json`, `vendor/`, the sources, the page (`public/`),
- * configuration files and translations into `dir`, runs `npm install` and
- * `npm run build` (`tsc`, then the page bundle).
+ * configuration files, translations and the database's migrations into
+ * `dir`, runs `npm install` and `npm run build` (`tsc`, then the page
+ * bundle).
  *
  * @param dir An empty or missing folder.
  * @returns `dir`, holding `dist/main.js`.
@@ -103,6 +104,9 @@ export async function buildNodeApp(dir: string): Promise<string> {
     recursive: true,
   });
   await cp(join(SERVICE_DIR, "public"), join(dir, "public"), {
+    recursive: true,
+  });
+  await cp(join(SERVICE_DIR, "migrations"), join(dir, "migrations"), {
     recursive: true,
   });
   for (const name of await readdir(SERVICE_DIR)) {

@@ -21,6 +21,8 @@ import {
   createTestDatabase,
 } from "@vendor/kit-platform/testing";
 import { waitFor } from "../../_support/wait_for.ts";
+import { runChildScript } from "../../_support/child_script.ts";
+import { moduleUrl } from "../../_support/module_url.ts";
 import {
   type ConfigurationManager,
   createConfiguration,
@@ -42,7 +44,9 @@ describe("the embedded engine", () => {
     "keeps its data in a folder across instances, with the same API as a server",
     LIMIT,
     async () => {
-      const folder = join(dir, "data");
+      // A folder whose parent is missing too (pglite:.data/database in a
+      // project that has no .data yet): both are created.
+      const folder = join(dir, "missing-parent", "data");
       {
         await using db = new Database({ connectionString: `pglite:${folder}` });
         assert.equal(db.engine, "pglite");
@@ -104,6 +108,18 @@ describe("the embedded engine", () => {
         assert.equal(
           error.message,
           `database:connectionString points the embedded engine at '${file}' (from the configuration), which is not a folder: give a folder (it is created when missing), or pglite:memory`,
+        );
+        return true;
+      });
+      // A folder that cannot be created: inside that file.
+      await using below = Database.fromConfiguration({
+        database: { connectionString: `pglite:${file}/data` },
+      });
+      await assert.rejects(below.open(), (error: unknown) => {
+        assert.ok(error instanceof DatabaseConfigurationError);
+        assert.match(
+          error.message,
+          /^database:connectionString points the embedded engine at '.*\/a-file\/data' \(from the configuration\), which could not be created: .*ENOTDIR.*\. Give a folder this process may create, or pglite:memory$/,
         );
         return true;
       });
@@ -195,6 +211,55 @@ describe("the test kit's databases", () => {
         "SELECT email FROM users",
       );
       assert.deepEqual(rows, [{ email: "seed@example.com" }]);
+    },
+  );
+
+  it(
+    "gives the connection back when a test database that ran no statement is disposed",
+    LIMIT,
+    async () => {
+      // A test whose requests never reach the database (a route without
+      // one, a readiness probe) still took the base's one connection.
+      const unused = await createTestDatabase({ migrations });
+      await unused.dispose();
+      const taken = performance.now();
+      await using next = await createTestDatabase({ migrations });
+      assert.ok(
+        performance.now() - taken < 5_000,
+        "the next test database waited for the connection",
+      );
+      const { rows } = await next.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM users",
+      );
+      assert.deepEqual(rows, [{ n: 1 }]);
+    },
+  );
+
+  it(
+    "lets a test process exit once its test databases are disposed",
+    LIMIT,
+    async () => {
+      // PGlite keeps a timer of PostgreSQL's armed, so a base left open
+      // would keep a test runner's process (node --test) running forever.
+      const testing = moduleUrl("platform").replace(
+        /mod\.(ts|js)$/,
+        "testing.$1",
+      );
+      const child = await runChildScript(
+        `import { createTestDatabase } from ${JSON.stringify(testing)};
+for (let i = 0; i < 2; i++) {
+  const db = await createTestDatabase({ migrations: ${
+          JSON.stringify(migrations)
+        } });
+  await db.query("SELECT count(*) FROM users");
+  await db.dispose();
+}
+console.log("disposed");
+`,
+        { timeoutMs: 120_000 },
+      );
+      assert.equal(child.code, 0, child.out);
+      assert.match(child.out, /disposed/);
     },
   );
 
