@@ -149,8 +149,11 @@ async function typedServices(): Promise<string> {
         greet: (): string => `${config.greeting} at ${s.get("clock").now()}`,
       })),
     serve: (services) => {
-      // @ts-expect-error a name never registered
-      services.get("greter");
+      // Only compiled, never called: a misspelt name is a compile error.
+      const misspelt = (): unknown =>
+        // @ts-expect-error a name never registered
+        services.get("greter");
+      void misspelt;
       return () => new Response(services.get("greeter").greet());
     },
     server: { port: 0, hostname: "127.0.0.1" },
@@ -158,8 +161,10 @@ async function typedServices(): Promise<string> {
   try {
     const greeting: string = app.services.get("greeter").greet();
     const config: { greeting: string } = app.services.get("config");
-    // @ts-expect-error a name never registered
-    app.services.get("clok");
+    const misspelt = (): unknown =>
+      // @ts-expect-error a name never registered
+      app.services.get("clok");
+    void misspelt;
     return `${greeting} (${config.greeting})`;
   } finally {
     await app.stop();
