@@ -17,6 +17,12 @@ import { type DatabaseAttributes, startStatement } from "./_telemetry.ts";
 /** The category of the database's log lines. */
 export const CATEGORY = "kit.database";
 
+/** Told when a statement starts and ends, for the database's dispose. */
+export interface Activity {
+  begin(): void;
+  end(): void;
+}
+
 /** Told of each statement's outcome, for the database's up/down state. */
 export interface OutageHooks {
   /** A statement or connection succeeded. */
@@ -68,10 +74,16 @@ function rows(count: number): string {
 export class StatementRunner {
   readonly #settings: ObserverSettings;
   readonly #hooks: OutageHooks;
+  readonly #activity: Activity;
 
-  constructor(settings: ObserverSettings, hooks: OutageHooks) {
+  constructor(
+    settings: ObserverSettings,
+    hooks: OutageHooks,
+    activity: Activity,
+  ) {
     this.#settings = settings;
     this.#hooks = hooks;
+    this.#activity = activity;
   }
 
   /** Notes an error's meaning for the up/down state, and returns it. */
@@ -90,6 +102,7 @@ export class StatementRunner {
     const telemetry = startStatement(text, this.#settings.attributes);
     const started = performance.now();
     let result: R;
+    this.#activity.begin();
     try {
       result = await execute();
     } catch (error) {
@@ -107,6 +120,8 @@ export class StatementRunner {
         );
       }
       throw error;
+    } finally {
+      this.#activity.end();
     }
     this.#hooks.reached();
     telemetry?.end();

@@ -3,19 +3,19 @@
 // database:poolSize; database:timeout bounds the wait for a connection and,
 // sent as the session's statement_timeout, each statement on the server
 // (which cancels it and keeps the connection usable). A client-side limit a
-// little past it catches a server that stops answering; the connection it
-// cut short is closed, never reused.
+// little past it catches a server that stops answering: the statements in
+// flight are looked at once a second (one timer per engine, not one per
+// statement, which cost a tenth of a statement's own work), and the
+// connection of one past the limit is ended, never reused.
 //
-// An idle connection the server drops (a restart, a failover,
+// A connection the server drops (a restart, a failover,
 // pg_terminate_backend) emits an error: without a listener it would end the
-// process. The pool's listener and one on each connection while it is held
-// report it instead, and a held connection that broke is closed when it is
-// given back. A new connection can also fail between the two: a server that
-// shuts down as it opens sends the end of its start-up and its FATAL in one
-// write, which pg reads in one go after pg-pool took its own listener off
-// and before the promise of pool.connect() lets Kit put one on. So every
-// connection gets a listener of Kit's from its start to its end, which
-// notes that it broke.
+// process. Every connection gets a listener of Kit's from its start to its
+// end, which notes that it broke and reports it: a connection can fail as
+// it opens (a server that shuts down sends the end of its start-up and its
+// FATAL in one write, which pg reads after pg-pool took its own listener off
+// and before pool.connect() resolves), while it is idle, or while it is
+// held. A held connection that broke is closed when it is given back.
 import type {
   Engine,
   EngineConnection,
@@ -23,12 +23,14 @@ import type {
   PoolCounters,
 } from "./_engine.ts";
 import type { ConnectionTarget } from "./_connection_target.ts";
+import { unrefTimer } from "../../internal/unref_timer.ts";
 import {
   type ErrorContext,
   spoilsConnection,
   translateError,
 } from "./_driver_errors.ts";
 import { DatabasePoolTimeoutError } from "./database_pool_timeout_error.ts";
+import { DatabaseTimeoutError } from "./database_timeout_error.ts";
 import { DatabaseQueryError } from "./database_query_error.ts";
 import { DatabaseUnavailableError } from "./database_unavailable_error.ts";
 import { loadDriver } from "./_load_driver.ts";
@@ -42,16 +44,21 @@ interface PgResult {
 
 /** What the engine uses of a pg client checked out of the pool. */
 interface PgClient {
-  query(text: string, values?: unknown[]): Promise<PgResult>;
+  query(
+    text: string,
+    values: unknown[] | undefined,
+    callback: (error: Error | null, result: PgResult | PgResult[]) => void,
+  ): void;
   release(destroy?: boolean | Error): void;
+  end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
-  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** What the engine uses of a pg pool. */
 interface PgPool {
-  connect(): Promise<PgClient>;
-  query(text: string, values?: unknown[]): Promise<PgResult>;
+  connect(
+    callback: (error: Error | undefined, client: PgClient) => void,
+  ): void;
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
   on(event: "connect", listener: (client: PgClient) => void): unknown;
@@ -89,78 +96,138 @@ function messageOf(error: unknown): string {
 // How much longer than database:timeout the client waits for an answer
 // before it gives up on the server itself.
 const CLIENT_GRACE = 5_000;
+// How often the statements in flight are looked at.
+const SWEEP_INTERVAL = 1_000;
 
-function rowCountOf(result: PgResult): number {
-  return result.rowCount ?? result.rows.length;
+/** A statement in flight, for the client-side limit. */
+interface InFlight {
+  readonly started: number;
+  readonly client: PgClient;
+  /** Set when the limit ended its connection. */
+  timedOut: boolean;
 }
+
+/**
+ * Kit's result of pg's: a text of several statements (a migration's, run
+ * with the simple protocol) answers an array, of which the last counts.
+ */
+function resultOf(answered: PgResult | PgResult[]): EngineResult {
+  const result = Array.isArray(answered)
+    ? answered[answered.length - 1] ?? { rows: [], rowCount: 0 }
+    : answered;
+  return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };
+}
+
+// pg's callback forms: its promise forms wrap each call in promises of
+// their own, which cost about a third of a statement's work on the client.
 
 /** The connections that broke, as their lifelong listener noted. */
 const brokenClients = new WeakSet<PgClient>();
 
+/** Kit's answer to one statement: its error, or pg's result. */
+type Answer = (
+  error: Error | undefined,
+  spoiled: boolean,
+  result: PgResult | PgResult[] | undefined,
+) => void;
+
+/**
+ * Runs one statement on `client`, watched by the client-side limit, and
+ * answers Kit's error (and whether the connection is spoiled) or the
+ * result.
+ */
+function runWatched(
+  client: PgClient,
+  text: string,
+  values: unknown[] | undefined,
+  inFlight: Set<InFlight>,
+  context: (text: string) => ErrorContext,
+  answer: Answer,
+): void {
+  const statement: InFlight = {
+    started: performance.now(),
+    client,
+    timedOut: false,
+  };
+  inFlight.add(statement);
+  client.query(text, values, (error, result) => {
+    inFlight.delete(statement);
+    if (error === null || error === undefined) {
+      answer(undefined, false, result);
+      return;
+    }
+    const facts = context(text);
+    if (statement.timedOut) {
+      answer(
+        new DatabaseTimeoutError(facts.statement, facts.timeout),
+        true,
+        undefined,
+      );
+      return;
+    }
+    answer(translateError(error, facts), spoilsConnection(error), undefined);
+  });
+}
+
 class PgConnection implements EngineConnection {
   readonly #client: PgClient;
   readonly #context: (text: string) => ErrorContext;
-  readonly #onError: (error: Error) => void;
+  readonly #inFlight: Set<InFlight>;
   #broken = false;
   #released = false;
 
   constructor(
     client: PgClient,
     context: (text: string) => ErrorContext,
-    onLinkError: (error: unknown) => void,
+    inFlight: Set<InFlight>,
   ) {
     this.#client = client;
     this.#context = context;
-    // Broken before it was handed over (see the top of this file).
-    this.#broken = brokenClients.has(client);
-    this.#onError = (error) => {
-      this.#broken = true;
-      onLinkError(error);
-    };
-    client.on("error", this.#onError);
+    this.#inFlight = inFlight;
   }
 
   get broken(): boolean {
-    return this.#broken;
+    return this.#broken || brokenClients.has(this.#client);
   }
 
-  async query(
+  #run(text: string, values: unknown[] | undefined): Promise<EngineResult> {
+    return new Promise((resolve, reject) =>
+      runWatched(
+        this.#client,
+        text,
+        values,
+        this.#inFlight,
+        this.#context,
+        (error, spoiled, result) => {
+          if (error === undefined) {
+            resolve(resultOf(result!));
+            return;
+          }
+          if (spoiled) this.#broken = true;
+          reject(error);
+        },
+      )
+    );
+  }
+
+  query(
     text: string,
     params?: readonly unknown[],
   ): Promise<EngineResult> {
-    try {
-      const result = await this.#client.query(
-        text,
-        params === undefined ? undefined : [...params],
-      );
-      return { rows: result.rows, rowCount: rowCountOf(result) };
-    } catch (error) {
-      if (spoilsConnection(error)) this.#broken = true;
-      throw translateError(error, this.#context(text));
-    }
+    return this.#run(text, params as unknown[] | undefined);
   }
 
   async execute(text: string): Promise<void> {
     // Several statements in one text (the simple protocol): pg answers an
     // array of results, of which nothing is kept.
-    try {
-      await this.#client.query(text);
-    } catch (error) {
-      if (spoilsConnection(error)) this.#broken = true;
-      throw translateError(error, this.#context(text));
-    }
+    await this.#run(text, undefined);
   }
 
   release(destroy: boolean): void {
     if (this.#released) return;
     this.#released = true;
-    if (destroy || this.#broken) {
-      // The listener stays: a closing link may still report an error.
-      this.#client.release(true);
-      return;
-    }
-    this.#client.removeListener("error", this.#onError);
-    this.#client.release();
+    // The lifelong listener stays on: a closing link may still report.
+    this.#client.release(destroy || this.broken ? true : undefined);
   }
 }
 
@@ -189,21 +256,38 @@ export async function openPgEngine(
       // Idle connections never keep the process alive.
       allowExitOnIdle: true,
       ...(serverTimeout ? { statement_timeout: settings.timeout } : {}),
-      query_timeout: settings.timeout + (serverTimeout ? CLIENT_GRACE : 0),
       keepAlive: true,
       ...(settings.applicationName === undefined
         ? {}
         : { application_name: settings.applicationName }),
       ...settings.driverOptions,
     });
-    made.on("error", (error) => settings.onLinkError(error));
-    // Emitted as a new connection is handed out, before pg-pool takes its
-    // own listener off it.
+    // pg-pool passes on the error of an idle connection, and throws when
+    // nobody listens: the connection's own listener below reports it.
+    made.on("error", () => {});
+    // Emitted as a new connection is made, before pg-pool hands it out.
     made.on("connect", (client) => {
-      client.on("error", () => brokenClients.add(client));
+      client.on("error", (error) => {
+        brokenClients.add(client);
+        settings.onLinkError(error);
+      });
     });
     return made;
   };
+  // The client-side limit: a statement running longer than it is past the
+  // server's own (or, with no server limit, at database:timeout).
+  const inFlight = new Set<InFlight>();
+  const sweeper = unrefTimer(setInterval(() => {
+    if (inFlight.size === 0) return;
+    const limit = settings.timeout + (serverTimeout ? CLIENT_GRACE : 0);
+    const now = performance.now();
+    for (const statement of inFlight) {
+      if (statement.timedOut || now - statement.started < limit) continue;
+      statement.timedOut = true;
+      // Ending the connection fails its statement; it is then closed.
+      statement.client.end().catch(() => {});
+    }
+  }, SWEEP_INTERVAL));
   let pool = makePool();
   const context = (text: string): ErrorContext => ({
     statement: firstLine(text),
@@ -247,44 +331,71 @@ export async function openPgEngine(
   };
   const isFull = (): boolean =>
     pool.idleCount === 0 && pool.totalCount >= settings.poolSize;
-  const attempt = async (): Promise<PgConnection> => {
-    const full = isFull();
-    const attempted = pool;
-    let client: PgClient;
-    try {
-      client = await attempted.connect();
-    } catch (error) {
-      if (!REFUSED_TIMEOUT.test(messageOf(error))) {
-        throw connectError(error, full || isFull());
-      }
-      // Connections asked for at once all meet the refusal: the first
-      // makes the pool again, the others use it.
-      if (attempted !== pool) return await attempt();
-      if (serverTimeout) {
-        serverTimeout = false;
-        const refused = pool;
-        pool = makePool();
-        refused.end().catch(() => {});
-        settings.onNotice(
-          `The server at ${target.address} (a pooler such as PgBouncer?) refused statement_timeout at connection start-up: statements are now given up by the client after database:timeout, and their connection closed. To have the server cancel them instead, set it on the role: ALTER ROLE <user> SET statement_timeout = '${settings.timeout}ms'`,
-        );
-        return await attempt();
-      }
+  // A connection, or Kit's error; the refusal of statement_timeout makes
+  // the pool again (see above).
+  const refused = (
+    error: unknown,
+    attempted: PgPool,
+    full: boolean,
+  ): Promise<PgConnection> => {
+    if (!REFUSED_TIMEOUT.test(messageOf(error))) {
       throw connectError(error, full || isFull());
     }
-    return new PgConnection(client, context, settings.onLinkError);
+    // Connections asked for at once all meet the refusal: the first
+    // makes the pool again, the others use it.
+    if (attempted !== pool) return attempt();
+    if (serverTimeout) {
+      serverTimeout = false;
+      pool = makePool();
+      attempted.end().catch(() => {});
+      settings.onNotice(
+        `The server at ${target.address} (a pooler such as PgBouncer?) refused statement_timeout at connection start-up: statements are now given up by the client after database:timeout, and their connection closed. To have the server cancel them instead, set it on the role: ALTER ROLE <user> SET statement_timeout = '${settings.timeout}ms'`,
+      );
+      return attempt();
+    }
+    throw connectError(error, full || isFull());
+  };
+  const attempt = (): Promise<PgConnection> => {
+    const full = isFull();
+    const attempted = pool;
+    return new Promise((resolve, reject) =>
+      attempted.connect((error, client) => {
+        if (error === undefined || error === null) {
+          resolve(new PgConnection(client, context, inFlight));
+          return;
+        }
+        try {
+          resolve(refused(error, attempted, full));
+        } catch (translated) {
+          reject(translated);
+        }
+      })
+    );
+  };
+  // One statement on a connection taken the slow way (the first one).
+  const oneShot = async (
+    connection: PgConnection,
+    text: string,
+    values: unknown[] | undefined,
+  ): Promise<EngineResult> => {
+    try {
+      return await connection.query(text, values);
+    } finally {
+      connection.release(connection.broken);
+    }
   };
   // The first connection is made alone: should the server refuse
   // statement_timeout, the pool is made again before others queue on it.
   let first: Promise<unknown> | undefined;
-  const connect = async (): Promise<PgConnection> => {
+  let opened = false;
+  const connect = (): Promise<PgConnection> => {
+    if (opened) return attempt();
     if (first === undefined) {
       const made = attempt();
-      first = made.catch(() => {});
-      return await made;
+      first = made.then(() => opened = true, () => opened = true);
+      return made;
     }
-    await first;
-    return await attempt();
+    return first.then(attempt);
   };
   return {
     kind: "postgresql",
@@ -293,25 +404,55 @@ export async function openPgEngine(
     },
     poolSize: settings.poolSize,
     connect,
-    async query(
+    query(
       text: string,
       params?: readonly unknown[],
     ): Promise<EngineResult> {
       // One statement on a connection of its own, so that a connection cut
-      // short or broken is closed rather than given back.
-      const connection = await connect();
-      let destroy = false;
-      try {
-        return await connection.query(text, params);
-      } catch (error) {
-        destroy = connection.broken;
-        throw error;
-      } finally {
-        connection.release(destroy);
+      // short or broken is closed rather than given back; in pg's callback
+      // forms, one promise in all (this is db.query's path).
+      const values = params as unknown[] | undefined;
+      if (!opened) {
+        return connect().then((connection) =>
+          oneShot(connection, text, values)
+        );
       }
+      return new Promise((resolve, reject) => {
+        const attempted = pool;
+        const full = isFull();
+        attempted.connect((error, client) => {
+          if (error !== undefined && error !== null) {
+            try {
+              refused(error, attempted, full).then((connection) =>
+                oneShot(connection, text, values)
+              ).then(resolve, reject);
+            } catch (translated) {
+              reject(translated);
+            }
+            return;
+          }
+          runWatched(
+            client,
+            text,
+            values,
+            inFlight,
+            context,
+            (failure, spoiled, result) => {
+              client.release(
+                spoiled || brokenClients.has(client) ? true : undefined,
+              );
+              if (failure !== undefined) reject(failure);
+              else {
+                resolve(resultOf(result!));
+              }
+            },
+          );
+        });
+      });
     },
     counters,
     async end(signal?: AbortSignal): Promise<void> {
+      clearInterval(sweeper);
       const ended = pool.end();
       if (signal === undefined) return await ended;
       await new Promise<void>((resolve, reject) => {

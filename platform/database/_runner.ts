@@ -9,7 +9,7 @@ import type { QueryResult, TransactionOptions } from "./database_options.ts";
 
 /** Checks the arguments of `query`. */
 export function checkStatement(text: unknown, params: unknown): void {
-  if (typeof text !== "string" || text.trim() === "") {
+  if (typeof text !== "string" || !/\S/.test(text)) {
     throw new TypeError("query: the statement must be a non-empty string");
   }
   if (params !== undefined && !Array.isArray(params)) {

@@ -137,17 +137,24 @@ export class Database implements Queryable, AsyncDisposable {
     const target = settings.target;
     const outages = new OutageLog(target.address, settings.options.logger);
     this.#outages = outages;
-    this.#runner = new StatementRunner({
-      enableLogging: settings.enableLogging,
-      slowStatementThreshold: settings.slowStatementThreshold,
-      logger: settings.options.logger,
-      attributes: {
-        system: "postgresql",
-        namespace: target.kind === "postgresql" ? target.database : undefined,
-        host: target.kind === "postgresql" ? target.host : undefined,
-        port: target.kind === "postgresql" ? target.port : undefined,
+    this.#runner = new StatementRunner(
+      {
+        enableLogging: settings.enableLogging,
+        slowStatementThreshold: settings.slowStatementThreshold,
+        logger: settings.options.logger,
+        attributes: {
+          system: "postgresql",
+          namespace: target.kind === "postgresql" ? target.database : undefined,
+          host: target.kind === "postgresql" ? target.host : undefined,
+          port: target.kind === "postgresql" ? target.port : undefined,
+        },
       },
-    }, outages);
+      outages,
+      {
+        begin: () => this.#begin(),
+        end: () => this.#end(),
+      },
+    );
     // One owner for every session (a session per request): sessions hold
     // no closures of their own.
     this.#sessionOwner = {
@@ -410,23 +417,27 @@ export class Database implements Queryable, AsyncDisposable {
    * console.log(rows[0].sum); // 5
    * ```
    */
-  async query<Row = Record<string, unknown>>(
+  query<Row = Record<string, unknown>>(
     text: string,
     params?: readonly unknown[],
   ): Promise<QueryResult<Row>> {
-    checkStatement(text, params);
-    this.#checkOpen();
-    this.#begin();
     try {
-      const engine = this.#opened ?? await this.#engineOpen();
-      const result = await this.#runner.run(
-        text,
-        () => engine.query(text, params),
-      );
-      return result as unknown as QueryResult<Row>;
-    } finally {
-      this.#end();
+      checkStatement(text, params);
+      this.#checkOpen();
+    } catch (error) {
+      return Promise.reject(error);
     }
+    // The runner counts the statement in flight (for dispose) from here.
+    const opened = this.#opened;
+    const result = this.#runner.run(
+      text,
+      opened !== undefined
+        ? () => opened.query(text, params)
+        : () => this.#engineOpen().then((engine) => engine.query(text, params)),
+    );
+    // The engine's rows are objects keyed by column: the caller's type
+    // argument names their shape.
+    return result as Promise<unknown> as Promise<QueryResult<Row>>;
   }
 
   /**

@@ -6,6 +6,7 @@
 // server's restart while connections are idle and held.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import {
   Database,
   DatabaseConfigurationError,
@@ -264,6 +265,37 @@ describe("database on a PostgreSQL server", { skip }, () => {
         rows[0].pid,
         "same connection, still usable",
       );
+    },
+  );
+
+  it(
+    "gives up on a server that stops answering a little past database:timeout, and closes that connection",
+    LIMIT,
+    async () => {
+      await using db = open({ poolSize: 2, timeout: 1000 });
+      const session = db.session();
+      const { rows } = await session.query<{ pid: number }>(
+        "SELECT pg_backend_pid() AS pid",
+      );
+      // The backend is frozen: it neither answers nor cancels anything.
+      process.kill(rows[0].pid, "SIGSTOP");
+      try {
+        const started = performance.now();
+        await assert.rejects(session.query("SELECT 1"), (error: unknown) => {
+          assert.ok(error instanceof DatabaseTimeoutError, String(error));
+          return true;
+        });
+        const took = performance.now() - started;
+        assert.ok(took >= 1000 && took < 30_000, `gave up after ${took} ms`);
+      } finally {
+        process.kill(rows[0].pid, "SIGCONT");
+      }
+      await session.dispose();
+      // The frozen connection was closed, not given back.
+      const { rows: after } = await db.query<{ pid: number }>(
+        "SELECT pg_backend_pid() AS pid",
+      );
+      assert.notEqual(after[0].pid, rows[0].pid);
     },
   );
 
