@@ -36,7 +36,11 @@ import { recordingLogging, recordManager } from "./_testing_logs.ts";
 import { layerConfiguration } from "./_testing_config.ts";
 import { applyOverrides, noteRegistrations } from "./_testing_overrides.ts";
 
-export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
+export {
+  FakeClock,
+  type FakeClockOptions,
+  type WaitForTimersOptions,
+} from "./fake_clock.ts";
 
 /**
  * The level of a {@linkcode LogRecord}, by name.
