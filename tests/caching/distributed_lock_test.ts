@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
   CacheFactoryError,
   CacheManager,
@@ -17,6 +17,11 @@ import {
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
 import { activeResources, assertNothingLeft } from "./_support.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const baseline = activeResources();
 

@@ -4,7 +4,7 @@
 // say so, and dispose must keep to its deadline.
 import assert from "node:assert/strict";
 import { createServer, type Socket } from "node:net";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
   CacheManager,
   CacheStoreRecovered,
@@ -15,6 +15,11 @@ import {
 } from "../../caching/mod.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
 import { activeResources, assertNothingLeft, errorLog } from "./_support.ts";
+import { limited, RECONNECT_LIMIT } from "../_support/limits.ts";
+
+// Tests here wait on Redis reconnecting after an outage they make: each has
+// an explicit limit, on every runner (tests/_support/limits.ts).
+const test = limited(nodeTest, RECONNECT_LIMIT);
 
 const baseline = activeResources();
 const skip = redisSkip;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
   type CacheInvalidation,
   CacheManager,
@@ -15,6 +15,11 @@ import {
   waitFor,
 } from "./_redis_server.ts";
 import { activeResources, assertNothingLeft, errorLog } from "./_support.ts";
+import { limited, RECONNECT_LIMIT } from "../_support/limits.ts";
+
+// Tests here wait on Redis reconnecting after an outage they make: each has
+// an explicit limit, on every runner (tests/_support/limits.ts).
+const test = limited(nodeTest, RECONNECT_LIMIT);
 
 // Taken before any test runs; the last test checks nothing outlived them.
 const baseline = activeResources();

@@ -1,12 +1,17 @@
 // The server's limits, with real sockets: a request body limit checked on
 // Content-Length and while reading (a chunked body cannot pass it), a
 // header-read timeout and an idle keep-alive timeout.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { Application } from "../../platform/mod.ts";
 import { runChildScript } from "../_support/child_script.ts";
 import { openSocket, RUNTIME, send } from "./_serve_support.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 async function echoApp(
   server: Record<string, unknown> = {},
