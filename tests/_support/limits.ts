@@ -12,7 +12,11 @@
 //   import { FAILOVER_LIMIT, limited } from "../_support/limits.ts";
 //   const test = limited(nodeTest, FAILOVER_LIMIT);
 //
-// A test that gives its own `timeout` keeps it.
+// A test that gives its own `timeout` keeps it. The runners report the line
+// of this helper as where such a test is declared; its name, and the stack
+// of its failure, point at the test file. A limit is a timer while the test
+// runs: a test that counts the active timers (assertNothingLeft) is
+// declared without one.
 
 /**
  * A Redis Sentinel or Cluster failover, and the writes and reads around it:
