@@ -4,11 +4,12 @@
  * runner has no option for.
  *
  * `deno test` reports a test that has been running for a minute, and again
- * each minute (`'<name>' has been running for over (5m0s)`). Once a test
- * reaches {@linkcode DENO_TEST_LIMIT_MINUTES}, this prints its name and the
- * test files that declare a test of that name, stops the run (`deno test`
- * and everything it started: it runs in a process group of its own) and
- * exits with 1. A run that prints nothing at all for
+ * at 2, 4, 8… minutes (`'<name>' has been running for over (2m0s)`). From
+ * the first report on, this follows the test until `deno test` reports its
+ * end; once it has run {@linkcode DENO_TEST_LIMIT_MINUTES}, this prints its
+ * name and the test files that declare a test of that name, stops the run
+ * (`deno test` and everything it started: it runs in a process group of
+ * its own) and exits with 1. A run that prints nothing at all for
  * {@linkcode DENO_SILENCE_LIMIT_MINUTES} (a test module whose top-level code
  * waits for ever runs no test) is stopped the same way. Otherwise the exit
  * code is `deno test`'s, and its output is passed on as it comes.
@@ -47,6 +48,8 @@ export interface WatchResult {
 export interface WatchOptions {
   /** A test that has been running this many minutes stops the run. */
   testMinutes: number;
+  /** How often the running time of the slow tests is checked; 5 s by default. */
+  checkMs?: number;
   /** This many milliseconds without any output stop the run. */
   silenceMs: number;
   /**
@@ -81,6 +84,27 @@ export function slowTest(
   return { name: match[1], minutes };
 }
 
+/**
+ * Whether a line of `deno test`'s output reports the end of the top-level
+ * test `name`: `name ... ok (2s)`, or `./a_test.ts => name ... FAILED (2s)`
+ * when files run in parallel (a step's line names its steps after `name`).
+ *
+ * @param line One line of output, colours included.
+ * @param name The test's name.
+ * @returns `true` for its end.
+ */
+export function endsTest(line: string, name: string): boolean {
+  const text = line.replace(ESCAPES, "").trim();
+  const alone = `${name} ... `;
+  const inFile = `=> ${name} ... `;
+  const at = text.startsWith(alone)
+    ? alone.length
+    : text.startsWith("./") && text.includes(inFile)
+    ? text.indexOf(inFile) + inFile.length
+    : -1;
+  return at >= 0 && /^(ok|FAILED|ignored)\b/.test(text.slice(at));
+}
+
 /** Kills a child started in a process group of its own, with the group. */
 function signalGroup(
   child: ReturnType<typeof spawn>,
@@ -96,9 +120,10 @@ function signalGroup(
 
 /**
  * Runs `command` (a `deno test`) in a process group of its own, passing its
- * output on, and stops it (the whole group) once a test has been running
- * `options.testMinutes`, or nothing was printed for `options.silenceMs`;
- * the reason goes to stderr.
+ * output on, and stops it (the whole group) once a test reported slow has
+ * been running `options.testMinutes` (counted from the start its first
+ * report implies), or nothing was printed for `options.silenceMs`; the
+ * reason goes to stderr.
  *
  * @param command The program.
  * @param args Its arguments.
@@ -123,21 +148,35 @@ export function watchTests(
     });
     let stopped: string | undefined;
     let silence: ReturnType<typeof setTimeout> | undefined;
-    const stop = async (why: string): Promise<void> => {
+    // The tests reported slow, by name, with the time they started.
+    const slow = new Map<string, number>();
+    const limitMs = options.testMinutes * 60_000;
+    const overLimit = (name: string): void =>
+      stop(
+        `test_deno: '${name}' has been running for over ${options.testMinutes} minutes, the limit of a test: stopped the run`,
+      );
+    const check = setInterval(() => {
+      for (const [name, started] of slow) {
+        if (Date.now() - started >= limitMs) overLimit(name);
+      }
+    }, options.checkMs ?? 5_000);
+    // The stop's message, written before the run is said to be over.
+    let told: Promise<void> = Promise.resolve();
+    const stop = (why: string): void => {
       if (stopped !== undefined) return;
       stopped = why;
       clearTimeout(silence);
+      clearInterval(check);
       signalGroup(child, "SIGKILL");
-      write(
-        new TextEncoder().encode(`\n${why}${await locate(why)}\n`),
-        "stderr",
+      told = locate(why).catch(() => "").then((where) =>
+        write(new TextEncoder().encode(`\n${why}${where}\n`), "stderr")
       );
     };
     const quiet = (): void => {
       clearTimeout(silence);
       silence = setTimeout(
         () =>
-          void stop(
+          stop(
             `test_deno: deno test printed nothing for ${
               Math.round(options.silenceMs / 1000)
             } s: stopped the run (a test module's top-level code may be waiting for ever)`,
@@ -160,11 +199,18 @@ export function watchTests(
           .split("\n");
         partial = lines.pop() ?? "";
         for (const line of lines) {
-          const slow = slowTest(line);
-          if (slow !== undefined && slow.minutes >= options.testMinutes) {
-            void stop(
-              `test_deno: '${slow.name}' has been running for over ${slow.minutes} minutes, the limit of a test: stopped the run`,
+          const report = slowTest(line);
+          if (report !== undefined) {
+            const started = Date.now() - report.minutes * 60_000;
+            slow.set(
+              report.name,
+              Math.min(slow.get(report.name) ?? started, started),
             );
+            if (report.minutes * 60_000 >= limitMs) overLimit(report.name);
+            continue;
+          }
+          for (const name of slow.keys()) {
+            if (endsTest(line, name)) slow.delete(name);
           }
         }
       });
@@ -178,10 +224,12 @@ export function watchTests(
     const onTerm = forward("SIGTERM");
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
-    child.on("close", (code) => {
+    child.on("close", async (code) => {
       clearTimeout(silence);
+      clearInterval(check);
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
+      await told;
       resolvePromise(
         stopped === undefined ? { code: code ?? 1 } : { code: 1, stopped },
       );

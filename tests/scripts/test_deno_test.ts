@@ -17,8 +17,10 @@ const skip = isDeno ? false : "the scripts run from a checkout under Deno";
 // the npm passes accept no import of a checkout file outside a mod.ts).
 interface WatchModule {
   slowTest(line: string): { name: string; minutes: number } | undefined;
+  endsTest(line: string, name: string): boolean;
   watchTests(command: string, args: readonly string[], options: {
     testMinutes: number;
+    checkMs?: number;
     silenceMs: number;
     locate?: (why: string) => Promise<string>;
     write?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
@@ -72,6 +74,29 @@ describe("scripts/test_deno.ts", { skip }, () => {
     assert.equal(slowTest("./tests/a_test.ts => x ... ok (5s)"), undefined);
   });
 
+  it("reads the end of a top-level test, alone or among files in parallel, and not of its steps", async () => {
+    const { endsTest } = await load();
+    const colour = (text: string) => `\u001b[0m${text}\u001b[0m`;
+    assert.equal(endsTest(colour("suite ... ok (2m1s)"), "suite"), true);
+    assert.equal(
+      endsTest(
+        "./tests/a_test.ts => suite ... FAILED (due to 1 failed step) (3s)",
+        "suite",
+      ),
+      true,
+    );
+    assert.equal(
+      endsTest("./tests/a_test.ts => suite ... ignored (0ms)", "suite"),
+      true,
+    );
+    assert.equal(endsTest("suite ...", "suite"), false);
+    assert.equal(
+      endsTest("./tests/a_test.ts => suite ... a step ... ok (1s)", "suite"),
+      false,
+    );
+    assert.equal(endsTest("  suite ... ok (1s)", "other"), false);
+  });
+
   it("stops a run whose test reached the limit, with what it started, naming the test", async () => {
     const { watchTests } = await load();
     const output = collect();
@@ -108,6 +133,49 @@ describe("scripts/test_deno.ts", { skip }, () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     assert.equal(alive(pid), false, "the grandchild is killed too");
+  });
+
+  it("stops a run at the limit between two of deno test's reports, counting from the start the first one implies", async () => {
+    const { watchTests } = await load();
+    const output = collect();
+    // Reported slow at 1 minute, then silent (deno test's next report would
+    // come at 2): a limit of 1.01 minutes is reached 0.6 s later.
+    const script = `printf '%s\\n' "${slowLine("hangs", "1m0s")}"; sleep 60`;
+    const started = performance.now();
+    const result = await watchTests("sh", ["-c", script], {
+      testMinutes: 1.01,
+      checkMs: 50,
+      silenceMs: 60_000,
+      write: output.write,
+    });
+    const elapsed = performance.now() - started;
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stopped,
+      "test_deno: 'hangs' has been running for over 1.01 minutes, the limit of a test: stopped the run",
+    );
+    assert.ok(
+      elapsed >= 500 && elapsed < 10_000,
+      `after ${Math.round(elapsed)} ms`,
+    );
+  });
+
+  it("forgets a slow test once deno test reports its end", async () => {
+    const { watchTests } = await load();
+    const output = collect();
+    const script = [
+      `printf '%s\\n' "${slowLine("slow but done", "1m0s")}"`,
+      `echo './tests/a_test.ts => slow but done ... ok (1m0s)'`,
+      "sleep 1",
+      "exit 0",
+    ].join("; ");
+    const result = await watchTests("sh", ["-c", script], {
+      testMinutes: 1.01,
+      checkMs: 50,
+      silenceMs: 60_000,
+      write: output.write,
+    });
+    assert.deepEqual(result, { code: 0 });
   });
 
   it("stops a run that prints nothing for too long", async () => {
