@@ -8,8 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test as nodeTest } from "node:test";
 import {
+  type CacheEntry,
   CacheFactoryError,
   CacheManager,
+  type ICacheProvider,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
   TieredCacheProvider,
@@ -449,6 +451,69 @@ test("lock with a memory provider: one run within the process, nothing else", as
   assert.equal(runs, 1);
   assert.deepEqual(new Set(values), new Set([1]));
   await cache.dispose();
+});
+
+test("getOrSet with lock: a waiter that gets the lock just after the holder stored its value and let go serves that value, with no second run", async () => {
+  // Two instances on one store (in memory, so that the test sets the order
+  // of events): b looks for a's value and misses, then a stores it and lets
+  // go of the lock, then b's look answers, and b takes the lock. A busy
+  // machine makes that order now and then on Redis too.
+  const values = new Map<string, CacheEntry>();
+  let owner: string | undefined;
+  let looks = 0;
+  let bLooked!: () => void;
+  const looked = new Promise<void>((resolve) => (bLooked = resolve));
+  let aDone!: () => void;
+  const aStored = new Promise<void>((resolve) => (aDone = resolve));
+  const instance = (name: string): ICacheProvider => ({
+    get: async (key) => {
+      const seen = values.get(key);
+      // b's second look, made while it waits on a's lock.
+      if (name === "b" && ++looks === 2) {
+        bLooked();
+        await aStored;
+      }
+      return seen;
+    },
+    set: (key, entry) => void values.set(key, entry),
+    delete: (key) => void values.delete(key),
+    has: (key) => values.has(key),
+    clear: () => values.clear(),
+    tryLock: () => {
+      if (owner !== undefined) {
+        return Promise.resolve({ acquired: false, held: true });
+      }
+      owner = name;
+      return Promise.resolve({
+        acquired: true,
+        release: () => {
+          if (owner === name) owner = undefined;
+          return Promise.resolve();
+        },
+      });
+    },
+  });
+  const a = new CacheManager(instance("a"));
+  const b = new CacheManager(instance("b"));
+  const runs: string[] = [];
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const factory = (name: string) => async () => {
+    runs.push(name);
+    if (name === "a") await gate;
+    return `made by ${name}`;
+  };
+  const atA = a.getOrSet("k", factory("a"), { lock: true });
+  await waitFor(() => owner === "a", "a holding the lock");
+  const atB = b.getOrSet("k", factory("b"), { lock: true });
+  await looked;
+  openGate();
+  assert.equal(await atA, "made by a");
+  await waitFor(() => owner === undefined, "a letting go of the lock");
+  aDone();
+  assert.equal(await atB, "made by a");
+  assert.deepEqual(runs, ["a"]);
+  await Promise.all([a.dispose(), b.dispose()]);
 });
 
 // Without a limit of its own: a limit is a timer, which this check counts
