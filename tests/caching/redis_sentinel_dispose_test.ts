@@ -42,7 +42,8 @@ test(
     const log = console.log;
     const store = new RemoteStoreCacheProvider({
       sentinel: { name: set.name, nodes: set.sentinels },
-      connectTimeout: 1_000,
+      // The first connection, on a busy machine, in time.
+      connectTimeout: 5_000,
       reconnectDelay: 20,
       maxReconnectDelay: 200,
       onError: () => {},
