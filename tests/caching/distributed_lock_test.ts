@@ -461,18 +461,13 @@ test("getOrSet with lock: a waiter that gets the lock just after the holder stor
   const values = new Map<string, CacheEntry>();
   let owner: string | undefined;
   let looks = 0;
-  let bLooked!: () => void;
-  const looked = new Promise<void>((resolve) => (bLooked = resolve));
   let aDone!: () => void;
   const aStored = new Promise<void>((resolve) => (aDone = resolve));
   const instance = (name: string): ICacheProvider => ({
     get: async (key) => {
       const seen = values.get(key);
       // b's second look, made while it waits on a's lock.
-      if (name === "b" && ++looks === 2) {
-        bLooked();
-        await aStored;
-      }
+      if (name === "b" && ++looks === 2) await aStored;
       return seen;
     },
     set: (key, entry) => void values.set(key, entry),
@@ -506,7 +501,9 @@ test("getOrSet with lock: a waiter that gets the lock just after the holder stor
   const atA = a.getOrSet("k", factory("a"), { lock: true });
   await waitFor(() => owner === "a", "a holding the lock");
   const atB = b.getOrSet("k", factory("b"), { lock: true });
-  await looked;
+  // Polled: the pauses of b's wait are unref'd timers, which alone would let
+  // Node.js end the test's event loop.
+  await waitFor(() => looks === 2, "b looking for a's value");
   openGate();
   assert.equal(await atA, "made by a");
   await waitFor(() => owner === undefined, "a letting go of the lock");
