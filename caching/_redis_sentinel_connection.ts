@@ -49,6 +49,11 @@ export class RedisSentinelConnection extends TopologyConnection {
     return [...super.secrets(), this.#sentinelPassword];
   }
 
+  /** A search for the primary asks each sentinel, then pauses a second. */
+  protected override get destroyWithin(): number {
+    return this.options.connectTimeout * this.#sentinels.length + 2000;
+  }
+
   protected get addresses(): string {
     return this.#sentinels.map((node) => `${node.host}:${node.port}`).join(
       ", ",
@@ -125,9 +130,10 @@ export class RedisSentinelConnection extends TopologyConnection {
     };
     return {
       connect: () => sentinel.connect(),
-      destroy: () => {
-        sentinel.destroy().catch(() => {});
-      },
+      // node-redis's destroy() settles once a search for the primary under
+      // way has ended (it asks each sentinel in turn, within connectTimeout,
+      // and pauses a second between two rounds).
+      destroy: () => sentinel.destroy().catch(() => {}),
       commands,
       get isReady() {
         return sentinel.isReady;

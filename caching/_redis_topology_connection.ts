@@ -25,8 +25,12 @@ import {
 export interface TopologyClient {
   /** Discovers the topology and connects; rejects when no node answers. */
   connect(): Promise<unknown>;
-  /** Closes every socket of the client at once. */
-  destroy(): void;
+  /**
+   * Closes every socket of the client at once. A promise, when the client
+   * may still have work of its own under way (a sentinel client searching
+   * for the primary again): it settles once that work has ended.
+   */
+  destroy(): void | Promise<void>;
   /** The commands, once connected. */
   readonly commands: RedisCommands;
   /** `true` while commands can be sent. */
@@ -74,6 +78,14 @@ export abstract class TopologyConnection implements RedisLink {
   protected abstract get addresses(): string;
   /** Creates a node-redis client (not connected). */
   protected abstract create(redis: typeof Redis): TopologyClient;
+
+  /**
+   * How long dispose() waits at most for the work a destroyed client still
+   * has under way (see {@linkcode TopologyClient.destroy}).
+   */
+  protected get destroyWithin(): number {
+    return this.options.connectTimeout + 1000;
+  }
 
   protected get disposed(): boolean {
     return this.#disposed;
@@ -270,10 +282,17 @@ export abstract class TopologyConnection implements RedisLink {
     const client = this.#client;
     this.#client = undefined;
     this.#ready = false;
+    let destroyed: void | Promise<void> = undefined;
     try {
-      client?.destroy();
+      destroyed = client?.destroy();
     } catch {
       // Already closed.
+    }
+    // Work the client still has under way (a search for the primary, which
+    // prints each failed round and pauses a second between two) ends before
+    // dispose() does: nothing of it may outlive the provider.
+    if (destroyed !== undefined) {
+      await settleWithin(destroyed, this.destroyWithin, signal);
     }
     // A discovery under way opens sockets of its own: let it end (it fails
     // fast once the client is destroyed, or within connectTimeout).

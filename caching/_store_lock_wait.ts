@@ -4,7 +4,7 @@
 // `lockTimeout` has passed, rather than fail.
 import { unrefTimer } from "../internal/unref_timer.ts";
 import type { CacheCore, MaybeEntry } from "./_cache_core.ts";
-import type { CacheLockAttempt } from "./cache_provider.ts";
+import type { CacheEntry, CacheLockAttempt } from "./cache_provider.ts";
 
 // How often a caller waiting on another instance's lock looks for the value
 // (on real time, whatever the manager's clock: that instance works in real
@@ -37,6 +37,20 @@ export async function runUnderLock<T>(
 > {
   const provider = core.provider;
   const deadline = performance.now() + lockTimeout;
+  // The other instance's value, when the store holds it fresh.
+  const stored = async (): Promise<CacheEntry | undefined> => {
+    let entry: MaybeEntry;
+    try {
+      entry = await provider.get(fullKey);
+    } catch (error) {
+      core.providerFailed("get", fullKey, error);
+    }
+    return entry !== undefined &&
+        (entry.ttl === undefined ||
+          core.clock.now() - entry.storedAt < entry.ttl)
+      ? entry
+      : undefined;
+  };
   let attempt = first ?? await provider.tryLock!(fullKey, lockTimeout);
   let pause = FIRST_POLL;
   while (!attempt.acquired && attempt.held) {
@@ -46,20 +60,21 @@ export async function runUnderLock<T>(
     if (left <= 0) break;
     await sleep(Math.min(pause, left));
     pause = Math.min(pause * 2, MAX_POLL);
-    let entry: MaybeEntry;
-    try {
-      entry = await provider.get(fullKey);
-    } catch (error) {
-      core.providerFailed("get", fullKey, error);
-    }
-    if (
-      entry !== undefined &&
-      (entry.ttl === undefined ||
-        core.clock.now() - entry.storedAt < entry.ttl)
-    ) {
+    const entry = await stored();
+    if (entry !== undefined) {
       return { value: entry.value as T, fromStore: true };
     }
     attempt = await provider.tryLock!(fullKey, lockTimeout);
+    if (attempt.acquired) {
+      // The holder may have stored its value and let go between the look
+      // above and this lock (it stores before it lets go): look once more,
+      // now that no other run can start, rather than run again.
+      const after = await stored();
+      if (after !== undefined) {
+        void attempt.release();
+        return { value: after.value as T, fromStore: true };
+      }
+    }
   }
   const release = attempt.acquired ? attempt.release : undefined;
   // The hardTimeout may have passed during the last pause or look-up: then

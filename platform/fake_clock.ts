@@ -24,6 +24,33 @@ export interface FakeClockOptions {
   maxTimers?: number;
 }
 
+/**
+ * Options of {@linkcode FakeClock.waitForTimers}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { WaitForTimersOptions } from "@vendor/kit/testing";
+ *
+ * // A retry wait of at most 45 s, not a total timeout minutes away.
+ * const options: WaitForTimersOptions = { within: 45_000, timeout: 5_000 };
+ * ```
+ */
+export interface WaitForTimersOptions {
+  /**
+   * How long to wait at most, in milliseconds of real time (the fake time
+   * does not move while waiting). Default 10000: far more than a request on
+   * loopback takes, even on a busy machine.
+   */
+  timeout?: number;
+  /**
+   * Counts only the timers due within this many milliseconds of `now()`:
+   * the one the test is about (a retry wait of 45 s), and not another the
+   * code keeps on the same clock further off (a total timeout of 5
+   * minutes). Default: every pending timer.
+   */
+  within?: number;
+}
+
 /** One pending timer of a fake clock. */
 interface FakeTimer {
   readonly id: number;
@@ -55,6 +82,11 @@ const defer: (callback: () => void) => void = (() => {
     : (callback) => void timeout(callback, 0);
 })();
 
+// The runtime's own timers, taken when the module loads for the same reason:
+// the bound of waitForTimers() is real time, whatever a runner replaced.
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
 // Lets promise callbacks (and what they schedule) run: a macrotask runs only
 // once every queued microtask has.
 function settle(): Promise<void> {
@@ -74,6 +106,12 @@ function settle(): Promise<void> {
  * batch timer fires, then the batch is posted), so between two timers the
  * clock lets pending promise callbacks run, and a timer they schedule
  * within the window fires too. Await them.
+ *
+ * Real I/O is not a promise callback: code that sets its timer after a
+ * real answer (a client's retry wait once the server's 429 is read) sets it
+ * at a moment the test does not control. Wait for it with
+ * {@linkcode FakeClock.waitForTimers} before advancing, or the clock may
+ * move past nothing and the timer be set later, from the new time.
  *
  * @example A cache entry that goes stale after 15 minutes
  * ```ts
@@ -96,6 +134,8 @@ export class FakeClock implements Clock {
   readonly #timers = new Map<number, FakeTimer>();
   #nextId = 1;
   #running: string | undefined;
+  // The checks of waitForTimers() calls still waiting, run on each new timer.
+  readonly #waiters = new Set<() => void>();
 
   /**
    * Creates a clock standing still at `options.now`.
@@ -203,6 +243,7 @@ export class FakeClock implements Clock {
       : 0;
     const id = this.#nextId++;
     this.#timers.set(id, { id, at: this.#now + delay, callback });
+    for (const check of [...this.#waiters]) check();
     return new FakeTimerHandle(id);
   }
 
@@ -223,6 +264,110 @@ export class FakeClock implements Clock {
    */
   clearTimeout(handle: unknown): void {
     if (handle instanceof FakeTimerHandle) this.#timers.delete(handle.id);
+  }
+
+  /**
+   * Waits, in real time, until the code under test has set `count` timers
+   * on this clock (counted among those pending, or among those due within
+   * `options.within` ms when given). Call it before
+   * {@linkcode FakeClock.advance} whenever the timer is set after real I/O:
+   * a client sets its retry wait only once it has read the server's answer,
+   * which on a busy machine can come well after the server saw the request.
+   * Advanced too early, the clock moves past nothing; the timer is then set
+   * from the new time, and a test that awaits the call would wait for ever.
+   *
+   * It never hangs: after `options.timeout` ms of real time (default 10000)
+   * it rejects with an error that says how many timers it waited for and how
+   * many there were. The fake time does not move while it waits.
+   *
+   * @param count How many timers to wait for, at least 1 (default 1).
+   * @param options `timeout` (real milliseconds, default 10000) and `within`
+   * (count only timers due within that many fake milliseconds of `now()`).
+   * @returns A promise of how many timers are pending (due within `within`,
+   * when given) once there are at least `count`.
+   * @throws {RangeError} (as a rejection) When `count` is not a positive
+   * integer, `timeout` not a positive finite number, or `within` not a
+   * finite number of at least 0, naming the value.
+   * @throws {Error} (as a rejection) When `timeout` ms passed with fewer
+   * timers set, naming how many it waited for and how many there were.
+   *
+   * @example A retry wait set after real I/O
+   * ```ts
+   * import { FakeClock } from "@vendor/kit/testing";
+   *
+   * const clock = new FakeClock({ now: 0 });
+   * // Code that sets its timer once some real I/O is done (here a real 20 ms).
+   * const done = new Promise<number>((resolve) => {
+   *   setTimeout(() => clock.setTimeout(() => resolve(clock.now()), 45_000), 20);
+   * });
+   * await clock.waitForTimers(1, { within: 45_000, timeout: 5_000 });
+   * await clock.advance(45_000);
+   * console.log(await done); // 45000
+   * ```
+   */
+  waitForTimers(
+    count = 1,
+    options: WaitForTimersOptions = {},
+  ): Promise<number> {
+    const { timeout = 10_000, within } = options;
+    const bad = !Number.isSafeInteger(count) || count < 1
+      ? `count must be a positive integer, got ${String(count)}`
+      : typeof timeout !== "number" || !Number.isFinite(timeout) ||
+          timeout <= 0
+      ? `timeout must be a positive finite number of milliseconds, got ${
+        String(timeout)
+      }`
+      : within !== undefined &&
+          (typeof within !== "number" || !Number.isFinite(within) ||
+            within < 0)
+      ? `within must be a finite number of milliseconds of at least 0, got ${
+        String(within)
+      }`
+      : undefined;
+    if (bad !== undefined) {
+      return Promise.reject(
+        new RangeError(`FakeClock.waitForTimers(): ${bad}`),
+      );
+    }
+    const counted = (): number => {
+      if (within === undefined) return this.#timers.size;
+      let due = 0;
+      for (const timer of this.#timers.values()) {
+        if (timer.at <= this.#now + within) due++;
+      }
+      return due;
+    };
+    const already = counted();
+    if (already >= count) return Promise.resolve(already);
+    return new Promise<number>((resolve, reject) => {
+      const check = (): void => {
+        const now = counted();
+        if (now < count) return;
+        this.#waiters.delete(check);
+        realClearTimeout(timer);
+        resolve(now);
+      };
+      // A ref'd timer on purpose: it keeps the test running until the bound,
+      // so the wait ends with this error rather than a runner's complaint
+      // that a promise never settled.
+      const timer = realSetTimeout(() => {
+        this.#waiters.delete(check);
+        const which = within === undefined ? "" : ` due within ${within} ms`;
+        const found = counted();
+        reject(
+          new Error(
+            `FakeClock.waitForTimers(): waited ${timeout} ms of real time for ${count} timer${
+              count === 1 ? "" : "s"
+            }${which}, and ${found} ${
+              found === 1 ? "is" : "are"
+            } pending: the code under test has not set ${
+              count === 1 ? "its timer" : "them"
+            } (is it still waiting for I/O, did it fail, or does it set fewer timers on this clock?)`,
+          ),
+        );
+      }, timeout);
+      this.#waiters.add(check);
+    });
   }
 
   /**

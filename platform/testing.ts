@@ -42,7 +42,11 @@ import {
 } from "./_testing_config.ts";
 import { applyOverrides, noteRegistrations } from "./_testing_overrides.ts";
 
-export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
+export {
+  FakeClock,
+  type FakeClockOptions,
+  type WaitForTimersOptions,
+} from "./fake_clock.ts";
 export {
   createTestDatabase,
   type TestDatabaseOptions,

@@ -16,6 +16,11 @@
  *    (in the Bun pass) and one under Vitest, a test-only dependency of the
  *    workspace that no package depends on.
  *
+ * Every test is bounded (scripts/_test_limits.ts): Node.js's runner stops a
+ * test file past `--test-timeout`, and a second reporter
+ * (scripts/_node_limit_reporter.ts) names the test it was running; Bun's
+ * stops a test or hook past `--timeout`, naming it.
+ *
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
  * (`node-esm,node-cjs,bun,vitest`; all by default); `KIT_NPM_TESTS` limits the
@@ -33,6 +38,7 @@ import { buildAll } from "./build_npm.ts";
 import { packageOfFolder, PACKAGES } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 import { variantFile } from "./_variants.ts";
+import { BUN_TEST_LIMIT_MS, NODE_FILE_LIMIT_MS } from "./_test_limits.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // The build's folder: `npm/`, or KIT_NPM_OUT (as scripts/build_npm.ts).
@@ -359,8 +365,31 @@ async function main(): Promise<number> {
       Math.round(performance.now() - installStarted)
     } ms`,
   );
+  // The reporter that names the test a file was running when it ran out of
+  // time, as the plain JavaScript Node.js loads.
+  const limitReporter = join(NPM, "node_limit_reporter.mjs");
+  await writeFile(
+    limitReporter,
+    ts.transpileModule(
+      await readFile(join(ROOT, "scripts", "_node_limit_reporter.ts"), "utf8"),
+      {
+        compilerOptions: {
+          module: ts.ModuleKind.ES2022,
+          target: ts.ScriptTarget.ES2022,
+        },
+      },
+    ).outputText,
+  );
   const results: PassResult[] = [];
-  const nodeArgs = ["--test", "--test-reporter=tap", "--test-concurrency=1"];
+  const nodeArgs = [
+    "--test",
+    "--test-concurrency=1",
+    `--test-timeout=${NODE_FILE_LIMIT_MS}`,
+    "--test-reporter=tap",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${limitReporter}`,
+    "--test-reporter-destination=stdout",
+  ];
   if (passes.includes("node-esm")) {
     const started = performance.now();
     const { code, output } = await run("node", [...nodeArgs, ...esmFiles], NPM);
@@ -381,6 +410,7 @@ async function main(): Promise<number> {
       : [...esmFiles, runners.bun];
     const { code, output } = await run(bun, [
       "test",
+      `--timeout=${BUN_TEST_LIMIT_MS}`,
       ...files.map((f) => "./" + relative(NPM, f)),
     ], NPM);
     const ms = Math.round(performance.now() - started);

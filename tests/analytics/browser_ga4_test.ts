@@ -3,7 +3,7 @@
 // page-side protocol of Google's tag to a local stand-in collector on another
 // origin (so without CORS, as to Google), and by default to Google's page
 // address (intercepted by the browser driver, never reaching Google).
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,6 +12,11 @@ import { chromium } from "playwright-core";
 import { startTestServer } from "../_support/http_server.ts";
 import { waitFor } from "./_helpers.ts";
 import { bundleAnalytics, denoExecutable, tempDir } from "./_subprocess.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const CHROMIUM = spawnSync("sh", ["-c", "command -v chromium"], {
   encoding: "utf8",

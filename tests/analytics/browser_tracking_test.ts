@@ -2,7 +2,7 @@
 // driven by playwright-core) against pages served from a local server. The
 // page loads a browser bundle of analytics/mod.ts made with `deno bundle` and
 // sends to the same server through CustomAnalyticsProvider.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,6 +12,11 @@ import { sendJson, startTestServer } from "../_support/http_server.ts";
 import { receivedEvents, type TestServer, waitFor } from "./_helpers.ts";
 import { bundleAnalytics, denoExecutable, tempDir } from "./_subprocess.ts";
 import type { AnalyticsEvent } from "../../analytics/mod.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 // Chromium as .ci/run finds it (on PATH), else Debian's place.
 const CHROMIUM = spawnSync("sh", ["-c", "command -v chromium"], {

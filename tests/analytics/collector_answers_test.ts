@@ -4,7 +4,7 @@
 // child process), and a redirect is followed only within the endpoint's
 // origin, so the key and the events never reach another one (two loopback
 // servers are two origins).
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import {
@@ -19,6 +19,11 @@ import {
   CustomAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import { errorSink, eventsOf } from "./_helpers.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const MiB = 1024 * 1024;
 

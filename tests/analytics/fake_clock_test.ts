@@ -60,7 +60,9 @@ describe("analytics batching with a FakeClock", () => {
     await waitFor(() => server.requests.length === 1, 5_000, "first attempt");
     await delay(50);
     assert.equal(server.requests.length, 1);
-    // The backoff waits between half and all of retryDelay.
+    // The backoff waits between half and all of retryDelay, on a timer set
+    // once the failed answer was read: advancing before would move past it.
+    await clock.waitForTimers(1, { within: 60_000 });
     await clock.advance(60_000);
     await waitFor(() => server.requests.length === 2, 5_000, "the retry");
     await waitFor(() => provider.deliveredCount === 1, 5_000, "delivery");

@@ -2,7 +2,7 @@
 // event reaches the collector before the crash, the crash still happens with
 // the usual exit code and message, and an application's own handler still
 // decides. Also: the flush timer never keeps a process alive.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +20,11 @@ import {
   tempDir,
 } from "./_subprocess.ts";
 import type { AnalyticsEvent } from "../../analytics/mod.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 // The child program. SCENARIO decides what goes wrong.
 function program(moduleUrl: string): string {

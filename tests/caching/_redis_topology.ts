@@ -4,7 +4,7 @@
 // its running fixture) and one suite registered per row. Test names start
 // with the topology: `cluster: …`, `sentinel: …`.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
   type CacheError,
   type CacheInvalidation,
@@ -16,6 +16,11 @@ import {
 } from "../../caching/mod.ts";
 import { freePort } from "../_support/redis_process.ts";
 import { waitFor } from "../_support/wait_for.ts";
+import { limited, RECONNECT_LIMIT } from "../_support/limits.ts";
+
+// Tests here wait on Redis reconnecting after an outage they make: each has
+// an explicit limit, on every runner (tests/_support/limits.ts).
+const test = limited(nodeTest, RECONNECT_LIMIT);
 
 /** The options of a RemoteStoreCacheProvider. */
 export type ProviderOptions = ConstructorParameters<

@@ -8,9 +8,14 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const CHILD = `
 import {
@@ -104,6 +109,9 @@ test(
       // A child that fails early must not leave this test waiting.
       let ended = false;
       const both = Promise.all([writer, reader]).finally(() => (ended = true));
+      // Awaited below; caught at once too, so that a child past its time
+      // limit fails this test, never as an unhandled rejection in a later one.
+      both.catch(() => {});
       await waitFor(
         () => existsSync(join(dir, "reader-ready")) || ended,
         "the reader to fill its memory layer",

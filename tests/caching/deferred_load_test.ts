@@ -6,10 +6,15 @@
 // there; every runtime checks the cache's answers.
 // (A static ES import would not show in require.cache; the npm package
 // check, scripts/check_packages.ts, looks for those in the bundles.)
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { isNpmPass } from "../_support/module_url.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 

@@ -6,10 +6,12 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
+  type CacheEntry,
   CacheFactoryError,
   CacheManager,
+  type ICacheProvider,
   MemoryCacheProvider,
   RemoteStoreCacheProvider,
   TieredCacheProvider,
@@ -17,6 +19,11 @@ import {
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import { redisSkip, startRedisServer, waitFor } from "./_redis_server.ts";
 import { activeResources, assertNothingLeft } from "./_support.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const baseline = activeResources();
 
@@ -446,6 +453,71 @@ test("lock with a memory provider: one run within the process, nothing else", as
   await cache.dispose();
 });
 
-test("the lock tests leave no socket, timer or process behind", async () => {
-  await assertNothingLeft(baseline);
+test("getOrSet with lock: a waiter that gets the lock just after the holder stored its value and let go serves that value, with no second run", async () => {
+  // Two instances on one store (in memory, so that the test sets the order
+  // of events): b looks for a's value and misses, then a stores it and lets
+  // go of the lock, then b's look answers, and b takes the lock. A busy
+  // machine makes that order now and then on Redis too.
+  const values = new Map<string, CacheEntry>();
+  let owner: string | undefined;
+  let looks = 0;
+  let aDone!: () => void;
+  const aStored = new Promise<void>((resolve) => (aDone = resolve));
+  const instance = (name: string): ICacheProvider => ({
+    get: async (key) => {
+      const seen = values.get(key);
+      // b's second look, made while it waits on a's lock.
+      if (name === "b" && ++looks === 2) await aStored;
+      return seen;
+    },
+    set: (key, entry) => void values.set(key, entry),
+    delete: (key) => void values.delete(key),
+    has: (key) => values.has(key),
+    clear: () => values.clear(),
+    tryLock: () => {
+      if (owner !== undefined) {
+        return Promise.resolve({ acquired: false, held: true });
+      }
+      owner = name;
+      return Promise.resolve({
+        acquired: true,
+        release: () => {
+          if (owner === name) owner = undefined;
+          return Promise.resolve();
+        },
+      });
+    },
+  });
+  const a = new CacheManager(instance("a"));
+  const b = new CacheManager(instance("b"));
+  const runs: string[] = [];
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const factory = (name: string) => async () => {
+    runs.push(name);
+    if (name === "a") await gate;
+    return `made by ${name}`;
+  };
+  const atA = a.getOrSet("k", factory("a"), { lock: true });
+  await waitFor(() => owner === "a", "a holding the lock");
+  const atB = b.getOrSet("k", factory("b"), { lock: true });
+  // Polled: the pauses of b's wait are unref'd timers, which alone would let
+  // Node.js end the test's event loop.
+  await waitFor(() => looks === 2, "b looking for a's value");
+  openGate();
+  assert.equal(await atA, "made by a");
+  await waitFor(() => owner === undefined, "a letting go of the lock");
+  aDone();
+  assert.equal(await atB, "made by a");
+  assert.deepEqual(runs, ["a"]);
+  await Promise.all([a.dispose(), b.dispose()]);
 });
+
+// Without a limit of its own: a limit is a timer, which this check counts
+// (it is bounded by assertNothingLeft's deadline).
+nodeTest(
+  "the lock tests leave no socket, timer or process behind",
+  async () => {
+    await assertNothingLeft(baseline);
+  },
+);

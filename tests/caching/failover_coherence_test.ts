@@ -18,7 +18,7 @@
 // what the new primary holds, the writer included.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import type { RemoteStoreCacheProviderOptions } from "../../caching/mod.ts";
 import {
   checkCoherenceThroughOutage,
@@ -36,6 +36,11 @@ import {
 import { findBinary } from "../_support/redis_process.ts";
 import { waitFor } from "../_support/wait_for.ts";
 import { activeResources, assertNothingLeft } from "./_support.ts";
+import { FAILOVER_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on a Redis failover: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, FAILOVER_LIMIT);
 
 const baseline = activeResources();
 const P = FAST_REDIS.keyPrefix;
@@ -313,6 +318,8 @@ test(
   },
 );
 
-test("nothing is left running", async () => {
+// Without a limit of its own: a limit is a timer, which this check counts
+// (it is bounded by assertNothingLeft's deadline).
+nodeTest("nothing is left running", async () => {
   await assertNothingLeft(baseline);
 });

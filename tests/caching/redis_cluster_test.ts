@@ -1,7 +1,7 @@
 // RemoteStoreCacheProvider on a real Redis Cluster: six redis-server
 // processes (three primaries, one replica each) started by the fixture.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 import { CacheManager, RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   redisClusterSkip,
@@ -15,6 +15,11 @@ import {
   topologySuite,
 } from "./_redis_topology.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
+import { FAILOVER_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on a Redis failover: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, FAILOVER_LIMIT);
 
 const skip = redisClusterSkip;
 const baseline = activeResources();

@@ -1,7 +1,7 @@
 // RemoteStoreCacheProvider on a primary named by Redis Sentinel: a real
 // primary, its replica and three redis-sentinel processes.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 import { CacheManager, RemoteStoreCacheProvider } from "../../caching/mod.ts";
 import {
   redisSentinelSkip,
@@ -17,6 +17,11 @@ import {
   topologySuite,
 } from "./_redis_topology.ts";
 import { activeResources, assertNothingLeft, configFrom } from "./_support.ts";
+import { FAILOVER_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on a Redis failover: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, FAILOVER_LIMIT);
 
 const skip = redisSentinelSkip;
 const baseline = activeResources();
@@ -127,6 +132,8 @@ test(
     const cache = new CacheManager(store);
     const a = busMember(provider({ keyPrefix: "bus:" }).provider);
     const b = busMember(provider({ keyPrefix: "bus:" }).provider);
+    // Ends the reader below, also when the test fails half-way.
+    let stop = false;
     try {
       assert.equal(await a.tiered.connect(), true);
       assert.equal(await b.tiered.connect(), true);
@@ -136,10 +143,12 @@ test(
       await sentinel.cli(before, ["WAIT", "1", "2000"]);
       let written = 0;
       let wrong = 0;
-      let stop = false;
       let attempted = 0;
       // Reads all along: each answer is a miss, the last value confirmed when
       // the read began, or one written since (never an older one).
+      // Awaited below; caught at once too, so that a failure while the
+      // writes go on is this test's, never an unhandled rejection landing in
+      // a later test.
       const reader = (async () => {
         while (!stop) {
           const confirmed = written;
@@ -154,9 +163,14 @@ test(
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       })();
+      reader.catch(() => {});
       await sentinel.kill(before);
       const killed = performance.now();
+      // Awaited once a write went through; caught at once too (as the
+      // reader): its failure (no promotion, or the sentinels gone) must not
+      // go unhandled meanwhile.
       const promoted = sentinel.waitForNewPrimary(before);
+      promoted.catch(() => {});
       let firstWrite = 0;
       while (firstWrite === 0) {
         const next = written + 1;
@@ -199,6 +213,7 @@ test(
         10_000,
       );
     } finally {
+      stop = true;
       await Promise.all([
         cache.dispose(),
         a.cache.dispose(),

@@ -6,13 +6,18 @@
 // connected Redis client does until it is disposed.
 import assert from "node:assert/strict";
 import process from "node:process";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import {
   redisSentinelSkip,
   type RedisTestSentinel,
   startRedisSentinel,
 } from "../_support/redis_sentinel.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 // Whether this runtime lists ref'd timers (Bun answers an empty list).
 function listsTimers(): boolean {

@@ -5,7 +5,7 @@
 // it answers again (last writer wins by storedAt), every instance drops the
 // memory copies concerned, and nothing deleted or replaced is served again.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import {
   CacheStoreError,
   CacheStoreRecovered,
@@ -26,6 +26,11 @@ import {
   waitFor,
 } from "./_redis_server.ts";
 import { activeResources, assertNothingLeft } from "./_support.ts";
+import { limited, RECONNECT_LIMIT } from "../_support/limits.ts";
+
+// Tests here wait on Redis reconnecting after an outage they make: each has
+// an explicit limit, on every runner (tests/_support/limits.ts).
+const test = limited(nodeTest, RECONNECT_LIMIT);
 
 const baseline = activeResources();
 const skip = redisSkip;
@@ -348,6 +353,8 @@ test("bad outage options are refused with a message naming the option", () => {
   );
 });
 
-test("nothing is left running", async () => {
+// Without a limit of its own: a limit is a timer, which this check counts
+// (it is bounded by assertNothingLeft's deadline).
+nodeTest("nothing is left running", async () => {
   await assertNothingLeft(baseline);
 });

@@ -1,7 +1,7 @@
 // `<NAME>_FILE` variables read the value of `<NAME>` from a file (Docker and
 // Kubernetes secrets): real files, real environment variables (a child
 // process for the standard variables, which other tests also set).
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import * as v from "valibot";
@@ -15,6 +15,11 @@ import {
 } from "../../config/mod.ts";
 import { uniquePrefix, withEnv, withTempDir } from "./_helpers.ts";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const BASE = {
   api: { baseUrl: "https://api.example.com" },

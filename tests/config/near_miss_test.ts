@@ -1,12 +1,17 @@
 // Near-miss variable names (one underscore short of a level) and what a
 // missing required key says about where to set it. Each case runs in a child
 // process with real environment variables and a real appsettings.json.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const VALID = {
   database: { connectionString: "postgres://db/app" },

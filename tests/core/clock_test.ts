@@ -1,11 +1,16 @@
 // systemClock, the default of every `clock` option: the real time, timers
 // that fire and can be cleared, and that never keep a process alive.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { execPath } from "node:process";
 import { type Clock, systemClock } from "../../core/mod.ts";
 import { moduleUrl } from "../_support/module_url.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 test("systemClock.now() is the time since the epoch", () => {
   const before = Date.now();

@@ -2,7 +2,7 @@
 // process in a scratch folder. Under Node.js and Bun (the npm passes) there
 // is no checkout task to run: the generator's npm package is checked by
 // scripts/create_check.ts instead.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -24,6 +24,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const isDeno =
   (process.versions as Record<string, string | undefined>).deno !== undefined;

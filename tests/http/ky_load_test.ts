@@ -5,9 +5,14 @@
 // process counts the `Request`s built while it imports the package and then
 // while it makes a client. Deno imports ky with the module (its flavour of
 // the loader), so the test is skipped there.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const isDeno = (process.versions as Record<string, string | undefined>).deno !==
   undefined;

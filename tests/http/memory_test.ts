@@ -5,13 +5,18 @@
 // where it stood before the calls. Runtimes' decoders hand the body over in
 // small views of larger buffers; keeping those views would keep every buffer
 // alive, several times the bytes actually read.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { gzipSync } from "node:zlib";
 import { HttpClient, ResponseTooLargeError } from "../../http/mod.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const MiB = 1024 * 1024;
 // Bun's fetch unpacks a compressed body ahead of the reader: there plain

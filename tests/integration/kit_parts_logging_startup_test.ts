@@ -1,9 +1,14 @@
 // A failed start-up is printed exactly once by Application.run, naming the
 // service at fault: by the logging step when there is one (not again by
 // run()), else by run() itself. Real child processes.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 function program(withLogging: boolean): string {
   return `

@@ -18,7 +18,7 @@
 // spans a descendant of the attempt that reached it; the metric points
 // (http.server.request.duration, http.client.request.duration,
 // kit.cache.requests); and log entries carrying the trace and span ids.
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,12 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from "./_otlp_receiver.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";

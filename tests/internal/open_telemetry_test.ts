@@ -2,7 +2,7 @@
 // registered, unregistered, or removed by a harness is seen at the next
 // call; on a sealed or frozen globalThis (child processes of the runtime
 // running the tests) it answers without throwing.
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,6 +28,11 @@ import {
   lastJson,
   runChildScript,
 } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 // The URL of a file of internal/ for a child process: the source under
 // `deno test`, its transpiled copy (beside the tests) in the npm passes.

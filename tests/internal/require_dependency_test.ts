@@ -3,7 +3,7 @@
 // import.meta, or a CommonJS __filename), gives an ES caller the instance its
 // own `import` gets, and turns any failure into a DependencyLoadError; in
 // Deno (which imports dependencies with the module) it only throws.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -11,6 +11,11 @@ import { fileURLToPath } from "node:url";
 import { DependencyLoadError } from "../../core/mod.ts";
 import { requireDependency } from "../../internal/require_dependency.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 // The URL of a file of internal/ for a child process: the source under
 // `deno test`, its transpiled copy (beside the tests) in the npm passes.

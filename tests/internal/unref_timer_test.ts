@@ -1,9 +1,14 @@
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { execPath } from "node:process";
 import { unrefTimer } from "../../internal/unref_timer.ts";
 import { isNpmPass } from "../_support/module_url.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 // The URL of a file of internal/ for a child process: the source under
 // `deno test`, its transpiled copy (beside the tests) in the npm passes.

@@ -1,11 +1,16 @@
 // negotiateCulture remembers its answers by what it reads of a header (the
 // first 4,096 characters), in a memo bounded by bytes as well as entries:
 // long distinct headers no longer pile up in memory.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { negotiateCulture } from "../../localization/mod.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const isBun =
   (process.versions as Record<string, string | undefined>).bun !== undefined;

@@ -1,7 +1,7 @@
 // The size limit of a translation resource (maxResourceSize): an endless or
 // oversized body over real loopback HTTP, declared or chunked, an error
 // answer's body, and oversized files for the JSON file loader.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +16,11 @@ import {
 import { HttpClient } from "../../http/mod.ts";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const MiB = 1024 * 1024;
 

@@ -2,7 +2,7 @@
 // can be delivered is flushed (bounded) when the event loop runs empty, and
 // what is lost is counted on stderr. Each test runs a child process of the
 // runtime running the tests (Deno here; Node.js and Bun in the npm passes).
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import {
   type RecordedRequest,
@@ -10,6 +10,11 @@ import {
   startTestServer,
 } from "../_support/http_server.ts";
 import { runChild } from "./_helpers.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 function ids(requests: RecordedRequest[]): number[] {
   return requests.flatMap((request) =>

@@ -75,6 +75,9 @@ describe("RemoteLogProvider with a FakeClock", () => {
     await waitFor(() => server.requests.length === 1, "first attempt");
     await delay(50);
     assert.equal(server.requests.length, 1);
+    // The retry wait is set once the failed answer was read: advancing
+    // before would move past it.
+    await clock.waitForTimers(1, { within: 60_000 });
     await clock.advance(60_000);
     await waitFor(() => server.requests.length === 2, "the retry");
     assert.deepEqual(messages(server.requests), ["placed", "placed"]);

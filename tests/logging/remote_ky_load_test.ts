@@ -4,7 +4,7 @@
 // resolves (nothing rejects unhandled). The child process of the runtime
 // running the tests is given a ky that throws when loaded: an import map in
 // Deno, a resolve hook in Node.js, a load plugin in Bun.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +12,11 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { moduleUrl } from "../_support/module_url.ts";
 import { runProcess } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const versions = process.versions as Record<string, string | undefined>;
 const BROKEN = 'throw new Error("ky failed to load (test)");\n';

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import {
   type RecordedRequest,
@@ -16,6 +16,11 @@ import {
   type RemoteLogProviderOptions,
 } from "../../logging/mod.ts";
 import { runChild, waitFor } from "./_helpers.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 interface SentEntry {
   timestamp: string;

@@ -3,7 +3,7 @@
 // active span carry its trace and span ids (and show them in every output),
 // entries outside carry none; RemoteLogProvider records a "log batch
 // delivery" CLIENT span per POST and counts entries in kit.log.records.
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -23,6 +23,11 @@ import {
   runChild,
   tempDir,
 } from "./_helpers.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;

@@ -4,7 +4,7 @@
 // run() can be called again. Deno runs the sources in the Deno pass; Node.js
 // and Bun run the built package in the npm passes (the sources' Deno flavour
 // uses Deno's signal API).
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -18,6 +18,12 @@ import {
   denoExecutable,
   nodeExecutable,
 } from "../_support/runtimes.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const PROGRAM = `
 import process from "node:process";

@@ -1,11 +1,13 @@
 // The test kit's FakeClock: time moves only through advance() and runAll(),
 // timers fire in time order (also those scheduled inside the window), promise
 // callbacks settle between timers, a self-rescheduling timer stops runAll()
-// with a clear error, and bad input names the value.
+// with a clear error, waitForTimers() waits (in real time, bounded) for a
+// timer the code sets after real I/O, and bad input names the value.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { FakeClock } from "@vendor/kit-platform/testing";
 import { type Clock, systemClock } from "../../core/mod.ts";
+import { startTestServer } from "../_support/http_server.ts";
 
 describe("FakeClock", () => {
   it("starts at a fixed epoch, or the one given", () => {
@@ -185,6 +187,108 @@ describe("FakeClock", () => {
       name: "RangeError",
       message: "FakeClock: maxTimers must be a positive integer, got 0",
     });
+  });
+
+  it("waitForTimers() resolves once the code has set its timer after real I/O, and advance() then fires it", async () => {
+    const clock = new FakeClock({ now: 0 });
+    // The timer is set only after a real answer over loopback.
+    await using server = await startTestServer((_request, response) => {
+      response.end("429");
+    });
+    const done = fetch(server.url).then(async (response) => {
+      await response.text();
+      return new Promise<number>((resolve) =>
+        clock.setTimeout(() => resolve(clock.now()), 45_000)
+      );
+    });
+    assert.equal(clock.pending, 0);
+    assert.equal(await clock.waitForTimers(1, { timeout: 10_000 }), 1);
+    await clock.advance(45_000);
+    assert.equal(await done, 45_000);
+    // Already there: resolves at once.
+    clock.setTimeout(() => {}, 10);
+    clock.setTimeout(() => {}, 20);
+    assert.equal(await clock.waitForTimers(2), 2);
+    assert.equal(await clock.waitForTimers(), 2);
+  });
+
+  it("waitForTimers() with within counts only the timers due that soon", async () => {
+    const clock = new FakeClock({ now: 0 });
+    // A total timeout minutes away is not the retry wait the test is after.
+    clock.setTimeout(() => {}, 300_000);
+    let settled = false;
+    const waiting = clock.waitForTimers(1, { within: 45_000 }).then((n) => {
+      settled = true;
+      return n;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false);
+    clock.setTimeout(() => {}, 45_001);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false);
+    clock.setTimeout(() => {}, 45_000);
+    assert.equal(await waiting, 1);
+    assert.equal(await clock.waitForTimers(3), 3);
+  });
+
+  it("waitForTimers() fails after its timeout, naming how many timers it waited for and how many there were", async () => {
+    const clock = new FakeClock({ now: 0 });
+    clock.setTimeout(() => {}, 300_000);
+    const started = performance.now();
+    await assert.rejects(clock.waitForTimers(2, { timeout: 200 }), {
+      name: "Error",
+      message:
+        "FakeClock.waitForTimers(): waited 200 ms of real time for 2 timers, and 1 is pending: the code under test has not set them (is it still waiting for I/O, did it fail, or does it set fewer timers on this clock?)",
+    });
+    assert.ok(performance.now() - started >= 190);
+    await assert.rejects(
+      clock.waitForTimers(1, { timeout: 50, within: 45_000 }),
+      {
+        message:
+          "FakeClock.waitForTimers(): waited 50 ms of real time for 1 timer due within 45000 ms, and 0 are pending: the code under test has not set its timer (is it still waiting for I/O, did it fail, or does it set fewer timers on this clock?)",
+      },
+    );
+    // The fake time did not move while it waited.
+    assert.equal(clock.now(), 0);
+    // A timer set after the failure is counted by the next wait.
+    clock.setTimeout(() => {}, 10);
+    assert.equal(await clock.waitForTimers(2, { timeout: 50 }), 2);
+  });
+
+  it("waitForTimers() refuses a bad count, timeout or within, naming the value", async () => {
+    const clock = new FakeClock();
+    const cases: Array<
+      [number, { timeout?: number; within?: number }, string]
+    > = [
+      [0, {}, "count must be a positive integer, got 0"],
+      [1.5, {}, "count must be a positive integer, got 1.5"],
+      [
+        1,
+        { timeout: 0 },
+        "timeout must be a positive finite number of milliseconds, got 0",
+      ],
+      [
+        1,
+        { timeout: Infinity },
+        "timeout must be a positive finite number of milliseconds, got Infinity",
+      ],
+      [
+        1,
+        { within: -1 },
+        "within must be a finite number of milliseconds of at least 0, got -1",
+      ],
+      [
+        1,
+        { within: Number.NaN },
+        "within must be a finite number of milliseconds of at least 0, got NaN",
+      ],
+    ];
+    for (const [count, options, message] of cases) {
+      await assert.rejects(clock.waitForTimers(count, options), {
+        name: "RangeError",
+        message: `FakeClock.waitForTimers(): ${message}`,
+      });
+    }
   });
 
   it("refuses to advance while another advance is still running", async () => {

@@ -6,13 +6,18 @@
 // other files, whose text the map carries. The npm passes run it against the
 // built packages, as ES module and as CommonJS; Deno and Bun print their own
 // traces and skip it.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 const skip = isNpmPass() && isNode

@@ -2,7 +2,7 @@
 // Content-Length and while reading (a chunked body cannot pass it), after
 // which the connection is closed, a header-read timeout and an idle
 // keep-alive timeout.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { Application } from "../../platform/mod.ts";
@@ -13,6 +13,11 @@ import {
   send,
   uploadPastAnswer,
 } from "./_serve_support.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 async function echoApp(
   server: Record<string, unknown> = {},

@@ -6,10 +6,15 @@
 // require() and require(esm) loaded in require.cache, so the npm pass for
 // Node.js checks it there. (Deno serves with Deno.serve, Bun with
 // Bun.serve: neither loads it.)
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { isNpmPass } from "../_support/module_url.ts";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 

@@ -1,10 +1,15 @@
 // The static ServiceLocator methods read the locator of the running
 // application (Application.start / Application.run), as the troubleshooting
 // advice writes them: `ServiceLocator.get<ConfigurationManager>("config")`.
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { Application, ServiceLocator } from "../../platform/mod.ts";
 import { lastJson, runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 interface Config {
   name: string;

@@ -1,13 +1,18 @@
 // What the host logs once logging is set up (after start-up step 2): the
 // configuration's near-miss variable names, as warnings naming the variable
 // that is set and the name that would work.
-import { test } from "node:test";
+import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Application, type ApplicationLogger } from "../../platform/mod.ts";
 import { runChildScript } from "../_support/child_script.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 interface Line {
   level: string;

@@ -2,7 +2,7 @@
 // manager runs it, in a child process, on a copy of deno.json and
 // CHANGELOG.md in a scratch folder (`--root`), never on the checkout's own
 // files. Under Node.js and Bun (the npm passes) there is no task to run.
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -10,6 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const isDeno =
   (process.versions as Record<string, string | undefined>).deno !== undefined;

@@ -4,7 +4,13 @@
 // esbuild and forwards the page's analytics events to a collector here. The
 // npm passes skip it: the service runs from the packages in
 // scripts/service_check.ts.
-import { after, before, describe, it, test } from "node:test";
+import {
+  after,
+  before,
+  describe,
+  it as nodeIt,
+  test as nodeTest,
+} from "node:test";
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -27,6 +33,12 @@ import {
   startService,
   waitFor,
 } from "./_page_service.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const SKIP = isNpmPass()
   ? "the page is served by the service from the sources on Deno; scripts/service_check.ts runs the Node.js build"

@@ -4,7 +4,13 @@
 // check of /api/me (signature, expiry, JWT_SECRET), and the analytics
 // intake that forwards the page's events. The browser side is
 // page_browser_test.ts.
-import { after, before, describe, it, test } from "node:test";
+import {
+  after,
+  before,
+  describe,
+  it as nodeIt,
+  test as nodeTest,
+} from "node:test";
 import assert from "node:assert/strict";
 import { isNpmPass } from "../_support/module_url.ts";
 import {
@@ -14,6 +20,12 @@ import {
   startService,
   waitFor,
 } from "./_page_service.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const SKIP = isNpmPass()
   ? "the service runs from the sources on Deno here; scripts/service_check.ts runs the Node.js build"

@@ -4,7 +4,7 @@
 // SIGTERM ending with 0. Deno runs the sources here; Node.js and Bun run the
 // service built from the npm packages in scripts/service_check.ts (it needs
 // the packed packages), so the npm passes skip this file.
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
@@ -15,6 +15,11 @@ import { isNpmPass } from "../_support/module_url.ts";
 import { startTestServer } from "../_support/http_server.ts";
 import { untilListening } from "../_support/listening.ts";
 import { skipUnlessPostgres, startPostgres } from "../_support/postgres.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
 const SKIP = isNpmPass()
   ? "the npm passes run tests against the packages; scripts/service_check.ts starts the service on Node.js and Bun"

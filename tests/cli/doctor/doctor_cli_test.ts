@@ -4,7 +4,7 @@
 // (deno run scripts/doctor.ts, or the npm bin in the npm passes).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import {
   checksOf,
   doctorSkip,
@@ -13,6 +13,12 @@ import {
   runDoctor,
   runDoctorJson,
 } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const TOKEN = "npm_fixtureTokenValue1234567890";
 const ESC = "\x1b[";

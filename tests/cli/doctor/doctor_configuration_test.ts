@@ -4,7 +4,7 @@
 // values both validators refuse (with each value's source), misnamed
 // variables, and which variable chose the environment file.
 import assert from "node:assert/strict";
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import {
   checksOf,
   doctorSkip,
@@ -13,6 +13,12 @@ import {
   runDoctor,
   runDoctorJson,
 } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 if (doctorSkip !== false) {
   test("kit doctor configuration checks", { skip: doctorSkip }, () => {});

@@ -6,7 +6,13 @@
 // and a host set beside a cluster or Sentinel is reported as ignored, as the
 // cache provider ignores it.
 import assert from "node:assert/strict";
-import { after, before, describe, it, test } from "node:test";
+import {
+  after,
+  before,
+  describe,
+  it as nodeIt,
+  test as nodeTest,
+} from "node:test";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -27,6 +33,12 @@ import {
   fixture,
   runDoctorJson,
 } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const DEAD = "127.0.0.1:9";
 const PASSWORD = "redis-pass-fixture-91c4";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import { startTestServer } from "../../_support/http_server.ts";
 import {
   checksOf,
@@ -15,6 +15,12 @@ import {
   runDoctor,
   runDoctorJson,
 } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const TOKEN = "npm_registryFixtureToken987654321";
 

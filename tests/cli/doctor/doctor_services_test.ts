@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { redisSkip, startRedisServer } from "../../caching/_redis_server.ts";
@@ -16,6 +16,12 @@ import {
   type TestServer,
 } from "../../_support/http_server.ts";
 import { checksOf, doctorSkip, fixture, runDoctorJson } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const LOG_KEY = "log-key-fixture-7f3a9c";
 const ANALYTICS_KEY = "analytics-key-fixture-2b8e1d";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, it, test } from "node:test";
+import { describe, it as nodeIt, test as nodeTest } from "node:test";
 import {
   checksOf,
   doctorSkip,
@@ -15,6 +15,12 @@ import {
   type JsonReport,
   runDoctorJson,
 } from "./_doctor_run.ts";
+import { CHILD_PROCESS_LIMIT, limited } from "../../_support/limits.ts";
+
+// Tests here wait on child processes: each has an explicit limit, on every
+// runner (tests/_support/limits.ts).
+const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
+const test = limited(nodeTest, CHILD_PROCESS_LIMIT);
 
 const env = { KIT_REGISTRY_TOKEN: "npm_versionsFixtureToken12345" };
 

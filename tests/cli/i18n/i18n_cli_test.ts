@@ -13,11 +13,12 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { isNpmPass, moduleUrl } from "../../_support/module_url.ts";
 import { denoExecutable } from "../../_support/runtimes.ts";
+import { CHILD_PROCESS_LIMIT } from "../../_support/limits.ts";
 
 const NPM = isNpmPass();
 // Child processes (deno check of 20,000 keys) outlast test runners'
 // default timeouts (Bun's is 5 s) on a busy machine.
-const LONG = 600_000;
+const LONG = CHILD_PROCESS_LIMIT;
 const FIXTURES = NPM
   ? undefined
   : fileURLToPath(new URL("./fixtures/", import.meta.url));
