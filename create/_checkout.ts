@@ -1,7 +1,8 @@
 // Kit's npm packages for a Node.js project created from a checkout: built
 // from the checkout's sources (scripts/build_npm.ts) and packed into the
-// project's vendor/ folder, as a registry would serve them. Only the
-// packages the project imports and the Kit packages they depend on.
+// project's vendor/ folder, as a registry would serve them: all eight, of
+// which package.json depends on those the project imports (and the Kit
+// packages they depend on).
 import { spawnSync } from "node:child_process";
 import {
   mkdir,
@@ -20,12 +21,12 @@ interface Manifest {
 }
 
 /**
- * Builds Kit's packages and packs those `names` need into `<dir>/vendor/`.
+ * Builds Kit's packages and packs all eight into `<dir>/vendor/`.
  *
  * @param dir The project folder.
  * @param names The Kit packages the project imports.
- * @returns package.json dependencies: each Kit package to install, by name,
- * with its `file:vendor/<package>.tgz` spec.
+ * @returns package.json dependencies: each Kit package `names` need, by
+ * name, with its `file:vendor/<package>.tgz` spec.
  * @throws {Error} When the build or `npm pack` fails.
  */
 export async function packCheckout(
@@ -55,6 +56,12 @@ export async function packCheckout(
     }
   };
   names.forEach(visit);
+  // Every package of Kit is packed, so that one the project does not import
+  // yet (the HTTP client, localization, analytics) is one `npm install
+  // ./vendor/<package>.tgz` away; package.json depends on those it uses.
+  const packs = [...out.keys()].filter((name) =>
+    name.startsWith("@vendor/kit-")
+  );
   const vendor = join(dir, "vendor");
   await mkdir(vendor, { recursive: true });
   // npm pack writes into a folder made for it, never into a file that was
@@ -63,7 +70,7 @@ export async function packCheckout(
   const packed = await mkdtemp(join(vendor, ".pack-"));
   const specs: Record<string, string> = {};
   try {
-    for (const name of [...wanted].sort()) {
+    for (const name of packs.sort()) {
       const pkg = out.get(name)!;
       const run = spawnSync("npm", [
         "pack",
@@ -84,7 +91,7 @@ export async function packCheckout(
       }
       const file = `${name.replace("@vendor/", "")}.tgz`;
       await rename(join(packed, made), join(vendor, file));
-      specs[name] = `file:vendor/${file}`;
+      if (wanted.has(name)) specs[name] = `file:vendor/${file}`;
     }
   } finally {
     await rm(packed, { recursive: true, force: true });

@@ -501,7 +501,7 @@ function readme(ctx: ProjectContext): string {
     parts.push(paragraph(
       deno
         ? `Kit comes from the checkout at \`${ctx.source.link}\` (\`links\` in deno.json). Once Kit is published, replace \`links\` with \`"@vendor/kit": "jsr:@vendor/kit@^<version>"\` under \`imports\`; the image built by the Dockerfile needs that, since the checkout is outside its build context.`
-        : "Kit's packages come from the checkout the project was created from, packed into `vendor/`. Once Kit is in your registry, replace the `file:vendor/…` entries of package.json with `^<version>` and delete `vendor/`.",
+        : "Kit's eight packages come from the checkout the project was created from, packed into `vendor/`; package.json depends on those the service imports. To use another one later (the HTTP client, localization, analytics), install it from there: `npm install ./vendor/kit-platform-http.tgz`. Once Kit is in your registry, replace the `file:vendor/…` entries of package.json with `^<version>` and delete `vendor/`.",
     ));
   } else if (deno) {
     parts.push(
@@ -515,6 +515,9 @@ function readme(ctx: ProjectContext): string {
         `Kit's packages come from the registry that serves Kit, at \`^${ctx.source.version}\`. npm finds it through the \`@vendor\` scope line of an \`.npmrc\` (this folder's, or your user's), with the token in an environment variable, never in the file:`,
       ),
       "```ini\n@vendor:registry=<registry-url>\n//<registry-host>/:_authToken=${KIT_REGISTRY_TOKEN}\n```",
+      paragraph(
+        `package.json depends on the packages the service imports. Another one (the HTTP client, localization, analytics) is added the same way: \`npm install @vendor/kit-platform-http@^${ctx.source.version}\`.`,
+      ),
     );
   }
   if (ctx.postgres) {

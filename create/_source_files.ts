@@ -180,9 +180,8 @@ export function appSource(ctx: SourceContext): string {
     `import { Hono } from "hono";`,
     importLine(
       [
-        "type ApplicationRunOptions",
+        "defineApplication",
         "RequestContext",
-        ...(ctx.postgres ? ["type ServiceLocator"] : []),
       ],
       kit(ctx, "platform"),
     ),
@@ -217,7 +216,7 @@ export function appSource(ctx: SourceContext): string {
         config.getValue<string>("cache:redis:host", "") !== ""
           ? RemoteStoreCacheProvider.fromConfiguration(config)
           : new MemoryCacheProvider(),
-      ), { eager: true });`,
+      ), { eager: true })`,
     );
   }
   const notes = ctx.postgres
@@ -232,12 +231,11 @@ interface Note {
     : "";
   const notesRoutes = ctx.postgres
     ? `
-  // The notes, through the request's session ("db"): it takes one of the
-  // pool's connections at its first statement and gives it back when the
-  // response is done.
+  // The notes, through the request's session (\`db()\`): it takes one of
+  // the pool's connections at its first statement and gives it back when
+  // the response is done.
   app.get("/notes", async (c) => {
-    const db = services.get<DatabaseSession>("db");
-    const { rows } = await db.query<Note>(
+    const { rows } = await db().query<Note>(
       \`SELECT id, text, created_at AS "createdAt" FROM notes
        ORDER BY id DESC LIMIT 50\`,
     );
@@ -252,8 +250,7 @@ interface Note {
         message: 'The body must be {"text": "…"}: 1 to 1000 characters',
       }, 400);
     }
-    const db = services.get<DatabaseSession>("db");
-    const { rows } = await db.query<Note>(
+    const { rows } = await db().query<Note>(
       \`INSERT INTO notes (text) VALUES ($1)
        RETURNING id, text, created_at AS "createdAt"\`,
       [text],
@@ -274,7 +271,7 @@ ${imports.join("\n")}${notes}
  */
 export function routes(${
     ctx.postgres
-      ? "\n  config: Configuration,\n  services: ServiceLocator<Record<string, unknown>>,\n"
+      ? "\n  config: Configuration,\n  db: () => DatabaseSession,\n"
       : "config: Configuration"
   }): Hono {
   const app = new Hono();
@@ -287,12 +284,14 @@ export function routes(${
   return app;
 }
 
-/** The service's start-up, for \`Application.run\` (main) and tests. */
-export function appOptions(): ApplicationRunOptions<
-  Record<string, unknown>,
-  Configuration
-> {
-  return {
+/**
+ * The service's start-up, for \`Application.run\` (main) and tests. Each step
+ * returns its chain of registrations, so every service it registers is typed
+ * in the steps after it, in \`serve\` and in \`app.services\`: no service map
+ * to write, and a misspelt name does not compile.
+ */
+export function appOptions() {
+  return defineApplication({
     // Step 1: appsettings.json, appsettings.<RUNTIME_ENV>.json, .env and
     // the environment, checked against the schema.
     configuration: () => createConfiguration({ schema }),
@@ -308,20 +307,27 @@ export function appOptions(): ApplicationRunOptions<
       addDatabase(services, config, { migrations: "${MIGRATIONS_FOLDER}" }),`
       : ""
   }
-    // Step 4: the service's own services.
-    services: (${ctx.redis ? "services, config" : "_services, _config"}) => {
 ${
     services.length > 0
-      // Each block is written for the step's body, two levels in.
-      ? services.map((block) => block.replace(/^/gm, "  ")).join("\n")
-      : '      // services.register("name", () => new MyService());'
+      ? `    // Step 4: the service's own services, chained.
+    services: (services, config) =>
+${
+        // Each block is written for the step's body, one level in.
+        services.map((block) => block.replace(/^    /gm, "      ")).join(
+          "\n",
+        )},`
+      : `    // Step 4: the service's own services, chained so that each is typed:
+    // services: (services, config) =>
+    //   services.register("clock", () => new Clock())
+    //     .register("greeter", (s) => new Greeter(s.get("clock"))),`
   }
-    },
     // Served once start-up is done, on PORT (default 3000).
     serve: (${
     ctx.postgres ? "services" : "_services"
-  }, config) => routes(config${ctx.postgres ? ", services" : ""}).fetch,
-  };
+  }, config) => routes(config${
+    ctx.postgres ? ', () => services.get("db")' : ""
+  }).fetch,
+  });
 }
 `;
 }

@@ -37,6 +37,7 @@ export * from "./health.ts";
 export * from "./request_context.ts";
 export * from "./application.ts";
 export * from "./application_options.ts";
+export * from "./define_application.ts";
 export * from "./application_start_error.ts";
 export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";

@@ -5,6 +5,7 @@
 import { format, toUpperSnakeCase } from "@vendor/kit-core";
 import {
   Application,
+  defineApplication,
   EventAggregator,
   ServiceLocator,
   ServiceNotFoundError,
@@ -141,7 +142,9 @@ async function typedServices(): Promise<string> {
       return 42;
     }
   }
-  const app = await Application.start({
+  // Written apart from start(), as a generated app.ts shares them with its
+  // tests: defineApplication keeps them typed.
+  const options = defineApplication({
     configuration: () => ({ greeting: "hi" }),
     platform: (services) => services.register("clock", () => new Clock()),
     services: (services, config) =>
@@ -158,6 +161,7 @@ async function typedServices(): Promise<string> {
     },
     server: { port: 0, hostname: "127.0.0.1" },
   });
+  const app = await Application.start(options);
   try {
     const greeting: string = app.services.get("greeter").greet();
     const config: { greeting: string } = app.services.get("config");

@@ -505,11 +505,18 @@ describe("deno task create: the files written", () => {
           app,
           /platform: \(services, config\) =>\n\s+addDatabase\(services, config, \{ migrations: "migrations" \}\),/,
         );
-        // The routes read through the request's session.
-        assert.match(app, /services\.get<DatabaseSession>\("db"\)/);
+        // The routes read through the request's session, typed by the
+        // chain addDatabase returned: no service map, no type argument.
+        assert.match(app, /await db\(\)\.query<Note>\(/);
         assert.match(
           app,
-          /serve: \(services, config\) => routes\(config, services\)\.fetch/,
+          /serve: \(services, config\) => routes\(config, \(\) => services\.get\("db"\)\)\.fetch/,
+        );
+        assert.match(app, /return defineApplication\(\{/);
+        assert.doesNotMatch(app, /Record<string, unknown>|get<\w+>\("/);
+        assert.match(
+          app,
+          /services: \(services, config\) =>\n(\s+\/\/.*\n)*\s+services\.register\("cache"/,
         );
         assert.match(
           await read(dir, "migrations/001_create_notes.sql"),
@@ -639,6 +646,25 @@ describe("deno task create: the files written", () => {
             `${spec}`,
           );
         }
+        // All eight are packed: one not imported yet is an npm install of
+        // its file away, as the README says.
+        assert.deepEqual(
+          (await readdir(join(dir, "vendor"))).sort(),
+          [
+            "kit-core.tgz",
+            "kit-platform-analytics.tgz",
+            "kit-platform-caching.tgz",
+            "kit-platform-configuration.tgz",
+            "kit-platform-http.tgz",
+            "kit-platform-localization.tgz",
+            "kit-platform-logging.tgz",
+            "kit-platform.tgz",
+          ],
+        );
+        assert.match(
+          await read(dir, "README.md"),
+          /npm install \.\/vendor\/kit-platform-http\.tgz/,
+        );
         assert.ok(manifest.devDependencies.typescript);
         const app = await read(dir, "src/app.ts");
         assert.match(app, /from "@vendor\/kit-platform\/hono"/);

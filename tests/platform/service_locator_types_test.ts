@@ -4,7 +4,12 @@
 // way existing code calls it (`get<T>(name)` with a string name).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Application, ServiceLocator } from "../../platform/mod.ts";
+import {
+  Application,
+  defineApplication,
+  ServiceLocator,
+} from "../../platform/mod.ts";
+import { createTestApplication } from "../../platform/testing.ts";
 
 class HttpClientLike {
   get(path: string): string {
@@ -119,4 +124,38 @@ test("a step that registers with statements keeps every name open, as before", a
   } finally {
     await app.stop();
   }
+});
+
+test("options written apart with defineApplication stay typed in Application.start and the test kit", async () => {
+  // As a generated app.ts writes them: one set for main and the tests.
+  const options = defineApplication({
+    configuration: () => ({ port: 8080 }),
+    platform: (services) =>
+      services.register("http", () => new HttpClientLike()),
+    services: (services, config) =>
+      services.register("users", (s) => ({
+        list: (): string => `${s.get("http").get("/users")}:${config.port}`,
+      })),
+    serve: (services) => () => new Response(services.get("users").list()),
+    exit: false,
+  });
+  assert.equal(options.exit, false, "returned as it was given");
+  const app = await Application.start(options);
+  try {
+    const users: { list(): string } = app.services.get("users");
+    assert.equal(users.list(), "GET /users:8080");
+    // @ts-expect-error a name never registered
+    assert.throws(() => app.services.get("usres"), /Service not found: usres/);
+  } finally {
+    await app.stop();
+  }
+  await using tested = await createTestApplication({
+    ...options,
+    config: { "greeting:text": "unused" },
+  });
+  const port: number = tested.services.get("config").port;
+  assert.equal(port, 8080);
+  assert.equal(await (await tested.request("/")).text(), "GET /users:8080");
+  // @ts-expect-error a name never registered
+  assert.throws(() => tested.services.get("htp"), /Service not found: htp/);
 });
