@@ -20,7 +20,7 @@
 //        rate is not (runs still differ by a few per cent: the JIT)
 import autocannon from "autocannon";
 import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
 import { startServerProcess } from "./_server_process.ts";
@@ -249,7 +249,7 @@ process.on("SIGTERM", async () => {
 
 async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
   const root = new URL("..", import.meta.url).pathname;
-  const out = join(root, Deno.env.get("KIT_NPM_OUT") ?? "npm");
+  const out = resolve(root, Deno.env.get("KIT_NPM_OUT") ?? "npm");
   if (!existsSync(join(out, "node_modules/@vendor/kit-platform"))) {
     throw new Error(
       `no built packages in ${out}: run scripts/test_npm.ts first (KIT_NPM_TESTS=platform is enough)`,
@@ -273,7 +273,7 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
   const before = Deno.env.get("KIT_BENCH_BEFORE");
   return (mode) =>
     mode === "kit-before"
-      ? [node, join(dir, "server.mjs"), "kit", join(root, before!)]
+      ? [node, join(dir, "server.mjs"), "kit", resolve(root, before!)]
       : [node, join(dir, "server.mjs"), mode, out];
 }
 

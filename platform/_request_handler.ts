@@ -26,15 +26,18 @@ import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
 const SANE_ID = /^[\w.:+=/-]{1,128}$/;
 
 /**
- * The request id to use: the client's when sane, else a new UUID. `given`
- * is the header as a server of Kit's own read it from the connection
- * (`null`: absent), which spares building the request's `Headers`.
+ * The request id to use: the client's when sane, else a new UUID. A server
+ * of Kit's own may read the header from the connection (`hooks.requestId`),
+ * which spares building the request's `Headers`.
  */
 export function requestIdOf(
   request: Request,
-  given: string | null | undefined,
+  hooks: HostHooks | undefined,
+  argument: unknown,
 ): string {
-  if (given === undefined) given = request.headers.get("x-request-id");
+  const given = hooks?.requestId === undefined
+    ? request.headers.get("x-request-id")
+    : hooks.requestId(argument);
   return given !== null && SANE_ID.test(given) ? given : randomId();
 }
 
@@ -123,14 +126,7 @@ function watchedBody(
   }, { highWaterMark: 0 });
 }
 
-/**
- * A property a server of Kit's own sets on the runtime's extra argument: how
- * app.handle watches a response body as it is sent, so that a body that
- * fails is one error line of Kit's and the runtime reports nothing itself.
- */
-export const RESPONSE_BODY: unique symbol = Symbol("kit.responseBody");
-
-/** What a server of Kit's own tells app.handle about response bodies. */
+/** How a server of Kit's own watches a response body as it is sent. */
 export interface ResponseBodyWatch {
   /**
    * The body of `response` when it is sent as a stream, which may fail
@@ -153,27 +149,56 @@ export interface ResponseBodyWatch {
 export type TrackDisposal = (running: Promise<void>, requestId: string) => void;
 
 /**
- * A property a server of Kit's own sets on the runtime's extra argument: it
- * writes X-Request-ID on the connection itself and says `true`, or says
- * `false` when the response must carry it.
+ * What a server of Kit's own tells app.handle about its requests, the same
+ * for every request (one object per server): each method gets the
+ * runtime's extra argument of the request.
  */
-export const RESPONSE_HEADER: unique symbol = Symbol("kit.responseHeader");
+export interface HostHooks {
+  /**
+   * The request's X-Request-ID as read from the connection (`null` when
+   * absent); without it app.handle reads the request's headers.
+   */
+  requestId?(argument: unknown): string | null;
+  /**
+   * Writes X-Request-ID on the connection itself and says `true`, or says
+   * `false` when the response must carry it.
+   */
+  header?(response: Response, requestId: string, argument: unknown): boolean;
+  /**
+   * How a response body is watched as it is sent, so that a body that fails
+   * is one error line of Kit's and the runtime reports nothing itself.
+   */
+  body?: ResponseBodyWatch;
+}
 
 /**
- * A property a server of Kit's own sets on the runtime's extra argument: the
- * request's X-Request-ID as read from the connection (`null` when absent).
+ * The property a server of Kit's own sets on the runtime's extra argument
+ * (Deno's info, @hono/node-server's env): its {@linkcode HostHooks}.
  */
-export const REQUEST_ID: unique symbol = Symbol("kit.requestId");
+export const HOST_HOOKS: unique symbol = Symbol("kit.hostHooks");
 
 /** The runtime's extra argument, as a server of Kit's own passes it. */
 export interface HostArgument {
-  [RESPONSE_HEADER]?: (
-    response: Response,
-    requestId: string,
-    argument: unknown,
-  ) => boolean;
-  [REQUEST_ID]?: string | null;
-  [RESPONSE_BODY]?: ResponseBodyWatch;
+  [HOST_HOOKS]?: HostHooks;
+}
+
+// What a handler gave: a Response (known to be one), something to check, or
+// an error it threw (or its promise rejected with).
+const RESPONSE = 0;
+const UNCHECKED = 1;
+const THROWN = 2;
+type Result = typeof RESPONSE | typeof UNCHECKED | typeof THROWN;
+
+// The standard Response as the module found it. On Node.js, Kit's server
+// replaces the global one with @hono/node-server's lighter subclass, whose
+// own instanceof test (it also accepts the standard objects) costs a call
+// per test; its objects are instances of the standard one as well. The
+// global one as it is now is asked second, so that whatever it accepts (a
+// Response class installed later) is still accepted.
+const StandardResponse: typeof Response = Response;
+
+function isResponse(value: unknown): value is Response {
+  return value instanceof StandardResponse || value instanceof Response;
 }
 
 /** What the request's span needs to know about its answer. */
@@ -192,27 +217,57 @@ export function wrapHandler<A extends unknown[]>(
   logger: () => ApplicationLogger,
   track?: TrackDisposal,
 ): (request: Request, ...args: A) => Promise<Response> {
-  const wrapped = wrapHandlerAtOnce(handler, logger, track);
+  const run = requestRunner(handler, logger, track);
   return (request: Request, ...args: A): Promise<Response> => {
-    const answer = wrapped(request, ...args);
+    const answer = run(request, args[0], args);
     return answer instanceof Promise ? answer : Promise.resolve(answer);
   };
 }
 
+/** A handler as the host's own server calls it: one argument after the request. */
+export type HostHandler = (
+  request: Request,
+  argument?: unknown,
+) => Response | Promise<Response>;
+
 /**
- * {@linkcode wrapHandler} for the host's own server: a handler that answers
- * at once (a Response, not a promise) is answered in the same turn with the
- * Response itself, no promise made for it (on Node.js before 24, each
- * promise made inside a request context costs its hooks).
+ * {@linkcode wrapHandler} for the host's own server, whose runtime passes
+ * one argument after the request (or none, in memory), passed on as it is:
+ * a handler that answers at once (a Response, not a promise) is answered in
+ * the same turn with the Response itself, no promise made for it (on
+ * Node.js before 24, each promise made inside a request context costs its
+ * hooks).
  */
-export function wrapHandlerAtOnce<A extends unknown[]>(
-  handler: FetchHandler<A>,
+export function wrapHostHandler(
+  handler: HostHandler,
   logger: () => ApplicationLogger,
   track?: TrackDisposal,
-): (request: Request, ...args: A) => Response | Promise<Response> {
+): HostHandler {
+  const run = requestRunner(handler, logger, track);
+  return (request: Request, argument?: unknown) =>
+    run(request, argument, undefined);
+}
+
+// The request's work, for both: `argument` is the runtime's first argument
+// after the request (where a server of Kit's own puts its hooks); `args`,
+// when given, all of them, passed on to the handler (app.handle), else the
+// handler is called with `argument` alone (the host's server).
+function requestRunner<A extends unknown[]>(
+  handler: FetchHandler<A>,
+  logger: () => ApplicationLogger,
+  track: TrackDisposal | undefined,
+): (
+  request: Request,
+  argument: unknown,
+  args: A | undefined,
+) => Response | Promise<Response> {
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
+  const call = handler as (
+    request: Request,
+    ...args: unknown[]
+  ) => Response | Promise<Response>;
   // Logs a handler's error; `outcome` gets it for the span.
   const failed = (
     request: Request,
@@ -237,11 +292,11 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     frame: ContextFrame,
     outcome: Outcome | undefined,
     result: unknown,
-    thrown: boolean,
+    kind: Result,
   ): Response => {
     try {
-      if (thrown) throw result;
-      if (!(result instanceof Response)) {
+      if (kind === THROWN) throw result;
+      if (kind === UNCHECKED && !isResponse(result)) {
         throw new TypeError(
           `The handler returned ${
             result === undefined ? "undefined" : typeof result
@@ -253,7 +308,7 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
       if (frame.failure !== undefined) {
         failed(request, requestId, frame.failure, outcome);
       }
-      return result;
+      return result as Response;
     } catch (error) {
       failed(request, requestId, error, outcome);
       return Response.json(
@@ -266,7 +321,8 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
   const finish = (
     request: Request,
     requestId: string,
-    args: A,
+    argument: unknown,
+    hooks: HostHooks | undefined,
     frame: ContextFrame,
     outcome: Outcome | undefined,
     started: number,
@@ -302,10 +358,10 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
     }
     // Kit's own server on Node.js writes the header on the connection when
     // the response lets it, which spares building the response's headers.
-    const direct = (args[0] as HostArgument | null | undefined)?.[
-      RESPONSE_HEADER
-    ];
-    if (direct !== undefined && direct(response, requestId, args[0])) {
+    if (
+      hooks?.header !== undefined &&
+      hooks.header(response, requestId, argument)
+    ) {
       return response;
     }
     return withHeader(response, requestId);
@@ -358,16 +414,17 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
   const answer = (
     request: Request,
     requestId: string,
-    args: A,
+    argument: unknown,
+    hooks: HostHooks | undefined,
     frame: ContextFrame,
     outcome: Outcome | undefined,
     started: number,
     result: unknown,
-    thrown: boolean,
+    kind: Result,
   ): Response | Promise<Response> => {
     let response: Response;
     try {
-      response = checked(request, requestId, frame, outcome, result, thrown);
+      response = checked(request, requestId, frame, outcome, result, kind);
       frame.after?.();
       const scoped = frame.scope !== undefined;
       // No scoped service was resolved: none may be after the response.
@@ -376,9 +433,7 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
       // with a server of Kit's own it is watched, so that a failure while it
       // is sent is logged; a request's scope is disposed once it has been
       // sent (or failed, or was cancelled).
-      const watch = (args[0] as HostArgument | null | undefined)?.[
-        RESPONSE_BODY
-      ];
+      const watch = hooks?.body;
       const body = watch !== undefined
         ? watch.stream(response)
         : scoped
@@ -398,7 +453,7 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
               try {
                 bodyFailed(request, requestId, status, error, bytes);
               } finally {
-                watch.abort(args[0], controller);
+                watch.abort(argument, controller);
               }
             },
           ),
@@ -410,7 +465,8 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
       return finish(
         request,
         requestId,
-        args,
+        argument,
+        hooks,
         frame,
         outcome,
         started,
@@ -430,36 +486,43 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
   const handle = (
     request: Request,
     requestId: string,
-    args: A,
+    argument: unknown,
+    args: A | undefined,
+    hooks: HostHooks | undefined,
     frame: ContextFrame,
     outcome?: Outcome,
   ): Response | Promise<Response> => {
     const started = performance.now();
     let result: Response | Promise<Response>;
     try {
-      result = handler(request, ...args);
+      result = args === undefined
+        // In memory the runtime passes nothing after the request.
+        ? (argument === undefined ? call(request) : call(request, argument))
+        : call(request, ...args);
     } catch (error) {
       return answer(
         request,
         requestId,
-        args,
+        argument,
+        hooks,
         frame,
         outcome,
         started,
         error,
-        true,
+        THROWN,
       );
     }
-    if (result instanceof Response) {
+    if (isResponse(result)) {
       return answer(
         request,
         requestId,
-        args,
+        argument,
+        hooks,
         frame,
         outcome,
         started,
         result,
-        false,
+        RESPONSE,
       );
     }
     return Promise.resolve(result).then(
@@ -467,28 +530,49 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
         answer(
           request,
           requestId,
-          args,
+          argument,
+          hooks,
           frame,
           outcome,
           started,
           response,
-          false,
+          UNCHECKED,
         ),
       (error) =>
-        answer(request, requestId, args, frame, outcome, started, error, true),
+        answer(
+          request,
+          requestId,
+          argument,
+          hooks,
+          frame,
+          outcome,
+          started,
+          error,
+          THROWN,
+        ),
     );
   };
   const traced = async (
     request: Request,
     requestId: string,
-    args: A,
+    argument: unknown,
+    args: A | undefined,
+    hooks: HostHooks | undefined,
     frame: ContextFrame,
     server: ServerSpan,
   ): Promise<Response> => {
     const started = performance.now();
     const outcome: Outcome = { status: 500, failure: undefined };
     try {
-      return await handle(request, requestId, args, frame, outcome);
+      return await handle(
+        request,
+        requestId,
+        argument,
+        args,
+        hooks,
+        frame,
+        outcome,
+      );
     } finally {
       // The route a router matched (the Hono middleware) names the span.
       if (frame.route !== undefined && server.span !== undefined) {
@@ -499,26 +583,33 @@ export function wrapHandlerAtOnce<A extends unknown[]>(
       endServerSpan(server, request, outcome.status, outcome.failure, started);
     }
   };
-  return (request: Request, ...args: A): Response | Promise<Response> => {
-    const requestId = requestIdOf(
-      request,
-      (args[0] as HostArgument | null | undefined)?.[REQUEST_ID],
-    );
+  return (
+    request: Request,
+    argument: unknown,
+    args: A | undefined,
+  ): Response | Promise<Response> => {
+    const hooks = argument === null || typeof argument !== "object"
+      ? undefined
+      : (argument as HostArgument)[HOST_HOOKS];
+    const requestId = requestIdOf(request, hooks, argument);
     // The same store as RequestContext (one per process), without the
     // checks and the copy that RequestContext.run makes of foreign values.
     // The frame owns the request's scope, made on the first scoped service.
     const frame = new ContextFrame(undefined, null, requestId);
     return frames.run(frame, () => {
       const server = startServerSpan(request, requestId, pathOf);
-      if (server === undefined) return handle(request, requestId, args, frame);
+      if (server === undefined) {
+        return handle(request, requestId, argument, args, hooks, frame);
+      }
       // The span is active while the handler runs: Kit's HTTP calls, cache
       // reads and log entries inside it are its children. (A span exists
       // only while a provider is registered, so the API is loaded then.)
       return server.context === undefined
-        ? traced(request, requestId, args, frame, server)
+        ? traced(request, requestId, argument, args, hooks, frame, server)
         : loadOpenTelemetryApi().context.with(
           server.context,
-          () => traced(request, requestId, args, frame, server),
+          () =>
+            traced(request, requestId, argument, args, hooks, frame, server),
         );
     });
   };

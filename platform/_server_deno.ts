@@ -25,8 +25,9 @@ import {
   urlOf,
 } from "./_server_common.ts";
 import {
+  HOST_HOOKS,
   type HostArgument,
-  RESPONSE_BODY,
+  type HostHooks,
   type ResponseBodyWatch,
 } from "./_request_handler.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
@@ -52,7 +53,7 @@ export function listen(
   ): Response | Promise<Response> => {
     if (closing) return stopping();
     inFlight++;
-    (info as HostArgument)[RESPONSE_BODY] = DENO_BODY;
+    (info as HostArgument)[HOST_HOOKS] = DENO_HOOKS;
     let answer: Response | Promise<Response>;
     try {
       answer = handler(request, info);
@@ -138,6 +139,9 @@ const DENO_BODY: ResponseBodyWatch = {
     controller.error(ABORTED);
   },
 };
+
+// What Deno.serve tells app.handle: how response bodies are watched.
+const DENO_HOOKS: HostHooks = { body: DENO_BODY };
 
 // The answer to a request that arrives once the server is closing.
 function stopping(): Response {

@@ -9,22 +9,18 @@ import { dropBody, listen } from "#platform/server";
 import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
+import type { HostHandler } from "./_request_handler.ts";
 
-/** A handler as the runtime calls it. */
-type Handler = (
-  request: Request,
-  ...args: unknown[]
-) => Response | Promise<Response>;
+/**
+ * A handler as the runtime calls it: with one argument after the request
+ * (Deno's info, @hono/node-server's env, Bun's server), or none in memory.
+ */
+type Handler = HostHandler;
 
 /** What the server needs from the application. */
 export interface ServerHost {
   /** app.handle: request id, context, access line, span. */
-  handle(
-    handler: (
-      request: Request,
-      ...args: unknown[]
-    ) => Response | Promise<Response>,
-  ): Handler;
+  handle(handler: Handler): Handler;
   /** The `/health` answer (app.healthHandler()). */
   health: (request: Request) => Promise<Response>;
   /** The report of the checks that count for readiness. */
@@ -44,14 +40,25 @@ function json(body: unknown, status: number): Response {
 
 type Probe = "health" | "live" | "ready" | undefined;
 
-// Which probe a GET or HEAD asks for, without parsing the URL.
+// Which probe a GET or HEAD asks for, without parsing the URL (and with
+// searches for one character, which cost less than for several).
 function probeOf(request: Request): Probe {
   const method = request.method;
   if (method !== "GET" && method !== "HEAD") return undefined;
   const url = request.url;
-  const scheme = url.indexOf("://");
-  const start = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
-  if (start < 0 || !url.startsWith("/health", start)) return undefined;
+  // The path starts at the first "/" after the scheme's "://".
+  const colon = url.indexOf(":");
+  const start = url.indexOf(
+    "/",
+    colon >= 0 && url.startsWith("//", colon + 1) ? colon + 3 : 0,
+  );
+  // "h": most paths are told apart by their second character.
+  if (
+    start < 0 || url.charCodeAt(start + 1) !== 104 ||
+    !url.startsWith("/health", start)
+  ) {
+    return undefined;
+  }
   let end = url.indexOf("?", start);
   if (end < 0) end = url.length;
   switch (url.slice(start + 7, end)) {
@@ -132,7 +139,7 @@ export function limitBody(
   ) => Response | Promise<Response>,
   bodyLimit: number,
   uploadLimit: number = bodyLimit,
-): (request: Request, ...args: unknown[]) => Response | Promise<Response> {
+): Handler {
   const limited = async (
     request: Request,
     body: ReadableStream<Uint8Array>,
@@ -179,15 +186,25 @@ export function limitBody(
     }
     return response!;
   };
-  return (request: Request, ...args: unknown[]) => {
+  // The handler gets what the runtime passed after the request (nothing in
+  // memory).
+  return (request: Request, argument?: unknown) => {
     // GET and HEAD carry no body: the common case adds no promise and no
     // body access.
     const method = request.method;
-    if (method === "GET" || method === "HEAD") return handler(request, ...args);
-    const body = request.body;
-    return body === null
-      ? handler(request, ...args)
-      : limited(request, body, args);
+    if (method !== "GET" && method !== "HEAD") {
+      const body = request.body;
+      if (body !== null) {
+        return limited(
+          request,
+          body,
+          argument === undefined ? [] : [argument],
+        );
+      }
+    }
+    return argument === undefined
+      ? handler(request)
+      : handler(request, argument);
   };
 }
 
@@ -238,11 +255,11 @@ export class HostServer {
       // Probes come every few seconds: they skip app.handle's access line.
       serve = (
         request: Request,
-        ...args: unknown[]
+        argument?: unknown,
       ): Response | Promise<Response> => {
         switch (probeOf(request)) {
           case undefined:
-            return app(request, ...args);
+            return app(request, argument);
           case "live":
             return live();
           case "ready":

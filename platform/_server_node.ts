@@ -14,10 +14,9 @@ import type { Socket } from "node:net";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
 import {
+  HOST_HOOKS,
   type HostArgument,
-  REQUEST_ID,
-  RESPONSE_BODY,
-  RESPONSE_HEADER,
+  type HostHooks,
   type ResponseBodyWatch,
 } from "./_request_handler.ts";
 import {
@@ -131,10 +130,7 @@ function listenNode(
     // timeouts and the drain.
     requestListener = loadGetRequestListener()(
       (request, env) => {
-        const host = env as HostArgument & { incoming: IncomingMessage };
-        host[RESPONSE_HEADER] = writeRequestId;
-        host[REQUEST_ID] = requestIdHeader(host.incoming.rawHeaders);
-        host[RESPONSE_BODY] = NODE_BODY;
+        (env as HostArgument)[HOST_HOOKS] = NODE_HOOKS;
         // A Response answered at once is handed over as it is:
         // @hono/node-server writes it in the same turn, and waits a turn
         // for a promise.
@@ -291,6 +287,18 @@ function writeRequestId(
   }
   return true;
 }
+
+// What Kit's server on Node.js tells app.handle: X-Request-ID read from the
+// connection and written on it, response bodies watched. `argument` is
+// @hono/node-server's env ({ incoming, outgoing }).
+const NODE_HOOKS: HostHooks = {
+  requestId: (argument) =>
+    requestIdHeader(
+      (argument as { incoming: IncomingMessage }).incoming.rawHeaders,
+    ),
+  header: writeRequestId,
+  body: NODE_BODY,
+};
 
 async function closeNode(
   server: Server,

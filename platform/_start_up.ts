@@ -14,7 +14,7 @@ import { logConfigurationFindings } from "./_config_findings.ts";
 import type { HostState } from "./_host_state.ts";
 import type { HostedEntry } from "./_hosted_services.ts";
 import { registerHostLogging } from "./_host_logging.ts";
-import { wrapHandlerAtOnce } from "./_request_handler.ts";
+import { wrapHostHandler } from "./_request_handler.ts";
 import { loggedFailures, startFailureLine } from "./_run_until_signal.ts";
 import { HostServer } from "./_server_host.ts";
 import {
@@ -155,7 +155,7 @@ async function listen<TServices extends object>(
     }
     server = await HostServer.start(handler, settings, {
       handle: (inner) =>
-        wrapHandlerAtOnce(inner, () => host.logger, host.trackDisposal),
+        wrapHostHandler(inner, () => host.logger, host.trackDisposal),
       health: app.healthHandler(),
       readiness: () => host.healthReport(true),
     }, test === undefined || test.listen);

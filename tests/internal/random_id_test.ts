@@ -28,6 +28,68 @@ test("randomId() builds a v4 UUID from getRandomValues where randomUUID is missi
   assert.equal(typeof crypto.randomUUID, "function");
 });
 
+// Node.js's randomUUID() gives a string V8 must copy into one piece when it
+// is read whole (a header, a pattern): there randomId() makes its ids from
+// random bytes drawn for 256 ids at a time. Deno's and Bun's are cheap as
+// they are, and kept.
+test("randomId() in Node.js makes its ids from getRandomValues bytes drawn for 256 at a time, elsewhere takes randomUUID()", () => {
+  const node = !("Deno" in globalThis) && !("Bun" in globalThis);
+  const crypto = globalThis.crypto;
+  let draws = 0;
+  Object.defineProperty(crypto, "getRandomValues", {
+    value: <T extends ArrayBufferView | null>(array: T): T => {
+      draws++;
+      const bytes = array as unknown as Uint8Array;
+      // Each id's 16 bytes: 1 … 14 (plus the draws before), then which id
+      // of the draw it is, then the draw.
+      for (let i = 0; i < bytes.length; i++) {
+        const place = i % 16;
+        bytes[i] = place < 14
+          ? place + draws
+          : place === 14
+          ? Math.floor(i / 16)
+          : draws;
+      }
+      return array;
+    },
+    configurable: true,
+  });
+  Object.defineProperty(crypto, "randomUUID", {
+    value: () => "from-randomUUID",
+    configurable: true,
+  });
+  try {
+    if (!node) {
+      assert.equal(randomId(), "from-randomUUID");
+      assert.equal(draws, 0);
+      return;
+    }
+    // The ids left from an earlier draw come first.
+    let id = randomId();
+    for (let i = 0; i < 256 && draws === 0; i++) id = randomId();
+    assert.equal(draws, 1, "one draw within 257 ids");
+    // The first id of a draw is made of its first 16 bytes, version 4 and
+    // variant bits set.
+    assert.equal(id, "01020304-0506-4708-890a-0b0c0d0e0001");
+    const ids = new Set([id]);
+    for (let i = 1; i < 256; i++) ids.add(randomId());
+    assert.equal(draws, 1, "256 ids per draw");
+    assert.equal(ids.size, 256);
+    for (const each of ids) assert.match(each, UUID_V4);
+    randomId();
+    assert.equal(draws, 2);
+    // The rest of this made-up draw is used up here, so that no later id
+    // of this process comes from it.
+    for (let i = 1; i < 256; i++) randomId();
+    assert.equal(draws, 2);
+  } finally {
+    delete (crypto as { getRandomValues?: unknown }).getRandomValues;
+    delete (crypto as { randomUUID?: unknown }).randomUUID;
+  }
+  assert.equal(typeof crypto.getRandomValues, "function");
+  assert.equal(typeof crypto.randomUUID, "function");
+});
+
 test("describeNetworkError() names the causes under Node's 'fetch failed'", () => {
   const error = new TypeError("fetch failed", {
     cause: new Error("connect ECONNREFUSED 127.0.0.1:4010"),
