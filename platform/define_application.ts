@@ -28,7 +28,7 @@ import type { InferredApplicationRunOptions } from "./application_options.ts";
  *   services: (services, config) =>
  *     services.register("greeter", () => ({ greet: () => config.greeting })),
  *   serve: (services) => () => new Response(services.get("greeter").greet()),
- *   exit: false,
+ *   server: { port: 0, hostname: "127.0.0.1" },
  * });
  *
  * await using app = await Application.start(options);

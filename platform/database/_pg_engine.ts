@@ -35,6 +35,7 @@ import { DatabaseQueryError } from "./database_query_error.ts";
 import { DatabaseUnavailableError } from "./database_unavailable_error.ts";
 import { loadDriver } from "./_load_driver.ts";
 import { firstLine } from "./_statement.ts";
+import { closedError } from "./_runner.ts";
 
 /** What the engine uses of a pg result. */
 interface PgResult {
@@ -105,6 +106,8 @@ interface InFlight {
   readonly client: PgClient;
   /** Set when the limit ended its connection. */
   timedOut: boolean;
+  /** Set when dispose's deadline ended its connection. */
+  disposed?: boolean;
 }
 
 /**
@@ -150,13 +153,29 @@ function runWatched(
     timedOut: false,
   };
   inFlight.add(statement);
+  // pg calls back twice for a value it cannot serialise (its error from
+  // prepare, then the result at ReadyForQuery): only the first counts, or
+  // db.query would give its connection back twice.
+  let answered = false;
   client.query(text, values, (error, result) => {
+    if (answered) return;
+    answered = true;
     inFlight.delete(statement);
     if (error === null || error === undefined) {
       answer(undefined, false, result);
       return;
     }
     const facts = context(text);
+    if (statement.disposed) {
+      answer(
+        closedError(
+          `The database was disposed while this statement ran (${facts.statement}): its connection was closed at the deadline`,
+        ),
+        true,
+        undefined,
+      );
+      return;
+    }
     if (statement.timedOut) {
       answer(
         new DatabaseTimeoutError(facts.statement, facts.timeout),
@@ -175,6 +194,8 @@ class PgConnection implements EngineConnection {
   readonly #inFlight: Set<InFlight>;
   #broken = false;
   #released = false;
+  /** The statement that ran past the limit, once the limit closed the link. */
+  #timedOut: string | undefined;
 
   constructor(
     client: PgClient,
@@ -191,6 +212,16 @@ class PgConnection implements EngineConnection {
   }
 
   #run(text: string, values: unknown[] | undefined): Promise<EngineResult> {
+    // Its connection was closed when a statement ran past the limit: the
+    // next (the transaction's ROLLBACK, the session's next query) says so,
+    // rather than reading as the database being unreachable.
+    if (this.#timedOut !== undefined) {
+      return Promise.reject(
+        closedError(
+          `The connection was closed when a statement ran past database:timeout (${this.#timedOut}); its transaction, if any, was rolled back by the server: run the work again in a new session or transaction`,
+        ),
+      );
+    }
     return new Promise((resolve, reject) =>
       runWatched(
         this.#client,
@@ -204,6 +235,9 @@ class PgConnection implements EngineConnection {
             return;
           }
           if (spoiled) this.#broken = true;
+          if (error instanceof DatabaseTimeoutError && spoiled) {
+            this.#timedOut = firstLine(text);
+          }
           reject(error);
         },
       )
@@ -438,13 +472,12 @@ export async function openPgEngine(
             inFlight,
             context,
             (failure, spoiled, result) => {
+              // Settled first: nothing the release does can leave it pending.
+              if (failure !== undefined) reject(failure);
+              else resolve(resultOf(result!));
               client.release(
                 spoiled || brokenClients.has(client) ? true : undefined,
               );
-              if (failure !== undefined) reject(failure);
-              else {
-                resolve(resultOf(result!));
-              }
             },
           );
         });
@@ -452,12 +485,24 @@ export async function openPgEngine(
     },
     counters,
     async end(signal?: AbortSignal): Promise<void> {
-      clearInterval(sweeper);
       const ended = pool.end();
+      // The client-side limit stays on until the pool has ended: a statement
+      // on a server that stopped answering would hold pool.end() for ever.
+      const stopSweeping = (): void => clearInterval(sweeper);
+      ended.then(stopSweeping, stopSweeping);
       if (signal === undefined) return await ended;
       await new Promise<void>((resolve, reject) => {
-        const stop = (): void => resolve();
-        if (signal.aborted) return resolve();
+        // At the deadline, the connections of statements still running are
+        // closed (their statements fail), so nothing outlives the database.
+        const stop = (): void => {
+          for (const statement of inFlight) {
+            if (statement.timedOut || statement.disposed) continue;
+            statement.disposed = true;
+            statement.client.end().catch(() => {});
+          }
+          resolve();
+        };
+        if (signal.aborted) return stop();
         signal.addEventListener("abort", stop, { once: true });
         ended.then(resolve, reject).finally(() =>
           signal.removeEventListener("abort", stop)

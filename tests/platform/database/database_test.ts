@@ -300,6 +300,64 @@ describe("database on a PostgreSQL server", { skip }, () => {
   );
 
   it(
+    "a value the driver cannot serialise fails its statement once, and its connection is given back once",
+    LIMIT,
+    async () => {
+      await using db = open({ poolSize: 1 });
+      // pg reports such a value twice (its error, then the end of the
+      // exchange): the statement fails once, and the pool stays whole (the
+      // engine answers only the first report; this input also closes the
+      // connection, which is why the test passed before that guard too).
+      await assert.rejects(
+        db.query("SELECT $1::jsonb AS v", [{ big: 10n }]),
+        /serialize a BigInt/,
+      );
+      // The session takes the one connection: nothing gives it back while
+      // the session holds it.
+      {
+        await using session = db.session();
+        await session.query("SELECT 1");
+        assert.deepEqual(db.counters, { total: 1, idle: 0, waiting: 0 });
+      }
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          db.query<{ n: number }>("SELECT $1::int AS n", [n])
+        ),
+      );
+      assert.deepEqual(answers.map(({ rows }) => rows[0].n), [1, 2, 3, 4]);
+      assert.deepEqual(db.counters, { total: 1, idle: 1, waiting: 0 });
+    },
+  );
+
+  it(
+    "at dispose's deadline a statement on a server that stopped answering is ended, its connection closed",
+    LIMIT,
+    async () => {
+      const db = open({ poolSize: 1, timeout: 30_000 });
+      const { rows } = await db.query<{ pid: number }>(
+        "SELECT pg_backend_pid() AS pid",
+      );
+      process.kill(rows[0].pid, "SIGSTOP");
+      try {
+        const stuck = db.query("SELECT 1");
+        const settled = stuck.then(() => "answered", (error: unknown) => error);
+        await waitFor(() => db.counters.idle === 0, "the statement to start");
+        const started = performance.now();
+        await db.dispose({ timeout: 300 });
+        // Before, only the sweep ended such a statement, and dispose
+        // stopped the sweep: it stayed pending, its socket open.
+        const error = await settled;
+        const took = performance.now() - started;
+        assert.ok(error instanceof DatabaseError, String(error));
+        assert.match(String(error), /disposed while this statement ran/);
+        assert.ok(took < 10_000, `ended ${took} ms after dispose began`);
+      } finally {
+        process.kill(rows[0].pid, "SIGCONT");
+      }
+    },
+  );
+
+  it(
     "wraps the server's errors with the statement's first line, never the values",
     LIMIT,
     async () => {
