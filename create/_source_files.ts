@@ -313,7 +313,7 @@ ${
     services: (services, config) =>
 ${
         // Each block is written for the step's body, one level in.
-        services.map((block) => block.replace(/^    /gm, "      ")).join(
+        services.map((block) => block.replace(/^ {4}/gm, "      ")).join(
           "\n",
         )},`
       : `    // Step 4: the service's own services, chained so that each is typed:

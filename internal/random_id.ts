@@ -6,10 +6,18 @@
 // itself draws them for 128. A server that gives each request an id pays
 // that per request. Deno's and Bun's randomUUID() make the string in one
 // piece, faster than this, so they keep it.
-const POOLED =
-  typeof (globalThis as { process?: { versions?: { node?: unknown } } })
-      .process?.versions?.node === "string" &&
-  !("Deno" in globalThis) && !("Bun" in globalThis);
+// Node.js is told from the others by its navigator: none before Node.js 21,
+// "Node.js/<version>" since; Deno's and Bun's name themselves (and also have
+// process.versions.node). No runtime's global is named here: a browser
+// bundle must carry no such name (tests/service/page_browser_test.ts).
+const RUNTIME = globalThis as {
+  process?: { versions?: { node?: unknown } };
+  navigator?: { userAgent?: unknown };
+};
+const AGENT = RUNTIME.navigator?.userAgent;
+const POOLED = typeof RUNTIME.process?.versions?.node === "string" &&
+  (AGENT === undefined ||
+    (typeof AGENT === "string" && AGENT.startsWith("Node.js")));
 
 /** How many ids one draw of random bytes serves. */
 const BATCH = 256;
