@@ -9,7 +9,7 @@ import {
   defineApplication,
   ServiceLocator,
 } from "../../platform/mod.ts";
-import { createTestApplication } from "../../platform/testing.ts";
+import { createTestApplication } from "@vendor/kit-platform/testing";
 
 class HttpClientLike {
   get(path: string): string {
