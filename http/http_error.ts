@@ -1,4 +1,23 @@
+import { readBodyText } from "../internal/bounded_body.ts";
 import { describeErrorBody } from "./_error_body.ts";
+
+/** How {@linkcode HttpError.fromResponse} reads the body. */
+export interface HttpErrorReadOptions {
+  /**
+   * Most bytes of the body read. A longer body is cancelled unread and the
+   * error carries no `body` (its start is not the document), its message
+   * the status text. Default 1048576 (1 MiB).
+   */
+  maxBodySize?: number;
+  /**
+   * Stops waiting for the body: the error is built from what arrived, with
+   * no `body` and the status text as message. Default: no signal, the read
+   * ends with the body or at `maxBodySize`.
+   */
+  signal?: AbortSignal;
+}
+
+const DEFAULT_MAX_ERROR_BODY = 1024 * 1024;
 
 /** Extra facts carried by an {@linkcode HttpError}. */
 export interface HttpErrorDetails {
@@ -76,11 +95,15 @@ export class HttpError extends Error {
 
   /**
    * Builds the error from a non-success response, reading (and so consuming)
-   * its body.
+   * at most `maxBodySize` of its body: a longer body, or one still arriving
+   * when `signal` aborts, is cancelled, and the error has no `body` and the
+   * status text as its message.
    *
    * @param response The non-success response.
    * @param details Request id, method and address to carry.
-   * @returns The error, ready to throw.
+   * @param options The most bytes read (default 1 MiB) and a signal.
+   * @returns The error, ready to throw. Never rejects: a body that cannot be
+   * read leaves the status text as the message.
    *
    * @example Usage
    * ```ts
@@ -89,19 +112,27 @@ export class HttpError extends Error {
    * const response = new Response(JSON.stringify({ message: "No such user" }), {
    *   status: 404,
    * });
-   * const error = await HttpError.fromResponse(response);
+   * const error = await HttpError.fromResponse(response, {}, {
+   *   signal: AbortSignal.timeout(5_000),
+   * });
    * console.log(error.message); // "No such user"
    * ```
    */
   static async fromResponse(
     response: Response,
     details: Omit<HttpErrorDetails, "body" | "statusText" | "headers"> = {},
+    options: HttpErrorReadOptions = {},
   ): Promise<HttpError> {
     let text = "";
     try {
-      text = await response.text();
+      text = await readBodyText(response, {
+        limit: options.maxBodySize ?? DEFAULT_MAX_ERROR_BODY,
+        signal: options.signal,
+      });
     } catch {
-      // A body that cannot be read leaves the status text as the message.
+      // Longer than the limit (cancelled unread), cut short by the signal or
+      // a broken connection: the status text speaks, as half a document
+      // would be read as text.
     }
     const { body, message } = describeErrorBody(
       text,

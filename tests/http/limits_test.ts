@@ -14,6 +14,7 @@ import {
   TimeoutError,
 } from "../../http/mod.ts";
 import { startTestServer } from "../_support/http_server.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const MiB = 1024 * 1024;
 
@@ -226,4 +227,59 @@ test("HttpClient limits error bodies too, also the one ErrorInterceptor reads", 
       error instanceof HttpError && !(error instanceof ResponseTooLargeError) &&
       error.message === "z".repeat(10_000),
   );
+});
+
+test("HttpError.fromResponse reads at most maxBodySize of an error body and cancels the rest", async () => {
+  let closed = false;
+  await using server = await startTestServer((_request, response) => {
+    response.on("close", () => {
+      closed = true;
+    });
+    // An error body that never ends: only a bounded read can finish.
+    response.writeHead(502, "Bad Gateway", {
+      "content-type": "application/json",
+    });
+    const chunk = "x".repeat(64 * 1024);
+    const next = (): void => {
+      while (!closed && response.write(chunk));
+      if (!closed) response.once("drain", next);
+    };
+    next();
+  });
+  const response = await fetch(server.url);
+  const error = await HttpError.fromResponse(response);
+  assert.equal(error.status, 502);
+  // The start of a body is not the body: no half a document as `body`.
+  assert.equal(error.body, undefined);
+  assert.equal(error.message, "Bad Gateway");
+  await waitFor(() => closed, "the server to see the body cancelled");
+
+  const small = await HttpError.fromResponse(
+    new Response('{"message":"' + "m".repeat(2_000) + '"}', { status: 500 }),
+    {},
+    { maxBodySize: 1_000 },
+  );
+  assert.equal(small.body, undefined);
+  assert.equal(small.message, "Internal Server Error");
+  const fits = await HttpError.fromResponse(
+    new Response('{"message":"nope"}', { status: 409 }),
+    {},
+    { maxBodySize: 1_000 },
+  );
+  assert.deepEqual(fits.body, { message: "nope" });
+  assert.equal(fits.message, "nope");
+});
+
+test("HttpError.fromResponse stops waiting for a silent body at its signal", async () => {
+  await using server = await startTestServer((_request, response) => {
+    response.writeHead(503, "Service Unavailable");
+    response.write("{"); // then nothing
+  });
+  const response = await fetch(server.url);
+  const error = await HttpError.fromResponse(response, {}, {
+    signal: AbortSignal.timeout(200),
+  });
+  assert.equal(error.status, 503);
+  assert.equal(error.body, undefined);
+  assert.equal(error.message, "Service Unavailable");
 });
