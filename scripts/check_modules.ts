@@ -6,7 +6,7 @@
  *
  * Run: `deno run --allow-read --allow-env scripts/check_modules.ts`; with `--write`
  * (and `--allow-write`) it redraws docs/architecture.svg instead of
- * comparing it.
+ * comparing it; `--root <dir>` checks the tree in another folder.
  *
  * @module
  */
@@ -17,7 +17,11 @@ import { checkModuleGraph } from "./_module_graph.ts";
 import { architectureSvg } from "./_architecture_svg.ts";
 import { INTERNAL_USES, PACKAGES } from "./_packages.ts";
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+// `--root <dir>` checks another tree (the tests' scratch copies).
+const rootAt = Deno.args.indexOf("--root");
+const ROOT = rootAt === -1
+  ? resolve(dirname(new URL(import.meta.url).pathname), "..")
+  : resolve(Deno.args[rootAt + 1] ?? ".");
 const PICTURE = join(ROOT, "docs", "architecture.svg");
 const WRITE_COMMAND = "deno run -A scripts/check_modules.ts --write";
 

@@ -65,14 +65,20 @@ async function tree(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-/** Runs scripts/check_modules.ts on the checkout; fails after 120 s. */
-function checkModules(): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs scripts/check_modules.ts on the checkout, or on the tree in `root`;
+ * fails after 120 s.
+ */
+function checkModules(
+  root?: string,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [
       "run",
       "--allow-read",
       "--allow-env",
       join(ROOT, "scripts", "check_modules.ts"),
+      ...(root === undefined ? [] : ["--root", root]),
     ], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
     let output = "";
     child.stdout.on("data", (chunk) => output += chunk);
@@ -161,6 +167,31 @@ describe("module direction", { skip }, () => {
         `create/main.ts:1 imports core/mod.ts ('../core/mod.ts'): create/ may not import core/mod.ts: the project generator's package has no dependencies, so it imports only its own files (and the build scripts, for a project made from this checkout)`,
         `examples/app.ts:2 imports internal/backoff.ts ('../internal/backoff.ts'): examples/ may not import internal/backoff.ts: it reaches Kit only through a module's mod.ts or an export of deno.json, as an application does`,
       ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fails the check's command on a forbidden import and on a picture that no longer draws the declaration, saying which command redraws it", async () => {
+    const dir = await tree({
+      "deno.json": JSON.stringify({ imports: {}, exports: {} }),
+      "platform/mod.ts":
+        'import { Analytics } from "../analytics/mod.ts";\nexport { Analytics };\n',
+      "analytics/mod.ts": "export class Analytics {}\n",
+      "docs/architecture.svg": "<svg/>\n",
+    });
+    try {
+      const result = await checkModules(dir);
+      assert.equal(result.code, 1, result.output);
+      assert.match(
+        result.output,
+        /platform\/mod\.ts:1 imports analytics\/mod\.ts \('\.\.\/analytics\/mod\.ts'\): platform may not use analytics: .*\(platform: core\)/,
+      );
+      assert.match(
+        result.output,
+        /docs\/architecture\.svg no longer draws the modules' "uses" of scripts\/_packages\.ts: run `deno run -A scripts\/check_modules\.ts --write` and commit the result/,
+      );
+      assert.match(result.output, /module check: 2 problems/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
