@@ -9,6 +9,14 @@ import type { TimerHandle } from "./timers.ts";
  *
  * @param handle What `setTimeout` or `setInterval` returned.
  * @returns The same handle, for chaining.
+ *
+ * @example Usage
+ * ```ts
+ * import { unrefTimer } from "./_unref_timer.ts";
+ *
+ * const timer = unrefTimer(setInterval(() => {}, 60_000));
+ * clearInterval(timer);
+ * ```
  */
 export function unrefTimer(handle: TimerHandle): TimerHandle {
   unref(handle);
