@@ -1,4 +1,4 @@
-import { unrefTimer } from "../internal/unref_timer.ts";
+import { unrefTimer } from "./_unref_timer.ts";
 
 /**
  * Where Kit's time-driven parts read the time and schedule their waits: the

@@ -1,5 +1,5 @@
 import type { TimerHandle } from "./timers.ts";
-import { unrefTimer } from "../internal/unref_timer.ts";
+import { unrefTimer } from "./_unref_timer.ts";
 
 /**
  * What every Kit `flush()` and `dispose()` that may wait on the network

@@ -1,7 +1,8 @@
 import process from "node:process";
 
 // Kit's eight npm packages and the source folder of each, in
-// dependency order (a package only depends on packages listed before it).
+// dependency order (a package only uses packages listed before it), and the
+// modules each may import (`uses`), which scripts/_module_graph.ts enforces.
 
 /** One npm package built from one top-level module folder. */
 export interface PackageInfo {
@@ -12,6 +13,14 @@ export interface PackageInfo {
   folder: string;
   /** The npm package name. */
   name: string;
+  /**
+   * The modules (folders) whose mod.ts this one may import, each listed
+   * before it in `PACKAGES`: the only imports between modules that
+   * `deno task check` and the npm build accept (scripts/_module_graph.ts),
+   * and the arrows of docs/architecture.svg. Besides these, a module
+   * imports its own files and, unless `INTERNAL_USES` names it, internal/.
+   */
+  uses: readonly string[];
   /** The folder under `npm/`. */
   dir: string;
   /** One line for package.json. */
@@ -52,6 +61,7 @@ export interface PackageInfo {
 export const PACKAGES: readonly PackageInfo[] = [
   {
     folder: "core",
+    uses: [],
     name: "@vendor/kit-core",
     dir: "kit-core",
     description:
@@ -60,6 +70,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "platform",
+    uses: ["core"],
     name: "@vendor/kit-platform",
     dir: "kit-platform",
     description:
@@ -83,6 +94,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "config",
+    uses: ["core", "platform"],
     name: "@vendor/kit-platform-configuration",
     dir: "kit-platform-configuration",
     description:
@@ -99,6 +111,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "http",
+    uses: ["core", "platform", "config"],
     name: "@vendor/kit-platform-http",
     dir: "kit-platform-http",
     description:
@@ -114,6 +127,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "logging",
+    uses: ["core", "platform", "config"],
     name: "@vendor/kit-platform-logging",
     dir: "kit-platform-logging",
     description:
@@ -128,6 +142,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "localization",
+    uses: ["core", "platform", "config"],
     name: "@vendor/kit-platform-localization",
     dir: "kit-platform-localization",
     description:
@@ -143,6 +158,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "caching",
+    uses: ["core", "platform", "config"],
     name: "@vendor/kit-platform-caching",
     dir: "kit-platform-caching",
     description:
@@ -151,6 +167,7 @@ export const PACKAGES: readonly PackageInfo[] = [
   },
   {
     folder: "analytics",
+    uses: ["core", "platform", "config"],
     name: "@vendor/kit-platform-analytics",
     dir: "kit-platform-analytics",
     description:
@@ -158,6 +175,14 @@ export const PACKAGES: readonly PackageInfo[] = [
     keywords: ["kit", "analytics", "tracking", "consent", "batching"],
   },
 ];
+
+/**
+ * The modules the shared files of internal/ may import (their mod.ts):
+ * core only. internal/ sits between core and the other modules: every
+ * package but core may import its files and bundles those it reaches, and
+ * core, which internal/ builds on, imports nothing else of Kit.
+ */
+export const INTERNAL_USES: readonly string[] = ["core"];
 
 /** The JSR export key of a subpath of a package (`./platform/hono`). */
 export function jsrExportOf(info: PackageInfo, subpath: string): string {
@@ -193,6 +218,7 @@ export function packageOfFolder(folder: string): PackageInfo | undefined {
  */
 export const CREATE_PACKAGE: PackageInfo = {
   folder: "create",
+  uses: [],
   name: "@vendor/create-kit",
   dir: "create-kit",
   description:

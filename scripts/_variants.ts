@@ -88,6 +88,7 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   },
   // Runtime APIs whose npm file works in Node.js, Bun and browsers alike
   // (they test what the runtime has).
+  "#core/unref": { default: "core/_unref_node.ts" },
   "#internal/unref": { default: "internal/_unref_node.ts" },
   "#internal/env": { default: "internal/_env_node.ts" },
   "#config/environment": { default: "config/_environment_node.ts" },

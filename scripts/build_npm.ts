@@ -107,6 +107,7 @@ import {
   repositoryFields,
 } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
+import { assertModuleGraph } from "./_module_graph.ts";
 import {
   checkVariants,
   type NpmRuntime,
@@ -1242,6 +1243,8 @@ export async function buildAll(): Promise<BuiltPackage[]> {
   const config = JSON.parse(
     await readFile(join(ROOT, "deno.json"), "utf8"),
   ) as DenoJson;
+  // Imports between folders keep the direction scripts/_packages.ts declares.
+  await assertModuleGraph(ROOT);
   checkVariants(
     config.imports,
     (file) => existsSync(join(ROOT, file)),

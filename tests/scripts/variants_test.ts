@@ -79,7 +79,7 @@ describe("runtime variants", { skip }, () => {
   it("fails the build, naming the variant, the runtime and the file, when a package needs a runtime's file and there is none and no default", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kit-variants-"));
     try {
-      // Core's timers reach #internal/unref; without its `default`, a
+      // The modules' timers reach #internal/unref; without its `default`, a
       // browser (which does not match `node`) has no file.
       const table = join(dir, "variants.json");
       await writeFile(
