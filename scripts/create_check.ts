@@ -451,9 +451,20 @@ async function main(): Promise<number> {
       if (!(await readdir(scratch)).includes("npm")) {
         expectOk(
           "scripts/build_npm.ts",
-          await run(deno, ["run", "-A", "scripts/build_npm.ts"], ROOT, {
-            KIT_NPM_OUT: npmOut,
-          }),
+          await run(
+            deno,
+            [
+              "run",
+              "-A",
+              "--config",
+              "deno.dev.json",
+              "scripts/build_npm.ts",
+            ],
+            ROOT,
+            {
+              KIT_NPM_OUT: npmOut,
+            },
+          ),
         );
       }
       for (

@@ -134,7 +134,13 @@ async function main(): Promise<number> {
         "scripts/build_npm.ts",
         await check.run(
           process.execPath,
-          ["run", "-A", join(ROOT, "scripts", "build_npm.ts")],
+          [
+            "run",
+            "-A",
+            "--config",
+            join(ROOT, "deno.dev.json"),
+            join(ROOT, "scripts", "build_npm.ts"),
+          ],
           ROOT,
           {
             ...ctx.env,
