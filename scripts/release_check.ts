@@ -41,7 +41,7 @@
  * stopped on the way out and the scratch folder removed. The token never
  * reaches the output.
  *
- * Run: `deno run -A scripts/release_check.ts`.
+ * Run: `deno run -A --config deno.dev.json scripts/release_check.ts`.
  *
  * @module
  */

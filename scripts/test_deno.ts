@@ -19,8 +19,8 @@
  * `deno test` enforces itself.
  *
  * ```sh
- * deno run -A scripts/test_deno.ts                  # tests/
- * deno run -A scripts/test_deno.ts tests/http/      # one folder
+ * deno run -A --config deno.dev.json scripts/test_deno.ts                  # tests/
+ * deno run -A --config deno.dev.json scripts/test_deno.ts tests/http/      # one folder
  * ```
  *
  * @module
