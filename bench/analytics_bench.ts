@@ -3,7 +3,7 @@
 // local HTTP server with batches of 50 (CustomAnalyticsProvider's default
 // batchSize).
 //
-//   deno bench -A bench/analytics_bench.ts
+//   deno bench -A --config deno.dev.json bench/analytics_bench.ts
 //
 // - "track enqueue": the cost of one track() call as the caller sees it
 //   (both clients deliver in the background meanwhile; queues are unbounded

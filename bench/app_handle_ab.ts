@@ -10,7 +10,7 @@
 // Kit's own telemetry against the same calls instrumented by hand.
 //
 // Run: git archive <commit> | tar -x -C /tmp/kit-before
-//      deno run -A bench/app_handle_ab.ts /tmp/kit-before [--sdk]
+//      deno run -A --config deno.dev.json bench/app_handle_ab.ts /tmp/kit-before [--sdk]
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Application as Current } from "../platform/mod.ts";
@@ -20,7 +20,9 @@ const before = Deno.args.find((arg) => !arg.startsWith("--"));
 const sdk = Deno.args.includes("--sdk");
 if (sdk) registerSdk();
 if (before === undefined) {
-  console.error("usage: deno run -A bench/app_handle_ab.ts <earlier checkout>");
+  console.error(
+    "usage: deno run -A --config deno.dev.json bench/app_handle_ab.ts <earlier checkout>",
+  );
   Deno.exit(2);
 }
 const { Application: Earlier } = await import(

@@ -3,7 +3,7 @@
 // access line), each in its own process, loaded by autocannon with 50
 // concurrent connections on loopback. Rounds alternate so drift hits both.
 //
-// Run: deno run -A bench/app_handle_load.ts [seconds per round, default 8]
+// Run: deno run -A --config deno.dev.json bench/app_handle_load.ts [seconds per round, default 8]
 import autocannon from "autocannon";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -4,7 +4,7 @@
 // each service created, then stopped: by the application host, and wired by
 // hand with the same calls (the floor). The difference is what the host
 // costs at start-up.
-// Run: deno bench -A bench/application_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/application_bench.ts
 import { Application, ServiceLocator } from "../platform/mod.ts";
 import { ConfigurationManager, MemoryProvider } from "../config/mod.ts";
 import { type ILogProvider, LoggerManager } from "../logging/mod.ts";

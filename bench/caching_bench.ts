@@ -7,7 +7,7 @@
 // raw cluster GET, one tag's invalidation over 10,000 entries) starts a
 // six-node cluster with the tests' fixture.
 //
-//   deno bench -A bench/caching_bench.ts
+//   deno bench -A --config deno.dev.json bench/caching_bench.ts
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
@@ -391,7 +391,7 @@ async function alternatingRounds(
 // ratios:
 //
 //   KIT_CACHE_BENCH_INTERLEAVE=1 KIT_CACHE_BENCH_BEFORE=618629a \
-//     deno run -A bench/caching_bench.ts
+//     deno run -A --config deno.dev.json bench/caching_bench.ts
 const interleaved = Deno.env.get("KIT_CACHE_BENCH_INTERLEAVE") === "1";
 if (interleaved) {
   type Timer = (n: number) => number | Promise<number>;
@@ -616,7 +616,7 @@ if (interleaved) {
   // the other rows), with its own Redis connections, in the same rounds:
   //
   //   KIT_CACHE_BENCH_REDIS_AB=1 KIT_CACHE_BENCH_TIERED_BEFORE=41c9658 \
-  //     deno run -A bench/caching_bench.ts
+  //     deno run -A --config deno.dev.json bench/caching_bench.ts
   const tieredRev = Deno.env.get("KIT_CACHE_BENCH_TIERED_BEFORE");
   const tieredAt = async (rev: string): Promise<CacheManager> => {
     const dir = mkdtempSync(join(tmpdir(), "kit-bench-tiered-"));
@@ -682,7 +682,7 @@ if (interleaved) {
   // median of the per-round medians of single calls and the quietest
   // round's; load that comes and goes then lands on every row alike.
   //
-  //   KIT_CACHE_BENCH_REDIS_AB=1 deno run -A bench/caching_bench.ts
+  //   KIT_CACHE_BENCH_REDIS_AB=1 deno run -A --config deno.dev.json bench/caching_bench.ts
   if (Deno.env.get("KIT_CACHE_BENCH_REDIS_AB") === "1") {
     const rows: Record<string, () => Promise<unknown>> = {
       "raw node-redis GET (one round trip)": () => raw.get("raw:key:0"),
@@ -778,7 +778,7 @@ if (!interleaved && redisClusterSkip === false) {
   }
   // Per-call medians in alternating rounds, as for the single server above:
   //
-  //   KIT_CACHE_BENCH_CLUSTER_AB=1 deno bench -A bench/caching_bench.ts --filter cluster
+  //   KIT_CACHE_BENCH_CLUSTER_AB=1 deno bench -A --config deno.dev.json bench/caching_bench.ts --filter cluster
   if (Deno.env.get("KIT_CACHE_BENCH_CLUSTER_AB") === "1") {
     const rows: Record<string, () => Promise<unknown>> = {
       "raw node-redis cluster GET": () => rawCluster.get(`raw:${nextKey()}`),

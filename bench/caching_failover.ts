@@ -6,7 +6,7 @@
 // read back. Skipped when redis-server, redis-sentinel or redis-cli is
 // missing.
 //
-//   deno run -A bench/caching_failover.ts [runs]
+//   deno run -A --config deno.dev.json bench/caching_failover.ts [runs]
 import { CacheManager, RemoteStoreCacheProvider } from "../caching/mod.ts";
 import {
   redisSentinelSkip,

@@ -29,7 +29,7 @@
 // install of this bench (a copy of .bench-tmp/cold-import), whose eight
 // packages join the rounds as "before" rows, for before → after in one run.
 //
-// Run: deno bench -A bench/cold_import_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/cold_import_bench.ts
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";

@@ -4,7 +4,7 @@
 // types must cost nothing at run time); and loadConfiguration of two files
 // plus 50 environment variables.
 //
-//   deno bench -A bench/config_bench.ts
+//   deno bench -A --config deno.dev.json bench/config_bench.ts
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

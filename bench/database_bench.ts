@@ -14,10 +14,10 @@
  *   PGlite instance (goal: ≤ 50 ms). For scale: a new `PGlite.create()` runs
  *   initdb (seconds), which the test kit does once per process.
  *
- * Run: `deno bench -A bench/database_bench.ts`. Skipped, saying so, when
+ * Run: `deno bench -A --config deno.dev.json bench/database_bench.ts`. Skipped, saying so, when
  * PostgreSQL is not installed. On a shared machine, where load that comes and
  * goes lands on one side of a `deno bench` group, run it as a script:
- * `deno run -A bench/database_bench.ts --interleaved` times each pair in
+ * `deno run -A --config deno.dev.json bench/database_bench.ts --interleaved` times each pair in
  * short alternating batches (200 calls, 60 rounds, the order flipped each
  * round) and prints the median of the per-round ratios.
  *

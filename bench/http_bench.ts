@@ -18,10 +18,10 @@
  *   sed -i 's/^  const api = loadOpenTelemetryApi();$/  if (method !== "") return undefined;\n&/' .bench-tmp/http-notel/http/_telemetry.ts
  *   git archive c6c978a http core platform config | tar -x -C .bench-tmp/http-c6c978a
  *
- * Run: `deno bench -A bench/http_bench.ts`, or, for ratios that hold up on a
+ * Run: `deno bench -A --config deno.dev.json bench/http_bench.ts`, or, for ratios that hold up on a
  * shared machine (every row once per round, rotating; medians of the
  * per-round ratios, wall clock and CPU time):
- * `deno run -A bench/http_bench.ts --interleaved`
+ * `deno run -A --config deno.dev.json bench/http_bench.ts --interleaved`
  *
  * @module
  */
@@ -356,7 +356,7 @@ Deno.bench({
 
 globalThis.addEventListener("unload", () => server.close());
 
-// `deno run -A bench/http_bench.ts --interleaved`: the same rows measured in
+// `deno run -A --config deno.dev.json bench/http_bench.ts --interleaved`: the same rows measured in
 // rounds of 100 calls (10 batches of 50 for the concurrent group), each round
 // running every row once in a rotating order. On a shared machine a burst of
 // other work then hits every row alike, where `deno bench` runs each row's

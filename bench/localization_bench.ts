@@ -7,7 +7,7 @@
 // and formatting 7,000 IntlMessageFormat; and forCulture of a loaded culture
 // against a Map.get.
 //
-//   deno bench -A bench/localization_bench.ts
+//   deno bench -A --config deno.dev.json bench/localization_bench.ts
 import i18next from "i18next";
 import { IntlMessageFormat } from "intl-messageformat";
 import {

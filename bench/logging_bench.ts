@@ -1,4 +1,4 @@
-// Logging benchmarks. Run: deno bench -A bench/logging_bench.ts
+// Logging benchmarks. Run: deno bench -A --config deno.dev.json bench/logging_bench.ts
 //
 // Group "disabled call": a call below the configured level against an empty
 // function taking the same arguments (the floor). Goal: Kit within 2x.

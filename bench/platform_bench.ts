@@ -2,7 +2,7 @@
 // plain Map.get (the floor), and EventAggregator.publish to 1 and 10
 // subscribers against mitt and Node's EventEmitter, and app.handle() around
 // a trivial handler against the bare handler, in the same run.
-// Run: deno bench -A bench/platform_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/platform_bench.ts
 import { EventEmitter } from "node:events";
 import mittImport from "mitt";
 import {

@@ -5,7 +5,7 @@
 // service against one that makes and disposes one (the scope is made only
 // then). The cost a request pays for scopes when it resolves none is
 // measured against the earlier checkout with bench/app_handle_ab.ts.
-// Run: deno bench -A bench/platform_scope_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/platform_scope_bench.ts
 import { Application, ServiceLocator } from "../platform/mod.ts";
 
 let sink = 0;

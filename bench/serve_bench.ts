@@ -5,8 +5,8 @@
 // process, loaded by autocannon with 50 connections on loopback. Rounds
 // alternate so drift hits both sides.
 //
-// Run: deno run -A bench/serve_bench.ts [seconds per round, default 8]
-//      deno run -A bench/serve_bench.ts node [seconds]   (Node.js, below)
+// Run: deno run -A --config deno.dev.json bench/serve_bench.ts [seconds per round, default 8]
+//      deno run -A --config deno.dev.json bench/serve_bench.ts node [seconds]   (Node.js, below)
 //      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
 //      KIT_BENCH_NODE=/path/to/node … another Node.js than the one on PATH
 //      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer)
@@ -180,7 +180,7 @@ async function instructions(
 // installs its workspace in npm/, or KIT_NPM_OUT; it serves through
 // @hono/node-server's request listener, which replaces the global Request
 // and Response with lighter ones) against a bare @hono/node-server app,
-// installed with npm into a temporary folder at the version bench/deno.json
+// installed with npm into a temporary folder at the version deno.dev.json
 // names: as it comes ("hono", the peer of the goal) and with the standard
 // objects ("hono-std", for what the replacement is worth).
 const NODE_SERVER = `
@@ -256,7 +256,7 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
     );
   }
   const imports = JSON.parse(
-    await Deno.readTextFile(new URL("./deno.json", import.meta.url)),
+    await Deno.readTextFile(new URL("../deno.dev.json", import.meta.url)),
   ).imports as Record<string, string>;
   const spec = imports["@hono/node-server"].slice("npm:".length);
   const dir = await Deno.makeTempDir({ prefix: "kit-serve-bench-" });

@@ -14,7 +14,7 @@
  * median wall time and the median of the per-round ratios (chained ÷ map).
  * Goal: ≤ 1.2×.
  *
- * Run: `deno run -A bench/service_types_bench.ts [rounds]` (default 9).
+ * Run: `deno run -A --config deno.dev.json bench/service_types_bench.ts [rounds]` (default 9).
  *
  * @module
  */

@@ -3,10 +3,10 @@
 // an application would (bench/_hand_traced.ts), in the same run. Kit's row
 // also pays for what app.handle() does without telemetry (request id, a
 // request context, X-Request-ID); Kit's telemetry against the same calls
-// instrumented by hand is `deno run -A bench/app_handle_ab.ts <earlier
+// instrumented by hand is `deno run -A --config deno.dev.json bench/app_handle_ab.ts <earlier
 // checkout> --sdk` (the earlier app.handle(), which has no telemetry, wrapped
 // by hand).
-// Run: deno bench -A bench/telemetry_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/telemetry_bench.ts
 import { Application } from "../platform/mod.ts";
 import { handTraced, registerSdk } from "./_hand_traced.ts";
 

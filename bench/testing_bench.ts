@@ -3,7 +3,7 @@
 // same application listening on loopback (`serve` on a port, then fetch),
 // in the same run; and a Hono app with kit() both ways. The access line is
 // below the log level on both sides, so what differs is the socket.
-// Run: deno bench -A bench/testing_bench.ts
+// Run: deno bench -A --config deno.dev.json bench/testing_bench.ts
 import { Hono } from "hono";
 import { kit } from "../platform/hono.ts";
 import { createTestApplication } from "../platform/testing.ts";

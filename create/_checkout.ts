@@ -12,8 +12,16 @@ import {
   rename,
   rm,
 } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { PACKAGES } from "../scripts/_packages.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** The longest the build may take on a loaded machine. */
+const BUILD_TIMEOUT_MS = 10 * 60_000;
+/** The most output of the build kept for an error message. */
+const BUILD_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 interface Manifest {
   name: string;
@@ -33,15 +41,12 @@ export async function packCheckout(
   dir: string,
   names: readonly string[],
 ): Promise<Record<string, string>> {
-  // Loaded here only: it brings the TypeScript compiler and esbuild along.
-  const { buildAll } = await import("../scripts/build_npm.ts");
-  const built = await buildAll();
   const out = new Map<string, { dir: string; manifest: Manifest }>();
-  for (const pkg of built) {
+  for (const dir of buildPackages()) {
     const manifest = JSON.parse(
-      await readFile(join(pkg.dir, "package.json"), "utf8"),
+      await readFile(join(dir, "package.json"), "utf8"),
     ) as Manifest;
-    out.set(manifest.name, { dir: pkg.dir, manifest });
+    out.set(manifest.name, { dir, manifest });
   }
   const wanted = new Set<string>();
   const visit = (name: string): void => {
@@ -97,4 +102,32 @@ export async function packCheckout(
     await rm(packed, { recursive: true, force: true });
   }
   return specs;
+}
+
+// The build (the TypeScript compiler, esbuild) runs in a child process with
+// the development configuration, deno.dev.json: the generator itself, and
+// every other program of the checkout's deno.json, never fetch those tools.
+function buildPackages(): string[] {
+  const run = spawnSync(process.execPath, [
+    "run",
+    "-A",
+    "--config",
+    join(ROOT, "deno.dev.json"),
+    join(ROOT, "scripts", "build_npm.ts"),
+  ], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: BUILD_TIMEOUT_MS,
+    maxBuffer: BUILD_OUTPUT_BYTES,
+    env: process.env,
+  });
+  if (run.status !== 0) {
+    throw new Error(
+      `building Kit's npm packages (deno run -A --config deno.dev.json scripts/build_npm.ts) failed (${
+        run.error?.message ?? run.status ?? run.signal
+      }): ${run.stderr}${run.stdout}`,
+    );
+  }
+  const out = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
+  return PACKAGES.map((info) => join(out, info.dir));
 }

@@ -1,6 +1,6 @@
 // The ranges a generated project depends on besides Kit. They follow the
-// ranges Kit itself is built and tested with (deno.json and the example
-// service's deno.json); tests/create/ checks that they still agree.
+// ranges Kit itself is built and tested with (deno.json, and deno.dev.json
+// for TypeScript); tests/create/ checks that they still agree.
 
 /** npm packages of a generated project, by name: the range to install. */
 export const VERSIONS = {

@@ -160,7 +160,7 @@ export function architectureSvg(
   const legend = [
     `Each module may import its own files, the mod.ts of the modules its "uses" lists (scripts/_packages.ts),`,
     `and internal/ (dashed) unless internal/ uses it. Arrows implied by others are left out.`,
-    `Drawn by: deno run -A scripts/check_modules.ts --write`,
+    `Drawn by: deno run -A --config deno.dev.json scripts/check_modules.ts --write`,
   ];
   legend.forEach((text, index) => {
     lines.push(

@@ -4,7 +4,7 @@
  * docs/architecture.svg still draws that declaration. Part of
  * `deno task check`; the npm build refuses the same imports.
  *
- * Run: `deno run --allow-read --allow-env scripts/check_modules.ts`; with `--write`
+ * Run: `deno run --allow-read --allow-env --config deno.dev.json scripts/check_modules.ts`; with `--write`
  * (and `--allow-write`) it redraws docs/architecture.svg instead of
  * comparing it; `--root <dir>` checks the tree in another folder.
  *
@@ -23,7 +23,8 @@ const ROOT = rootAt === -1
   ? resolve(dirname(new URL(import.meta.url).pathname), "..")
   : resolve(Deno.args[rootAt + 1] ?? ".");
 const PICTURE = join(ROOT, "docs", "architecture.svg");
-const WRITE_COMMAND = "deno run -A scripts/check_modules.ts --write";
+const WRITE_COMMAND =
+  "deno run -A --config deno.dev.json scripts/check_modules.ts --write";
 
 const picture = architectureSvg(PACKAGES, INTERNAL_USES);
 if (Deno.args.includes("--write")) {

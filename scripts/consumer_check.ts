@@ -29,7 +29,7 @@
  *   each server-only part fails with its own message. Skipped, saying so,
  *   only when Chromium is not installed (`.ci/run` installs it).
  *
- * Run after `deno task build:npm`: `deno run -A scripts/consumer_check.ts`.
+ * Run after `deno task build:npm`: `deno run -A --config deno.dev.json scripts/consumer_check.ts`.
  *
  * @module
  */

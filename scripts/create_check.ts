@@ -59,7 +59,7 @@
  * limit, the whole check a deadline; whatever it started is killed on the
  * way out, and its scratch folder is removed.
  *
- * Run: `deno run -A scripts/create_check.ts`. `KIT_CREATE_CHECK` runs only
+ * Run: `deno run -A --config deno.dev.json scripts/create_check.ts`. `KIT_CREATE_CHECK` runs only
  * the cases whose name contains one of its comma-separated words
  * (`KIT_CREATE_CHECK=postgres` for the three above with a database); the
  * others are listed as not selected, and the type-check of the generator
@@ -451,9 +451,20 @@ async function main(): Promise<number> {
       if (!(await readdir(scratch)).includes("npm")) {
         expectOk(
           "scripts/build_npm.ts",
-          await run(deno, ["run", "-A", "scripts/build_npm.ts"], ROOT, {
-            KIT_NPM_OUT: npmOut,
-          }),
+          await run(
+            deno,
+            [
+              "run",
+              "-A",
+              "--config",
+              "deno.dev.json",
+              "scripts/build_npm.ts",
+            ],
+            ROOT,
+            {
+              KIT_NPM_OUT: npmOut,
+            },
+          ),
         );
       }
       for (

@@ -8,7 +8,7 @@
  * Environment: `KIT_NPM_OUT` as for `scripts/build_npm.ts`;
  * `KIT_STATS_SKIP_BUILD=1` measures that folder as it is, without building.
  *
- * Run: `deno run -A scripts/package_stats.ts`.
+ * Run: `deno run -A --config deno.dev.json scripts/package_stats.ts`.
  *
  * @module
  */

@@ -41,7 +41,7 @@
  * stopped on the way out and the scratch folder removed. The token never
  * reaches the output.
  *
- * Run: `deno run -A scripts/release_check.ts`.
+ * Run: `deno run -A --config deno.dev.json scripts/release_check.ts`.
  *
  * @module
  */
@@ -134,7 +134,13 @@ async function main(): Promise<number> {
         "scripts/build_npm.ts",
         await check.run(
           process.execPath,
-          ["run", "-A", join(ROOT, "scripts", "build_npm.ts")],
+          [
+            "run",
+            "-A",
+            "--config",
+            join(ROOT, "deno.dev.json"),
+            join(ROOT, "scripts", "build_npm.ts"),
+          ],
           ROOT,
           {
             ...ctx.env,

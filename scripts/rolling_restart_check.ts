@@ -30,7 +30,7 @@
  * its workers, the instances, redis-server) is killed when it ends, also on
  * failure, on SIGINT/SIGTERM, or when the whole run overruns its bound.
  *
- * Run: `deno run -A scripts/rolling_restart_check.ts`
+ * Run: `deno run -A --config deno.dev.json scripts/rolling_restart_check.ts`
  * (`KIT_ROLL_SECONDS`, default 30, and `KIT_ROLL_RATE`, default 200
  * requests/s, change the load.)
  *

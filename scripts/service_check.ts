@@ -25,7 +25,7 @@
  * `service check: N passed, N failed, N skipped`; exit 1 when one failed.
  * `KIT_SERVICE_CHECK=runtimes` or `=container` runs one part.
  *
- * Run: `deno run -A scripts/service_check.ts`
+ * Run: `deno run -A --config deno.dev.json scripts/service_check.ts`
  *
  * @module
  */

@@ -19,8 +19,8 @@
  * `deno test` enforces itself.
  *
  * ```sh
- * deno run -A scripts/test_deno.ts                  # tests/
- * deno run -A scripts/test_deno.ts tests/http/      # one folder
+ * deno run -A --config deno.dev.json scripts/test_deno.ts                  # tests/
+ * deno run -A --config deno.dev.json scripts/test_deno.ts tests/http/      # one folder
  * ```
  *
  * @module
@@ -263,7 +263,16 @@ async function main(): Promise<number> {
   const paths = process.argv.slice(2);
   const { code } = await watchTests(
     Deno.execPath(),
-    ["test", "-A", "--parallel", ...(paths.length > 0 ? paths : ["tests/"])],
+    [
+      "test",
+      "-A",
+      "--parallel",
+      // The tests' own dependencies (playwright-core, the OpenTelemetry SDK)
+      // are mapped there, beside everything deno.json maps.
+      "--config",
+      join(ROOT, "deno.dev.json"),
+      ...(paths.length > 0 ? paths : ["tests/"]),
+    ],
     {
       testMinutes: DENO_TEST_LIMIT_MINUTES,
       silenceMs: DENO_SILENCE_LIMIT_MINUTES * 60_000,

@@ -1,5 +1,5 @@
 // Runs an ES module script in a child of the runtime running the tests: Deno
-// under `deno test` (with the checkout's deno.json, so bare imports resolve),
+// under `deno test` (with the checkout's deno.dev.json, so bare imports resolve),
 // Node.js or Bun in the npm passes. `CORE_URL`, `PLATFORM_URL`, … `<FOLDER>_URL`
 // in the script become the entry point of that Kit module (the source under
 // Deno, the built package in the npm passes; see module_url.ts).
@@ -66,7 +66,7 @@ export async function runChildScript(
 
 /**
  * The arguments that run the ES module `script` in a child of the runtime
- * running the tests: `deno run -A --config <the checkout's deno.json>` under
+ * running the tests: `deno run -A --config <the checkout's deno.dev.json>` under
  * Deno, else the script after `runtimeArgs` (Node.js or Bun).
  */
 export function scriptArgs(
@@ -78,7 +78,7 @@ export function scriptArgs(
       "run",
       "-A",
       "--config",
-      fileURLToPath(new URL("../../deno.json", import.meta.url)),
+      fileURLToPath(new URL("../../deno.dev.json", import.meta.url)),
       script,
     ]
     : [...runtimeArgs, script];

@@ -115,10 +115,10 @@ async function fixture(runtime: "deno" | "node" | "bun"): Promise<Fixture> {
         ? runChild(denoExecutable!, [
           "run",
           "-A",
-          // The repository's deno.json: the sources import npm packages by
+          // The repository's deno.dev.json: the sources import npm packages by
           // their bare names (@opentelemetry/api).
           "--config",
-          fileURLToPath(new URL("../../deno.json", import.meta.url)),
+          fileURLToPath(new URL("../../deno.dev.json", import.meta.url)),
           ...extraArgs,
           script,
           `${server.url}/collect`,

@@ -210,7 +210,7 @@ test(
           "-A",
           "--no-check",
           "--config",
-          fileURLToPath(new URL("../../deno.json", import.meta.url)),
+          fileURLToPath(new URL("../../deno.dev.json", import.meta.url)),
           script,
         ]
         : [script];

@@ -91,7 +91,7 @@ async function run(
         "--no-check",
         "--quiet",
         "--config",
-        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        fileURLToPath(new URL("../../deno.dev.json", import.meta.url)),
         script,
       ]
       : [script];

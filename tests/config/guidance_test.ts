@@ -175,7 +175,7 @@ test(
           ``,
         ].join("\n"),
       );
-      const config = new URL("../../deno.json", import.meta.url).pathname;
+      const config = new URL("../../deno.dev.json", import.meta.url).pathname;
       // Deno.Command, not node:child_process: Deno's child_process grants the
       // child its parent's permissions.
       const deno = (globalThis as unknown as { Deno: DenoCommandApi }).Deno;

@@ -748,18 +748,18 @@ describe("deno task create: the files written", () => {
           source,
         )![1];
       const kit = JSON.parse(await read(ROOT, "deno.json")).imports;
-      const example =
-        JSON.parse(await read(ROOT, "examples/service/deno.json")).imports;
+      // The TypeScript compiler is a development dependency of Kit.
+      const dev = JSON.parse(await read(ROOT, "deno.dev.json")).imports;
       assert.equal(`npm:hono@${range("hono")}`, kit.hono);
       assert.equal(`npm:valibot@${range("valibot")}`, kit.valibot);
-      assert.equal(`npm:pg@${range("pg")}`, example.pg);
+      assert.equal(`npm:pg@${range("pg")}`, kit.pg);
       assert.equal(
         `npm:@electric-sql/pglite@${range("@electric-sql/pglite")}`,
         kit["@electric-sql/pglite"],
       );
       assert.equal(
         `npm:typescript@${range("typescript").slice(1)}`,
-        kit.typescript,
+        dev.typescript,
       );
       const denoVersion =
         (await read(ROOT, ".ci/deno_version")).match(/(\d+\.\d+\.\d+)/)![1];

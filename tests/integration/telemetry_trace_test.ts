@@ -57,7 +57,9 @@ const SERVICE = fileURLToPath(
     import.meta.url,
   ),
 );
-const DENO_JSON = fileURLToPath(new URL("../../deno.json", import.meta.url));
+const DENO_DEV_JSON = fileURLToPath(
+  new URL("../../deno.dev.json", import.meta.url),
+);
 const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 
 /** A running service. */
@@ -73,11 +75,12 @@ async function startService(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<Service> {
-  // Deno runs the sources with the repository's configuration; Node.js and
+  // Deno runs the sources with the repository's development configuration
+  // (deno.dev.json: the OpenTelemetry SDK is a test dependency); Node.js and
   // Bun run the transpiled file against the built packages.
   const command = isDeno ? denoExecutable! : process.execPath;
   const argv = isDeno
-    ? ["run", "-A", "--quiet", "--config", DENO_JSON, SERVICE, ...args]
+    ? ["run", "-A", "--quiet", "--config", DENO_DEV_JSON, SERVICE, ...args]
     : [SERVICE, ...args];
   const child = spawn(command, argv, {
     stdio: ["ignore", "pipe", "pipe"],

@@ -26,7 +26,7 @@ async function brokenKyArgs(dir: string): Promise<string[]> {
   const broken = join(dir, "broken_ky.mjs");
   await writeFile(broken, BROKEN);
   if (versions.deno !== undefined) {
-    const config = new URL("../../deno.json", import.meta.url);
+    const config = new URL("../../deno.dev.json", import.meta.url);
     const { imports } = JSON.parse(await readFile(config, "utf8")) as {
       imports: Record<string, string>;
     };

@@ -158,7 +158,7 @@ const runtimes: Runtime[] = [
   {
     name: "Deno",
     command: denoExecutable,
-    // The repository's deno.json: the sources import npm packages by their
+    // The repository's deno.dev.json: the sources import npm packages by their
     // bare names (@opentelemetry/api), which the script in a temporary
     // directory would not resolve on its own.
     args: (script, mode) => [
@@ -166,7 +166,7 @@ const runtimes: Runtime[] = [
       "-A",
       "--quiet",
       "--config",
-      fileURLToPath(new URL("../../deno.json", import.meta.url)),
+      fileURLToPath(new URL("../../deno.dev.json", import.meta.url)),
       script,
       mode,
     ],

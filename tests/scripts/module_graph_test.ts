@@ -77,6 +77,8 @@ function checkModules(
       "run",
       "--allow-read",
       "--allow-env",
+      "--config",
+      join(ROOT, "deno.dev.json"),
       join(ROOT, "scripts", "check_modules.ts"),
       ...(root === undefined ? [] : ["--root", root]),
     ], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
@@ -189,7 +191,7 @@ describe("module direction", { skip }, () => {
       );
       assert.match(
         result.output,
-        /docs\/architecture\.svg no longer draws the modules' "uses" of scripts\/_packages\.ts: run `deno run -A scripts\/check_modules\.ts --write` and commit the result/,
+        /docs\/architecture\.svg no longer draws the modules' "uses" of scripts\/_packages\.ts: run `deno run -A --config deno\.dev\.json scripts\/check_modules\.ts --write` and commit the result/,
       );
       assert.match(result.output, /module check: 2 problems/);
     } finally {

@@ -56,6 +56,8 @@ function build(
     const child = spawn(process.execPath, [
       "run",
       "-A",
+      "--config",
+      join(ROOT, "deno.dev.json"),
       join(ROOT, "scripts", "build_npm.ts"),
     ], {
       cwd: ROOT,

@@ -8,7 +8,7 @@
  * `LOG_LEVEL=info` (one access log line per request, written to a pipe that
  * is drained).
  *
- * Run: `deno run -A examples/service/tools/bench.ts [--duration 10]`
+ * Run: `deno run -A --config deno.dev.json examples/service/tools/bench.ts [--duration 10]`
  *
  * @module
  */

@@ -11,7 +11,7 @@
  *   `dist/public/`), with the configuration files and translations beside it, so
  *   `node dist/main.js` (or `bun dist/main.js`) starts the service.
  *
- * Run: `deno run -A examples/service/tools/pack_kit.ts [--app <dir>]`.
+ * Run: `deno run -A --config deno.dev.json examples/service/tools/pack_kit.ts [--app <dir>]`.
  *
  * @module
  */
