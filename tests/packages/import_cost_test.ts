@@ -108,3 +108,45 @@ console.log(JSON.stringify(report));
     }
   },
 );
+
+test("a package's CommonJS bundle resolves each package it requires once", {
+  skip: ON_NODE ? false : "Node.js only: it watches Node.js's module resolver",
+}, async () => {
+  // Node.js remembers what a name resolved to for the module that first
+  // loaded it, not for a module that finds it loaded already: a bundle
+  // that wrote require("@vendor/kit-core") once per source file resolved
+  // the name through the package's exports map each time (the platform
+  // package, a dozen times), when another package had loaded it first.
+  const result = await runChildScript(
+    `import Module, { createRequire } from "node:module";
+const counts = {};
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (request, parent, ...rest) {
+  const from = /(kit-[a-z-]+)[\\\\/]script[\\\\/]/.exec(parent?.filename ?? "")?.[1];
+  if (from !== undefined) {
+    const key = from + " requires " + request;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return resolveFilename.call(this, request, parent, ...rest);
+};
+const require = createRequire(import.meta.url);
+for (const url of [${MODULES.join(", ")}]) {
+  require(new URL(url.replace(/[/]esm[/]mod[.]js$/, "/script/mod.js")).pathname);
+}
+console.log(JSON.stringify(counts));
+`,
+  );
+  assert.equal(result.code, 0, result.out);
+  const counts = JSON.parse(result.out.trim().split("\n").at(-1)!) as Record<
+    string,
+    number
+  >;
+  // The packages do require their siblings (else this watched nothing).
+  assert.ok(
+    counts["kit-platform requires @vendor/kit-core"] !== undefined,
+    result.out,
+  );
+  for (const [key, count] of Object.entries(counts)) {
+    assert.equal(count, 1, `${key}: resolved ${count} times; ${result.out}`);
+  }
+});
