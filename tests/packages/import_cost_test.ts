@@ -129,7 +129,8 @@ Module._resolveFilename = function (request, parent, ...rest) {
   }
   return resolveFilename.call(this, request, parent, ...rest);
 };
-const require = createRequire(import.meta.url);
+// The script itself as the base (the paths required are absolute).
+const require = createRequire(process.argv[1]);
 for (const url of [${MODULES.join(", ")}]) {
   require(new URL(url.replace(/[/]esm[/]mod[.]js$/, "/script/mod.js")).pathname);
 }
