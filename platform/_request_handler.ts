@@ -189,16 +189,23 @@ const UNCHECKED = 1;
 const THROWN = 2;
 type Result = typeof RESPONSE | typeof UNCHECKED | typeof THROWN;
 
-// The standard Response as the module found it. On Node.js, Kit's server
-// replaces the global one with @hono/node-server's lighter subclass, whose
-// own instanceof test (it also accepts the standard objects) costs a call
-// per test; its objects are instances of the standard one as well. The
-// global one as it is now is asked second, so that whatever it accepts (a
-// Response class installed later) is still accepted.
-const StandardResponse: typeof Response = Response;
+// The standard Response as it was when the first handler was wrapped. On
+// Node.js, Kit's server replaces the global one with @hono/node-server's
+// lighter subclass, whose own instanceof test (it also accepts the standard
+// objects) costs a call per test; its objects are instances of the standard
+// one as well. The global one as it is now is asked second, so that whatever
+// it accepts (a Response class installed later) is still accepted. It is
+// read on first use, not when the module loads: on Node.js the first read of
+// the global Response loads the whole fetch implementation (undici, with
+// node:http2, node:tls and node:zlib), most of the package's import time.
+let StandardResponse: typeof Response | undefined;
+
+function standardResponse(): typeof Response {
+  return StandardResponse ??= Response;
+}
 
 function isResponse(value: unknown): value is Response {
-  return value instanceof StandardResponse || value instanceof Response;
+  return value instanceof standardResponse() || value instanceof Response;
 }
 
 /** What the request's span needs to know about its answer. */
@@ -264,6 +271,8 @@ function requestRunner<A extends unknown[]>(
   if (typeof handler !== "function") {
     throw new TypeError("app.handle(handler): the handler must be a function");
   }
+  // Before a server of Kit's own installs its Response (see above).
+  standardResponse();
   const call = handler as (
     request: Request,
     ...args: unknown[]

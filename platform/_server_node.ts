@@ -4,12 +4,8 @@
 // connection for the drain) with @hono/node-server's request listener,
 // which turns each request into a Request and writes the Response back;
 // it is loaded with the first `serve`.
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import type * as NodeHttp from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { loadGetRequestListener } from "./_hono_node_server_node.ts";
@@ -32,6 +28,16 @@ import {
 
 export { dropBody };
 export type { Listener, ListenOptions, RuntimeHandler };
+
+// node:http (with node:net and the stream modules) is reached on the first
+// `serve`, through the global `process`, not by a static import: an
+// application that only imports the package, or serves on Bun, does not
+// load it.
+function nodeHttp(): typeof NodeHttp {
+  return (globalThis as unknown as {
+    process: { getBuiltinModule(id: "node:http"): typeof NodeHttp };
+  }).process.getBuiltinModule("node:http");
+}
 
 interface BunServer {
   port: number;
@@ -144,7 +150,7 @@ function listenNode(
   } catch (error) {
     return Promise.reject(error);
   }
-  const server: Server = createServer({
+  const server: Server = nodeHttp().createServer({
     headersTimeout,
     // Node.js refuses a request timeout shorter than the headers' one.
     requestTimeout: Math.max(300_000, headersTimeout),

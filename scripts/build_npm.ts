@@ -785,11 +785,40 @@ async function bundle(
       output.path,
       output.path.endsWith(".map")
         ? packageSourceMap(output.text, output.path, moduleDir, dir)
+        : options.format === "cjs"
+        ? requireOnce(output.text)
         : output.contents,
     );
     if (output.path === options.outfile) size = output.contents.byteLength;
   }
   return size;
+}
+
+/**
+ * A CommonJS bundle with each package required once: esbuild writes a
+ * `var import_x = require("pkg");` for every source file that imports
+ * `pkg`, and Node.js resolves the name again on each call unless that
+ * same bundle was the first to load the package (its cache of names per
+ * parent is filled only then): a resolution through the package's
+ * `exports` map, up to half a millisecond, a dozen times per bundle at
+ * load. A later top-level line with the same `require(…)` expression reads
+ * the first one's variable instead (top-level lines run in order; lines of
+ * a lazily run wrapper are indented and left as they are). Every line stays
+ * a line, so the source map still holds.
+ */
+function requireOnce(code: string): string {
+  const first = new Map<string, string>();
+  return code.replace(
+    /^var ([\w$]+) = (require\("[^"]+"\)|__toESM\(require\("[^"]+"\)(?:, 1)?\));$/gm,
+    (line, name: string, expression: string) => {
+      const earlier = first.get(expression);
+      if (earlier === undefined) {
+        first.set(expression, name);
+        return line;
+      }
+      return `var ${name} = ${earlier};`;
+    },
+  );
 }
 
 /**
