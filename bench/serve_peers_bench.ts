@@ -219,10 +219,12 @@ async function install(): Promise<void> {
     }
   }
   await Deno.mkdir(DIR, { recursive: true });
-  // Kit's packages keep their version from build to build: npm would keep
-  // the copies of an earlier one.
-  await Deno.remove(join(DIR, "node_modules", "@vendor"), { recursive: true })
-    .catch(() => {});
+  // Kit's packages keep their version from build to build, and the lock
+  // file names the folder they came from: npm would keep the copies of an
+  // earlier build, or of another KIT_NPM_OUT.
+  for (const stale of ["package-lock.json", "node_modules/@vendor"]) {
+    await Deno.remove(join(DIR, stale), { recursive: true }).catch(() => {});
+  }
   const dependencies: Record<string, string> = { ...PEERS };
   for (const name of KIT_PACKAGES) {
     dependencies[`@vendor/${name}`] = `file:${join(out, name)}`;
@@ -318,14 +320,14 @@ async function instructions(mode: string, amount: number): Promise<number> {
         url: `http://127.0.0.1:${port}/`,
         connections: CONNECTIONS,
         amount,
-        timeout: 60,
+        // Seconds: under valgrind on a loaded machine a request waits long.
+        timeout: 600,
       });
       if (result.non2xx > 0) {
         throw new Error(`${mode}: ${result.non2xx} non-2xx responses`);
       }
-      // Under valgrind on a loaded machine autocannon times a few requests
-      // out (a per cent or two): the server still did their work, which
-      // the count then includes; said, not hidden.
+      // Should autocannon still time requests out, the count includes
+      // whatever the server did for them: said, not hidden.
       if (result.errors > 0) {
         console.error(`${mode}, ${amount} requests: ${result.errors} errors`);
       }
