@@ -346,6 +346,69 @@ describe("kit() Hono middleware", () => {
     assert.deepEqual(lines.filter((line) => line.level === "error"), []);
   });
 
+  it("runs the handlers after it as Hono does: async ones, chained ones, not found, next() twice", async () => {
+    // The same routes with and without kit(), both through app.handle():
+    // what a client sees must not differ, except Kit's JSON 500 in place of
+    // Hono's plain-text one.
+    const build = (withKit: boolean): Hono => {
+      const hono = new Hono();
+      if (withKit) hono.use(kit());
+      hono.use(async (c, next) => {
+        await next();
+        c.header("x-after", `${c.res.status}`);
+      });
+      hono.get("/async", async (c) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return c.json({ late: true });
+      });
+      hono.get("/chain", async (c, next) => {
+        c.header("x-first", "1");
+        await next();
+      }, (c) => c.text("second"));
+      hono.get("/twice", async (_c, next) => {
+        await next();
+        await next();
+      }, (c) => c.text("once"));
+      hono.get("/empty", async (_c, next) => {
+        await next();
+      });
+      return hono;
+    };
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording([]),
+    });
+    const watch = watchConsoleError();
+    try {
+      for (const path of ["/async", "/chain", "/nothing", "/empty"]) {
+        const seen = [];
+        for (const withKit of [false, true]) {
+          const response = await app.handle(build(withKit).fetch)(
+            new Request(`http://localhost${path}`),
+          );
+          seen.push({
+            status: response.status,
+            body: await response.text(),
+            after: response.headers.get("x-after"),
+            first: response.headers.get("x-first"),
+          });
+        }
+        assert.deepEqual(seen[1], seen[0], path);
+      }
+      const twice = await app.handle(build(true).fetch)(
+        new Request("http://localhost/twice"),
+      );
+      assert.equal(twice.status, 500);
+      assert.equal(
+        (await twice.json() as { message: string }).message,
+        "Internal Server Error",
+      );
+      assert.equal(twice.headers.get("x-after"), "500");
+    } finally {
+      watch.restore();
+    }
+  });
+
   it("fits Hono's types, with typed variables too (a compile-time check)", () => {
     const typed = new Hono<{ Variables: { user: string } }>();
     typed.use(kit());
