@@ -152,7 +152,7 @@ function templateOf(route: MatchedRoute | undefined): string | undefined {
  * ```
  */
 export function kit(): KitMiddleware {
-  return function kit(
+  return async function kit(
     c: HonoContext,
     next: () => Promise<void>,
   ): Promise<void> {
@@ -160,166 +160,80 @@ export function kit(): KitMiddleware {
     const routes = frame?.values === undefined ? undefined : matchedRoutes(c);
     if (frame === undefined || routes === undefined) {
       // Not a request of app.handle(): nothing to report to.
-      return stepAside(next);
+      await next();
+      return;
     }
-    const run = new Run(c, frame, routes);
-    try {
-      const running = run.step(c.req.routeIndex + 1);
-      return running === undefined ? run.end() : running.then(() => run.end());
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-}
-
-async function stepAside(next: () => Promise<void>): Promise<void> {
-  await next();
-}
-
-// What is left once the handlers ran: nothing, or the caught error for the
-// application's error handler.
-const DONE: Promise<void> = Promise.resolve();
-
-// One request's run of the handlers after kit(), as Hono's compose runs
-// them, except that an error stops here first: Hono's error handler would
-// print it with console.error before a middleware could see it. The handlers
-// in between (and kit()'s caller) see `c.error` and a placeholder response,
-// as with Hono's own handling. A handler that answers at once (most routes)
-// is answered at once: no promise is made for it, which on Node.js spares
-// the context hooks every promise pays.
-class Run {
-  readonly #c: HonoContext;
-  readonly #frame: ContextFrame;
-  readonly #routes: readonly MatchedRoute[];
-  #index: number;
-  #caught: Error | undefined = undefined;
-  // Whether the caught error carries a response of its own that works.
-  #carries = false;
-
-  constructor(
-    c: HonoContext,
-    frame: ContextFrame,
-    routes: readonly MatchedRoute[],
-  ) {
-    this.#c = c;
-    this.#frame = frame;
-    this.#routes = routes;
-    this.#index = c.req.routeIndex;
-  }
-
-  // Runs handler `i` (and, through its next(), those after it): undefined
-  // when done at once, else a promise of it. Throws (or rejects) as Hono's
-  // dispatch would reject.
-  step(i: number): Promise<void> | undefined {
-    if (i <= this.#index) throw new Error("next() called multiple times");
-    this.#index = i;
-    const c = this.#c;
-    const route = this.#routes[i];
-    if (route === undefined) {
-      if (c.finalized) return undefined;
-      const found: unknown = c.notFound();
-      if (isThenable(found)) {
-        return Promise.resolve(found).then((response) =>
-          this.#settle(response, false)
-        );
+    // Runs the handlers after this one as Hono's compose does, except that
+    // an error stops here first: Hono's error handler would print it with
+    // console.error before a middleware could see it. The handlers in
+    // between (and this one's caller) see `c.error` and a placeholder
+    // response, as with Hono's own handling.
+    let index = c.req.routeIndex;
+    let caught: Error | undefined;
+    // Whether the caught error carries a response of its own that works.
+    let carries = false;
+    const dispatch = async (i: number): Promise<void> => {
+      if (i <= index) throw new Error("next() called multiple times");
+      index = i;
+      const route = routes[i];
+      let response: unknown;
+      let failed = false;
+      if (route !== undefined) {
+        c.req.routeIndex = i;
+        try {
+          response = await route.handler(c, () => dispatch(i + 1));
+        } catch (error) {
+          if (!(error instanceof Error)) throw error;
+          caught = error;
+          c.error = error;
+          const carried = carriedResponse(error);
+          carries = carried !== undefined;
+          response = carried ?? internalError(frame);
+          failed = true;
+        }
+      } else if (!c.finalized) {
+        response = await c.notFound();
       }
-      this.#settle(found, false);
-      return undefined;
-    }
-    c.req.routeIndex = i;
-    let result: unknown;
-    try {
-      result = route.handler(c, () => this.#next(i + 1));
-    } catch (error) {
-      this.#settle(this.#fail(error), true);
-      return undefined;
-    }
-    if (isThenable(result)) {
-      return Promise.resolve(result).then(
-        (response) => this.#settle(response, false),
-        (error) => this.#settle(this.#fail(error), true),
-      );
-    }
-    this.#settle(result, false);
-    return undefined;
-  }
-
-  // A handler's next(): always a promise, as Hono's.
-  #next(i: number): Promise<void> {
-    try {
-      return this.step(i) ?? DONE;
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  #settle(response: unknown, failed: boolean): void {
-    if (response instanceof Response && (!this.#c.finalized || failed)) {
-      this.#c.res = response;
-    }
-  }
-
-  // A handler's error: Kit's (or the error's own) response in its place.
-  #fail(error: unknown): Response {
-    if (!(error instanceof Error)) throw error;
-    this.#caught = error;
-    this.#c.error = error;
-    const carried = carriedResponse(error);
-    this.#carries = carried !== undefined;
-    return carried ?? internalError(this.#frame);
-  }
-
-  // Once the handlers ran: the route for the span and the access line, and
-  // an error handed on to the application's error handler.
-  end(): Promise<void> {
-    const routes = this.#routes;
-    const index = this.#index;
-    const frame = this.#frame;
+      if (response instanceof Response && (!c.finalized || failed)) {
+        c.res = response;
+      }
+    };
+    await dispatch(index + 1);
     const template = templateOf(routes[Math.min(index, routes.length - 1)]);
     if (template !== undefined && index < routes.length) frame.route = template;
-    const caught = this.#caught;
     // A middleware in between may have dealt with it (cleared c.error).
-    if (caught === undefined || this.#c.error !== caught) return DONE;
-    return Promise.reject(handOn(caught, this.#carries, frame));
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value instanceof Promise ||
-    (typeof value === "object" && value !== null &&
-      typeof (value as { then?: unknown }).then === "function");
-}
-
-// The error to hand to the application's error handler, as Hono would: a
-// handler of your own answers as it likes; Hono's default one asks the error
-// for its response (as for an HTTPException), which is Kit's JSON 500 with
-// the error reported to app.handle(). An error whose own getResponse() works
-// keeps it; any other gets Kit's in its place (a broken one shadowed) until
-// the request ends.
-function handOn(error: Error, carries: boolean, frame: ContextFrame): Error {
-  if (carries) return error;
-  const kitResponse = (): Response => {
-    frame.failure = error;
-    return internalError(frame);
+    if (caught === undefined || c.error !== caught) return;
+    // Handed to the application's error handler, as Hono would: a handler
+    // of your own answers as it likes; Hono's default one asks the error for
+    // its response (as for an HTTPException), which is Kit's JSON 500 with
+    // the error reported to app.handle(). An error whose own getResponse()
+    // works keeps it; any other gets Kit's in its place (a broken one
+    // shadowed) until the request ends.
+    const error: Error = caught;
+    if (carries) throw error;
+    const kitResponse = (): Response => {
+      frame.failure = error;
+      return internalError(frame);
+    };
+    let own: PropertyDescriptor | undefined;
+    try {
+      own = Object.getOwnPropertyDescriptor(error, "getResponse");
+      Object.defineProperty(error, "getResponse", {
+        configurable: true,
+        enumerable: false,
+        writable: true,
+        value: kitResponse,
+      });
+    } catch {
+      // A frozen error cannot take it: a stand-in that inherits from it
+      // (its class, message and stack) carries it instead.
+      throw Object.create(error, { getResponse: { value: kitResponse } });
+    }
+    frame.after = () => {
+      if (own === undefined) {
+        delete (error as { getResponse?: unknown }).getResponse;
+      } else Object.defineProperty(error, "getResponse", own);
+    };
+    throw error;
   };
-  let own: PropertyDescriptor | undefined;
-  try {
-    own = Object.getOwnPropertyDescriptor(error, "getResponse");
-    Object.defineProperty(error, "getResponse", {
-      configurable: true,
-      enumerable: false,
-      writable: true,
-      value: kitResponse,
-    });
-  } catch {
-    // A frozen error cannot take it: a stand-in that inherits from it (its
-    // class, message and stack) carries it instead.
-    return Object.create(error, { getResponse: { value: kitResponse } });
-  }
-  frame.after = () => {
-    if (own === undefined) {
-      delete (error as { getResponse?: unknown }).getResponse;
-    } else Object.defineProperty(error, "getResponse", own);
-  };
-  return error;
 }
