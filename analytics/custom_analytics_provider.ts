@@ -9,7 +9,7 @@ import type {
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsProviderError } from "./analytics_errors.ts";
 import { AnalyticsDeliveryQueue } from "./_analytics_delivery_queue.ts";
-import { postJson } from "./_http.ts";
+import { postAnalyticsJson } from "./_http.ts";
 import { secretMasker } from "./_mask.ts";
 import {
   configString,
@@ -129,7 +129,10 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
       send: async (batch, signal) => {
         const { body, rejected } = serialize(batch, onError);
         if (body !== undefined) {
-          await postJson(endpoint, body, headers, timeout, { signal, mask });
+          await postAnalyticsJson(endpoint, body, headers, timeout, {
+            signal,
+            mask,
+          });
         }
         return rejected;
       },

@@ -15,7 +15,7 @@ import {
   pageCollectBody,
   pageCollectUrl,
 } from "./_ga4_page.ts";
-import { postJson } from "./_http.ts";
+import { postAnalyticsJson } from "./_http.ts";
 import { secretMasker } from "./_mask.ts";
 import {
   GA4_MAX_EVENTS_PER_REQUEST,
@@ -223,7 +223,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
       batchKey: (event) => `${event.anonymousId}\u0000${event.userId ?? ""}`,
       send: async (batch, signal) => {
         if (pageProtocol) {
-          await postJson(
+          await postAnalyticsJson(
             this.#pageUrl(batch),
             this.#pageBody(batch),
             {},
@@ -236,7 +236,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
             },
           );
         } else {
-          await postJson(this.#url, this.#body(batch), {}, timeout, {
+          await postAnalyticsJson(this.#url, this.#body(batch), {}, timeout, {
             signal,
             mask,
           });
