@@ -16,7 +16,7 @@
 import { parseRetryAfter } from "../internal/retry_after.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
-import { errorOf, readText } from "./_body.ts";
+import { httpErrorOf, readText } from "./_body.ts";
 import { CachedCall, MISS } from "./_cached_call.ts";
 import { CallContext } from "./_call_context.ts";
 import { type ClientSettings, defaultTotal } from "./_client_options.ts";
@@ -528,7 +528,7 @@ export class RequestEngine {
     const url = this.#url;
     try {
       if (!response.ok) {
-        throw await errorOf(response, this.#maxSize, {
+        throw await httpErrorOf(response, this.#maxSize, {
           requestId: this.#requestId(),
           method,
           url,
