@@ -7,7 +7,7 @@
 // the first connection, so that bundling caching/mod.ts for a browser never
 // pulls it in statically.
 import type * as Redis from "redis";
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";

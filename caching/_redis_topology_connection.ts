@@ -7,7 +7,7 @@
 // MOVED for a cluster, +switch-master for Sentinel); what is left here is
 // starting it, bounding it and telling the provider.
 import type * as Redis from "redis";
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";

@@ -1,5 +1,5 @@
 import { KitError } from "./kit_error.ts";
-import type { TimerHandle } from "./timers.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 
 /**

@@ -20,7 +20,6 @@
 export * from "./strings.ts";
 export * from "./casing.ts";
 export * from "./type_guards.ts";
-export * from "./timers.ts";
 export * from "./clock.ts";
 export * from "./dispose_options.ts";
 export * from "./secrets.ts";
