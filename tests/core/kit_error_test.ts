@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as core from "../../core/mod.ts";
 import * as platform from "../../platform/mod.ts";
-import * as database from "../../platform/database/mod.ts";
+import * as database from "@vendor/kit-platform/database";
 import * as config from "../../config/mod.ts";
 import * as logging from "../../logging/mod.ts";
 import * as http from "../../http/mod.ts";
