@@ -196,7 +196,7 @@ export function installBrowserErrorTracking(
 ): () => void {
   const w = browserGlobals()!;
   const handleError = (event: ErrorEventLike): void => {
-    const properties = describeError(event.error, "error", false);
+    const properties = exceptionProperties(event.error, "error", false);
     if (event.message) properties.description = event.message;
     if (event.filename) properties.filename = event.filename;
     if (event.lineno) properties.lineno = event.lineno;
@@ -204,7 +204,7 @@ export function installBrowserErrorTracking(
     onError(properties);
   };
   const handleRejection = (event: { readonly reason?: unknown }): void => {
-    onError(describeError(event.reason, "unhandledrejection", false));
+    onError(exceptionProperties(event.reason, "unhandledrejection", false));
   };
   w.addEventListener("error", handleError);
   w.addEventListener("unhandledrejection", handleRejection);
@@ -215,7 +215,7 @@ export function installBrowserErrorTracking(
 }
 
 /** The properties of an `exception` event for a thrown value. */
-export function describeError(
+export function exceptionProperties(
   value: unknown,
   source: string,
   fatal: boolean,

@@ -19,7 +19,7 @@ export interface SendFailureInfo {
   cause?: unknown;
 }
 
-/** Thrown by {@linkcode postJson} and by provider send functions. */
+/** Thrown by {@linkcode postAnalyticsJson} and by provider send functions. */
 export class SendFailure extends Error {
   readonly info: SendFailureInfo;
   constructor(info: SendFailureInfo) {
@@ -33,7 +33,7 @@ export class SendFailure extends Error {
 // 64 KiB; with two requests in flight each stays under half of that.
 const BROWSER_KEEPALIVE_LIMIT = 30_000;
 
-/** What {@linkcode postJson} takes besides the request itself. */
+/** What {@linkcode postAnalyticsJson} takes besides the request itself. */
 export interface PostOptions {
   /** Aborts the request (the queue gave up on the batch). */
   signal?: AbortSignal;
@@ -61,7 +61,7 @@ export { MAX_REDIRECTS };
  * most {@linkcode MAX_REDIRECTS}); any other redirect is a failure that is
  * not retried. Of an answer's body at most a few KiB are read.
  */
-export async function postJson(
+export async function postAnalyticsJson(
   url: string,
   body: string,
   headers: Record<string, string>,

@@ -6,7 +6,7 @@ import type {
   AnalyticsOptions,
 } from "./analytics_options.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
-import { validateSamplingRate } from "./sampling.ts";
+import { validateSamplingRate } from "./_sampling_rate.ts";
 import { reportByDefault } from "./_error_route.ts";
 
 /** Every option of the manager, with its value. */

@@ -28,7 +28,7 @@
 //   `strict` mode Node raises the rejection as an uncaught exception first,
 //   which the `uncaughtException` path handles.
 import type { AnalyticsProperties } from "./analytics_event.ts";
-import { describeError } from "./_browser_tracking.ts";
+import { exceptionProperties } from "./_browser_tracking.ts";
 
 export interface RuntimeErrorHooks {
   /** Tracks an `exception` event. */
@@ -134,14 +134,14 @@ export function installNode(
       ? "unhandledRejection"
       : "uncaughtException";
     if (source === "unhandledRejection") seen.add(error);
-    hooks.report(describeError(error, source, alone));
+    hooks.report(exceptionProperties(error, source, alone));
     if (alone) crash(error);
   };
   const onRejection = (reason: unknown): void => {
     if (seen.delete(reason)) return;
     const alone = proc.listenerCount("unhandledRejection") <= 1;
     const fatal = alone && mode === "throw";
-    hooks.report(describeError(reason, "unhandledRejection", fatal));
+    hooks.report(exceptionProperties(reason, "unhandledRejection", fatal));
     if (!alone) return;
     if (mode === "throw") {
       crash(rejectionError(reason));

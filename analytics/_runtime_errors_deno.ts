@@ -9,7 +9,7 @@ import {
   type NodeProcessLike,
   type RuntimeErrorHooks,
 } from "./_runtime_errors.ts";
-import { describeError } from "./_browser_tracking.ts";
+import { exceptionProperties } from "./_browser_tracking.ts";
 
 /**
  * Installs error tracking for the current server runtime.
@@ -50,7 +50,7 @@ function installDeno(
   ): void => {
     if (reraising.delete(value)) return;
     const fatal = !event.defaultPrevented;
-    hooks.report(describeError(value, source, fatal));
+    hooks.report(exceptionProperties(value, source, fatal));
     if (!fatal) return;
     event.preventDefault();
     flushThen(hooks, () => {

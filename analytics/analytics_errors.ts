@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when an analytics option is outside its allowed range: a
  * `samplingRate` outside 0..1, a missing `endpoint` or `trackingId`, a batch
@@ -16,7 +18,10 @@
  * }
  * ```
  */
-export class AnalyticsConfigurationError extends Error {
+export class AnalyticsConfigurationError extends KitError {
+  /** What went wrong, as a stable string: `analytics_configuration`. */
+  readonly code = "analytics_configuration";
+
   /**
    * Creates the error.
    *
@@ -51,7 +56,10 @@ export type AnalyticsProviderOperation =
  * console.log(error.message); // "Analytics provider Broken failed in track: down"
  * ```
  */
-export class AnalyticsProviderError extends Error {
+export class AnalyticsProviderError extends KitError {
+  /** What went wrong, as a stable string: `analytics_provider`. */
+  readonly code = "analytics_provider";
+
   /** The provider's name (its `name` property, else its class name). */
   readonly provider: string;
   /** The operation that failed. */
@@ -104,7 +112,10 @@ export class AnalyticsProviderError extends Error {
  * console.log(error.status); // 401
  * ```
  */
-export class AnalyticsDeliveryError extends Error {
+export class AnalyticsDeliveryError extends KitError {
+  /** What went wrong, as a stable string: `analytics_delivery`. */
+  readonly code = "analytics_delivery";
+
   /** The collection address, without query string. */
   readonly endpoint: string;
   /** The HTTP status of the last attempt; absent after a network error. */
@@ -185,7 +196,10 @@ export interface AnalyticsDeliveryAbortedErrorDetails {
  * console.log(error.events); // 450
  * ```
  */
-export class AnalyticsDeliveryAbortedError extends Error {
+export class AnalyticsDeliveryAbortedError extends KitError {
+  /** What went wrong, as a stable string: `analytics_delivery_aborted`. */
+  readonly code = "analytics_delivery_aborted";
+
   /** The provider's name. */
   readonly provider: string;
   /** The collection address, without query string or password. */
@@ -230,7 +244,10 @@ export class AnalyticsDeliveryAbortedError extends Error {
  * console.log(error.maxQueueSize); // 10000
  * ```
  */
-export class AnalyticsQueueFullError extends Error {
+export class AnalyticsQueueFullError extends KitError {
+  /** What went wrong, as a stable string: `analytics_queue_full`. */
+  readonly code = "analytics_queue_full";
+
   /** The queue bound that was reached. */
   readonly maxQueueSize: number;
 

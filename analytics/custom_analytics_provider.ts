@@ -8,8 +8,8 @@ import type {
 } from "./analytics_provider.ts";
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsProviderError } from "./analytics_errors.ts";
-import { DeliveryQueue } from "./_delivery_queue.ts";
-import { postJson } from "./_http.ts";
+import { AnalyticsDeliveryQueue } from "./_analytics_delivery_queue.ts";
+import { postAnalyticsJson } from "./_http.ts";
 import { secretMasker } from "./_mask.ts";
 import {
   configString,
@@ -85,7 +85,7 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
   /** The provider's name in error messages. */
   readonly name: string = NAME;
   // Both undefined when built turned off by features:enableAnalytics.
-  readonly #queue: DeliveryQueue<AnalyticsEvent> | undefined;
+  readonly #queue: AnalyticsDeliveryQueue<AnalyticsEvent> | undefined;
   readonly #off: TurnedOff | undefined;
   readonly #endpoint: string;
 
@@ -122,14 +122,17 @@ export class CustomAnalyticsProvider implements IAnalyticsProvider {
         .filter(([name]) => SECRET_HEADER.test(name))
         .flatMap(([, value]) => [value, value.replace(/^\S+\s+/, "")]),
     ]);
-    this.#queue = new DeliveryQueue<AnalyticsEvent>({
+    this.#queue = new AnalyticsDeliveryQueue<AnalyticsEvent>({
       ...delivery,
       name: NAME,
       endpoint,
       send: async (batch, signal) => {
         const { body, rejected } = serialize(batch, onError);
         if (body !== undefined) {
-          await postJson(endpoint, body, headers, timeout, { signal, mask });
+          await postAnalyticsJson(endpoint, body, headers, timeout, {
+            signal,
+            mask,
+          });
         }
         return rejected;
       },

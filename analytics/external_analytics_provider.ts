@@ -8,14 +8,14 @@ import type {
 } from "./analytics_provider.ts";
 import type { AnalyticsDeliveryOptions } from "./analytics_delivery_options.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
-import { DeliveryQueue } from "./_delivery_queue.ts";
+import { AnalyticsDeliveryQueue } from "./_analytics_delivery_queue.ts";
 import { registerErrorRoute } from "./_error_route.ts";
 import {
   GA4_PAGE_ENDPOINT,
   pageCollectBody,
   pageCollectUrl,
 } from "./_ga4_page.ts";
-import { postJson } from "./_http.ts";
+import { postAnalyticsJson } from "./_http.ts";
 import { secretMasker } from "./_mask.ts";
 import {
   GA4_MAX_EVENTS_PER_REQUEST,
@@ -142,7 +142,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
   /** The provider's name in error messages. */
   readonly name: string = NAME;
   // Both undefined when built turned off by features:enableAnalytics.
-  readonly #queue: DeliveryQueue<AnalyticsEvent> | undefined;
+  readonly #queue: AnalyticsDeliveryQueue<AnalyticsEvent> | undefined;
   readonly #off: TurnedOff | undefined;
   readonly #url: string;
   readonly #mapping: { enhancedEcommerce: boolean; anonymizeIp: boolean };
@@ -216,14 +216,14 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
     // A collector on another site cannot be read from a page (no CORS), as
     // with Google's tag: an opaque answer counts as delivered.
     const crossSite = pageProtocol && url.origin !== pageOrigin();
-    this.#queue = new DeliveryQueue<AnalyticsEvent>({
+    this.#queue = new AnalyticsDeliveryQueue<AnalyticsEvent>({
       ...delivery,
       name: NAME,
       endpoint,
       batchKey: (event) => `${event.anonymousId}\u0000${event.userId ?? ""}`,
       send: async (batch, signal) => {
         if (pageProtocol) {
-          await postJson(
+          await postAnalyticsJson(
             this.#pageUrl(batch),
             this.#pageBody(batch),
             {},
@@ -236,7 +236,7 @@ export class ExternalAnalyticsProvider implements IAnalyticsProvider {
             },
           );
         } else {
-          await postJson(this.#url, this.#body(batch), {}, timeout, {
+          await postAnalyticsJson(this.#url, this.#body(batch), {}, timeout, {
             signal,
             mask,
           });

@@ -1,4 +1,4 @@
-import { AnalyticsConfigurationError } from "./analytics_errors.ts";
+import { validateSamplingRate } from "./_sampling_rate.ts";
 
 const encoder = new TextEncoder();
 
@@ -73,30 +73,4 @@ export function isSampledIn(id: string, rate: number): boolean {
   if (rate >= 1) return true;
   if (rate <= 0) return false;
   return samplingHash(id) / 4294967296 < rate;
-}
-
-/**
- * Checks a sampling rate.
- *
- * @param rate The value to check.
- * @returns The same rate.
- * @throws {AnalyticsConfigurationError} `samplingRate must be a number from 0
- * to 1: <value>` when it is not a finite number within 0..1.
- *
- * @example Usage
- * ```ts
- * import { validateSamplingRate } from "@vendor/kit/analytics";
- *
- * validateSamplingRate(0.1); // 0.1
- * ```
- */
-export function validateSamplingRate(rate: unknown): number {
-  if (
-    typeof rate !== "number" || !Number.isFinite(rate) || rate < 0 || rate > 1
-  ) {
-    throw new AnalyticsConfigurationError(
-      `samplingRate must be a number from 0 to 1: ${String(rate)}`,
-    );
-  }
-  return rate;
 }

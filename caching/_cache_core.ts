@@ -14,7 +14,7 @@ import type {
   ICacheProvider,
 } from "./cache_provider.ts";
 import { CacheStoreError } from "./cache_store_error.ts";
-import { reportByDefault } from "./_error_reporter.ts";
+import { reportCacheErrorByDefault } from "./_error_reporter.ts";
 import { type Counters, newCounters } from "./_telemetry.ts";
 
 export type MaybeEntry = CacheEntry | undefined;
@@ -77,7 +77,7 @@ export class CacheCore {
 
   report(error: CacheError): void {
     if (this.#onError === undefined) {
-      reportByDefault("CacheManager", error);
+      reportCacheErrorByDefault("CacheManager", error);
       return;
     }
     try {

@@ -11,7 +11,7 @@
 // changes held back for those slots are re-sent when the slots answer again,
 // which is the moment the probe sees.
 
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { RedisTimeoutError, TIMED_OUT } from "./_deadlines.ts";

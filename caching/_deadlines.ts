@@ -3,7 +3,7 @@
 // so a frozen server would hang callers. A command here races a deadline
 // shared by every command started in the same time slot: one timer per slot
 // instead of one per command.
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 
 /** What a race resolves to when the deadline comes first. */

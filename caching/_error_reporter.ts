@@ -31,7 +31,9 @@ export class ErrorReporter {
       }
     }
     if (this.signal.size > 0) this.signal.dispatch(error);
-    else if (this.#onError === undefined) reportByDefault(this.#label, error);
+    else if (this.#onError === undefined) {
+      reportCacheErrorByDefault(this.#label, error);
+    }
   }
 }
 
@@ -40,7 +42,10 @@ export class ErrorReporter {
  * application's logging under `kit.cache` (a recovery as info, the rest as
  * warnings: the cache keeps working on misses), else the console.
  */
-export function reportByDefault(label: string, error: CacheError): void {
+export function reportCacheErrorByDefault(
+  label: string,
+  error: CacheError,
+): void {
   const recovered = error instanceof CacheStoreRecovered;
   const logger = hostLogger("kit.cache");
   if (logger !== undefined) {

@@ -8,7 +8,7 @@
 // also handed to the provider (`slots`), which keeps a primary's failure to
 // that primary's slots (_cluster_outages.ts).
 import type * as Redis from "redis";
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import {

@@ -7,11 +7,11 @@
 // the first connection, so that bundling caching/mod.ts for a browser never
 // pulls it in statically.
 import type * as Redis from "redis";
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
-import { loadDriver } from "#caching/redis_driver";
+import { loadRedisDriver } from "#caching/redis_driver";
 import {
   backoff,
   type RedisCommands,
@@ -140,7 +140,7 @@ export class RedisConnection implements RedisLink {
     this.#firstAttemptPromise = new Promise<boolean>((resolve) => {
       this.#firstAttempt = resolve;
     });
-    loadDriver().then(
+    loadRedisDriver().then(
       (redis) => {
         this.#redis = redis;
         this.#open(redis);

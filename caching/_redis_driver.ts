@@ -6,7 +6,7 @@ import type * as Redis from "redis";
 let driver: Promise<typeof Redis> | undefined;
 
 /** The node-redis module, loaded once. */
-export function loadDriver(): Promise<typeof Redis> {
+export function loadRedisDriver(): Promise<typeof Redis> {
   driver ??= import("redis");
   return driver;
 }

@@ -6,7 +6,7 @@
 import type * as Redis from "redis";
 
 /** Always rejects: Redis is out of a browser's reach. */
-export function loadDriver(): Promise<typeof Redis> {
+export function loadRedisDriver(): Promise<typeof Redis> {
   return Promise.reject(
     new Error(
       "RemoteStoreCacheProvider needs a server runtime (Deno, Node.js or Bun); in a browser use MemoryCacheProvider",

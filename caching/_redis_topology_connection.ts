@@ -7,12 +7,12 @@
 // MOVED for a cluster, +switch-master for Sentinel); what is left here is
 // starting it, bounding it and telling the provider.
 import type * as Redis from "redis";
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { RedisTimeoutError, settleWithin } from "./_deadlines.ts";
 import { describeError } from "./_diagnostics.ts";
-import { loadDriver } from "#caching/redis_driver";
+import { loadRedisDriver } from "#caching/redis_driver";
 import {
   backoff,
   type RedisCommands,
@@ -138,7 +138,7 @@ export abstract class TopologyConnection implements RedisLink {
     this.#firstAttemptPromise = new Promise<boolean>((resolve) => {
       this.#firstAttempt = resolve;
     });
-    loadDriver().then(
+    loadRedisDriver().then(
       (redis) => this.#open(redis),
       (error: unknown) => this.#failed(error, undefined),
     );
@@ -228,7 +228,7 @@ export abstract class TopologyConnection implements RedisLink {
       RequestContext.detach(() =>
         setTimeout(() => {
           this.#reopenTimer = undefined;
-          loadDriver().then((redis) => this.#open(redis), () => {});
+          loadRedisDriver().then((redis) => this.#open(redis), () => {});
         }, delay)
       ),
     );

@@ -13,7 +13,7 @@ import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provi
  * @throws {RangeError} For a number or flag that does not read as one, or a
  * sentinel name without nodes (or the reverse).
  */
-export function optionsFromConfiguration(
+export function remoteStoreOptionsFromConfiguration(
   config: IConfiguration,
   options: RemoteStoreCacheProviderOptions,
 ): RemoteStoreCacheProviderOptions {

@@ -1,4 +1,4 @@
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { type HealthCheckResult, RequestContext } from "../platform/mod.ts";
 import {

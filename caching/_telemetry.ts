@@ -18,7 +18,7 @@
 // provider changes (one global look-up when a scope is made, per factory run
 // and at every 1,024th hit of an area for the meter provider).
 //
-// The API itself is reached only through core's loadOpenTelemetryApi(), and
+// The API itself is reached only through loadOpenTelemetryApi() (internal/open_telemetry.ts), and
 // only once isOpenTelemetryRegistered() found something registered: in
 // Node.js and Bun a process without an SDK never loads it.
 import type {
@@ -158,7 +158,7 @@ export function noteHit(attributes: Attributes): void {
   }
 }
 
-// A factory run with no tracer provider registered gets core's
+// A factory run with no tracer provider registered gets internal/'s
 // NON_RECORDING_SPAN, so it never loads the API.
 const UNTRACED: RunSpan = {
   span: NON_RECORDING_SPAN,

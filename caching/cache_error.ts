@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Base class of every error the caching package reports. Store failures and
  * background refresh failures are not thrown: they reach the `onError` hook
@@ -13,7 +15,10 @@
  * await cache.dispose();
  * ```
  */
-export class CacheError extends Error {
+export class CacheError extends KitError {
+  /** What went wrong, as a stable string: `cache`. */
+  readonly code: string = "cache";
+
   /** The cache key concerned, when there is one. */
   readonly key: string | undefined;
 

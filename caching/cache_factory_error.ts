@@ -20,6 +20,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheFactoryError extends CacheError {
+  /** What went wrong, as a stable string: `cache_factory`. */
+  override readonly code = "cache_factory";
+
   /** The `hardTimeout` the run passed, in milliseconds, for a timeout. */
   readonly timeout: number | undefined;
 

@@ -13,6 +13,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CachePolicyNotFoundError extends CacheError {
+  /** What went wrong, as a stable string: `cache_policy_not_found`. */
+  override readonly code = "cache_policy_not_found";
+
   /** The name that was asked for. */
   readonly policyName: string;
 

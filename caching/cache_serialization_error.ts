@@ -14,6 +14,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheSerializationError extends CacheError {
+  /** What went wrong, as a stable string: `cache_serialization`. */
+  override readonly code = "cache_serialization";
+
   /**
    * Creates the error.
    *

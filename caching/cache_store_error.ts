@@ -15,6 +15,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheStoreError extends CacheError {
+  /** What went wrong, as a stable string: `cache_store`. */
+  override readonly code = "cache_store";
+
   /** The command or provider method that failed (`GET`, `SET`, `get`…). */
   readonly command: string;
 

@@ -31,6 +31,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheStoreRecovered extends CacheError {
+  /** What went wrong, as a stable string: `cache_store_recovered`. */
+  override readonly code = "cache_store_recovered";
+
   /**
    * `host:port` of the store, as the {@linkcode CacheStoreUnavailableError}
    * of the outage named it (on a cluster, possibly one primary).

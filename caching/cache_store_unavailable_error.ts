@@ -20,6 +20,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheStoreUnavailableError extends CacheError {
+  /** What went wrong, as a stable string: `cache_store_unavailable`. */
+  override readonly code = "cache_store_unavailable";
+
   /**
    * `host:port` of the store; on a Redis Cluster whose other primaries still
    * answer, of the primary that failed (its slots alone are down).

@@ -15,6 +15,9 @@ import { CacheError } from "./cache_error.ts";
  * ```
  */
 export class CacheValueError extends CacheError {
+  /** What went wrong, as a stable string: `cache_value`. */
+  override readonly code = "cache_value";
+
   /** Why the value was rejected (`not JSON`, `not a cache entry`…). */
   readonly reason: string;
 

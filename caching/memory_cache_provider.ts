@@ -1,6 +1,7 @@
 import type { LRUCache } from "lru-cache";
 import { loadLruCache } from "#internal/lru_cache";
-import type { Clock, TimerHandle } from "../core/mod.ts";
+import type { Clock } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { clockOption } from "./_clock.ts";
 import type { CacheEntry, ICacheProvider } from "./cache_provider.ts";

@@ -29,7 +29,7 @@ import { RedisKeys } from "./_redis_keys.ts";
 import { acquiredLock, lockToken } from "./_redis_lock.ts";
 import { RedisReads } from "./_redis_reads.ts";
 import { RedisTagStore } from "./_redis_tag_store.ts";
-import { optionsFromConfiguration } from "./_remote_store_configuration.ts";
+import { remoteStoreOptionsFromConfiguration } from "./_remote_store_configuration.ts";
 import { remoteStoreSettings } from "./_remote_store_settings.ts";
 import { OutageJournal } from "./_outage_journal.ts";
 import { OutageRecovery } from "./_outage_recovery.ts";
@@ -361,7 +361,7 @@ export class RemoteStoreCacheProvider
     options: RemoteStoreCacheProviderOptions = {},
   ): RemoteStoreCacheProvider {
     return new RemoteStoreCacheProvider(
-      optionsFromConfiguration(config, options),
+      remoteStoreOptionsFromConfiguration(config, options),
     );
   }
 

@@ -2,7 +2,11 @@
 // view, the masked plain copy toJSON() gives, diagnose() with the keys it
 // knows, the hints added to validation failures, and checkHealth(). Every
 // value and source printed here goes through the secret masking first.
-import { maskSecretText, type SecretMatcher } from "../core/mod.ts";
+import {
+  maskSecretText,
+  SECRET_MASK,
+  type SecretMatcher,
+} from "../core/mod.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import type {
   ConfigurationDiagnostic,
@@ -24,7 +28,7 @@ import {
   snapshot,
 } from "./_tree.ts";
 import { schemaKnows } from "./_schema.ts";
-import { MASK, maskTree } from "./_secrets.ts";
+import { maskTree } from "./_secrets.ts";
 import { readEnvironment } from "#config/environment";
 import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
 import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
@@ -59,7 +63,7 @@ export class ConfigurationInspection {
   /** See ConfigurationManager.explain. */
   explain(): ExplainedValue[] {
     const { leaves } = this.#options.layers.effective;
-    const secrets = withFileSecrets(this.#options.secrets, leaves, MASK);
+    const secrets = withFileSecrets(this.#options.secrets, leaves, SECRET_MASK);
     return leaves.map((leaf) => ({
       key: leaf.key,
       value: secrets.maskValue(leaf.key, cloneJson(leaf.value)),
@@ -73,14 +77,16 @@ export class ConfigurationInspection {
     return maskTree(
       tree,
       "",
-      withFileSecrets(this.#options.secrets, leaves, MASK),
+      withFileSecrets(this.#options.secrets, leaves, SECRET_MASK),
     ) as Record<string, unknown>;
   }
 
   /** The debug view of explained values, one `key = value (source)` line each. */
   debugView(values: readonly ExplainedValue[]): string {
     const lines = values.map(({ key, value, source }) =>
-      `${key} = ${value === MASK ? MASK : JSON.stringify(value)} (${source})`
+      `${key} = ${
+        value === SECRET_MASK ? SECRET_MASK : JSON.stringify(value)
+      } (${source})`
     );
     return lines.length === 0 ? "(no configuration values)" : lines.join("\n");
   }

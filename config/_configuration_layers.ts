@@ -7,6 +7,7 @@
 import {
   isPromiseLike,
   maskSecretText,
+  SECRET_MASK,
   type SecretMatcher,
 } from "../core/mod.ts";
 import type {
@@ -29,7 +30,7 @@ import {
   snapshot,
 } from "./_tree.ts";
 import { UnsafeJsonError, validateAgainst } from "./_schema.ts";
-import { MASK, secretLiterals } from "./_secrets.ts";
+import { secretLiterals } from "./_secrets.ts";
 import { annotateFailures, type HintSource } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";
 import { withFileSecrets } from "./_secret_files.ts";
@@ -360,7 +361,11 @@ export class ConfigurationLayers {
     replacedArrays: readonly ReplacedArray[],
   ): { coerced: unknown; output: unknown } {
     try {
-      const secrets = withFileSecrets(this.#options.secrets, raw.leaves, MASK);
+      const secrets = withFileSecrets(
+        this.#options.secrets,
+        raw.leaves,
+        SECRET_MASK,
+      );
       let literals: string[] | undefined;
       return validateAgainst(schema, input, {
         isSecret: (key) => secrets.isSecret(key),

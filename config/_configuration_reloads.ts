@@ -3,7 +3,11 @@
 // load or reload at a time, the debounce of watched changes, the `changed`
 // events (secret values masked) and the last failure that health reports.
 // What a load reads and merges is _configuration_layers.ts's business.
-import { maskSecretText, type SecretMatcher } from "../core/mod.ts";
+import {
+  maskSecretText,
+  SECRET_MASK,
+  type SecretMatcher,
+} from "../core/mod.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import type { Signal } from "../platform/mod.ts";
 import type { Span } from "@opentelemetry/api";
@@ -14,7 +18,7 @@ import type {
   Registration,
 } from "./_configuration_layers.ts";
 import { cloneJson, type LeafInfo, sameLeaf } from "./_tree.ts";
-import { MASK, secretLiterals } from "./_secrets.ts";
+import { secretLiterals } from "./_secrets.ts";
 import { withFileSecrets } from "./_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 
@@ -124,7 +128,7 @@ export class ConfigurationReloads {
     const secrets = withFileSecrets(
       this.#options.secrets,
       [...before, ...after],
-      MASK,
+      SECRET_MASK,
     );
     const mask = (key: string, value: unknown): unknown =>
       value === undefined

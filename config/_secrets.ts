@@ -1,21 +1,10 @@
 // Masks configuration values with core's secret rule (the one logging uses).
 import {
-  createSecretMatcher as createCoreMatcher,
   isPlainObject,
   maskSecretText,
   SECRET_MASK,
   type SecretMatcher,
 } from "../core/mod.ts";
-
-/** The text a secret value prints as. */
-export const MASK: string = SECRET_MASK;
-
-/** Builds the secret rule for the default words plus `extra`. */
-export function createSecretMatcher(
-  extra: readonly (string | RegExp)[] = [],
-): SecretMatcher {
-  return createCoreMatcher(extra);
-}
 
 /**
  * A copy of plain data with secret values replaced by `***`: by key name
@@ -30,13 +19,13 @@ export function maskTree(
 ): unknown {
   const match = key === "" ? "none" : secrets.match(key);
   if (Array.isArray(value)) {
-    if (match !== "none") return MASK;
+    if (match !== "none") return SECRET_MASK;
     return value.map((item, i) =>
       maskTree(item, key === "" ? String(i) : `${key}:${i}`, secrets)
     );
   }
   if (isPlainObject(value)) {
-    if (match === "all") return MASK;
+    if (match === "all") return SECRET_MASK;
     const copy: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
       copy[name] = maskTree(

@@ -38,7 +38,7 @@ import {
   JsonFileProvider,
 } from "./json_file_provider.ts";
 import { cloneJson, type IndexEntry } from "./_tree.ts";
-import { createSecretMatcher } from "./_secrets.ts";
+import { createSecretMatcher } from "../core/mod.ts";
 import { getEnvironmentVariable } from "#config/environment";
 import { registerHints, registerWhereToSet } from "./_hints.ts";
 import { whereToSet } from "./_where_to_set.ts";

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when a configuration source cannot be read: a required file is
  * missing, a file is not valid JSON (the message names the absolute path, the
@@ -22,7 +24,10 @@
  * }
  * ```
  */
-export class ConfigurationSourceError extends Error {
+export class ConfigurationSourceError extends KitError {
+  /** What went wrong, as a stable string: `configuration_source`. */
+  readonly code = "configuration_source";
+
   /** The source's label (a file path as given, a URL, `memory`, `env …`). */
   readonly source: string;
   /** The absolute path of the file, when the source is a file. */

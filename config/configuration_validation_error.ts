@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when configuration fails validation: by
  * {@linkcode validateConfiguration} (the three startup rules), by
@@ -31,7 +33,10 @@
  * }
  * ```
  */
-export class ConfigurationValidationError extends Error {
+export class ConfigurationValidationError extends KitError {
+  /** What went wrong, as a stable string: `configuration_validation`. */
+  readonly code = "configuration_validation";
+
   /** One line per failure, in the order they were found. */
   readonly failures: string[];
   /**

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode ConfigurationManager.prototype.getValue} and
  * {@linkcode ConfigurationManager.prototype.getSection} when a key has no
@@ -28,7 +30,10 @@
  * }
  * ```
  */
-export class ConfigurationValueNotFoundError extends Error {
+export class ConfigurationValueNotFoundError extends KitError {
+  /** What went wrong, as a stable string: `configuration_value_not_found`. */
+  readonly code = "configuration_value_not_found";
+
   /** The key that was asked for, as the caller spelled it. */
   readonly key: string;
   /**

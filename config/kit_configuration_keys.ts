@@ -1,4 +1,4 @@
-import { serverConfigurationKeys } from "../platform/mod.ts";
+import { serverConfigurationKeys } from "../internal/server_configuration_keys.ts";
 import { databaseKeys } from "../internal/database_keys.ts";
 
 /**

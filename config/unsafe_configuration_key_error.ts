@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when a source supplies a key with the segment `__proto__`,
  * `prototype` or `constructor` (in any letter case). Such keys are rejected
@@ -20,7 +22,10 @@
  * }
  * ```
  */
-export class UnsafeConfigurationKeyError extends Error {
+export class UnsafeConfigurationKeyError extends KitError {
+  /** What went wrong, as a stable string: `unsafe_configuration_key`. */
+  readonly code = "unsafe_configuration_key";
+
   /** The rejected key, as a colon path. */
   readonly key: string;
   /** The label of the source that supplied it. */

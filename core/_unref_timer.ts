@@ -1,5 +1,5 @@
 import { unref } from "#core/unref";
-import type { TimerHandle } from "./timers.ts";
+import type { TimerHandle } from "./_timer_handle.ts";
 
 /**
  * Lets the process exit while a timer of core (the system clock's waits,

@@ -1,3 +1,5 @@
+import { KitError } from "./kit_error.ts";
+
 /**
  * Thrown when one of Kit's npm packages cannot load a dependency it loads on
  * first use rather than at import (in Node.js and Bun: ky with the first
@@ -23,7 +25,10 @@
  * console.log(error.dependency); // "ky"
  * ```
  */
-export class DependencyLoadError extends Error {
+export class DependencyLoadError extends KitError {
+  /** What went wrong, as a stable string: `dependency_load`. */
+  readonly code = "dependency_load";
+
   /** The npm dependency that could not be loaded. */
   readonly dependency: string;
   /** The Kit package that loads it. */

@@ -1,4 +1,5 @@
-import type { TimerHandle } from "./timers.ts";
+import { KitError } from "./kit_error.ts";
+import type { TimerHandle } from "./_timer_handle.ts";
 import { unrefTimer } from "./_unref_timer.ts";
 
 /**
@@ -94,7 +95,10 @@ export function deadlineSignal(
  * console.log(error.message); // "Timed out after 250 ms"
  * ```
  */
-export class DeadlineError extends Error {
+export class DeadlineError extends KitError {
+  /** What went wrong, as a stable string: `deadline`. */
+  readonly code = "deadline";
+
   /** The timeout that fired, in milliseconds. */
   readonly timeout: number;
 

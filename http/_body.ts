@@ -37,7 +37,7 @@ export function readText(
 }
 
 /** Reads a non-success response within `limit` and builds its HttpError. */
-export async function errorOf(
+export async function httpErrorOf(
   response: Response,
   limit: number,
   origin: BodyOrigin,

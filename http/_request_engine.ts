@@ -16,16 +16,16 @@
 import { parseRetryAfter } from "../internal/retry_after.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { Attempt } from "./_attempt.ts";
-import { errorOf, readText } from "./_body.ts";
+import { httpErrorOf, readText } from "./_body.ts";
 import { CachedCall, MISS } from "./_cached_call.ts";
 import { CallContext } from "./_call_context.ts";
 import { type ClientSettings, defaultTotal } from "./_client_options.ts";
 import {
-  backoffDelay,
   discard,
   IDEMPOTENT_METHODS,
   RETRY_STATUSES,
-  sleep,
+  retryBackoff,
+  sleepOrThrow,
 } from "./_retry.ts";
 import { reportGaveUp, reportRetry } from "./_retry_report.ts";
 import type { HttpCache } from "./_http_cache.ts";
@@ -436,7 +436,7 @@ export class RequestEngine {
     if (status !== undefined) event.status = status;
     else event.error = error;
     this.#armTotal();
-    const wait = delay ?? backoffDelay(
+    const wait = delay ?? retryBackoff(
       retry,
       settings.retryDelay,
       settings.maxRetryDelay,
@@ -466,7 +466,7 @@ export class RequestEngine {
     event.delay = Math.ceil(wait);
     if (settings.onRetry !== undefined) settings.onRetry(event);
     else if (settings.reportRetries) reportRetry(event, this.#maxRetries);
-    await sleep(
+    await sleepOrThrow(
       settings.clock,
       Math.min(event.delay, MAX_TIMER),
       this.#caller,
@@ -528,7 +528,7 @@ export class RequestEngine {
     const url = this.#url;
     try {
       if (!response.ok) {
-        throw await errorOf(response, this.#maxSize, {
+        throw await httpErrorOf(response, this.#maxSize, {
           requestId: this.#requestId(),
           method,
           url,

@@ -3,7 +3,7 @@
 // one backoff rule (internal/backoff.ts); the client's jitter fraction is
 // its `retryJitter` option.
 import type { Clock } from "../core/mod.ts";
-import { backoffDelay as backoff, sleep as wait } from "../internal/backoff.ts";
+import { backoffDelay, sleep } from "../internal/backoff.ts";
 
 /** Methods that are safe to send twice (RFC 9110 §9.2.2 minus TRACE). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
@@ -30,13 +30,13 @@ export const RETRY_STATUSES: ReadonlySet<number> = new Set([
  * fraction of at most `jitter` so that clients which failed together do not
  * retry together.
  */
-export function backoffDelay(
+export function retryBackoff(
   retry: number,
   retryDelay: number,
   maxDelay: number,
   jitter: number,
 ): number {
-  return backoff(retry, { base: retryDelay, max: maxDelay, jitter });
+  return backoffDelay(retry, { base: retryDelay, max: maxDelay, jitter });
 }
 
 /**
@@ -55,7 +55,7 @@ export const CALLER_CLOCK: Clock = Object.freeze({
  * Waits `ms` milliseconds on `clock`; rejects with the signal's reason as
  * soon as one of the signals aborts.
  */
-export async function sleep(
+export async function sleepOrThrow(
   clock: Clock,
   ms: number,
   first: AbortSignal | undefined,
@@ -63,7 +63,7 @@ export async function sleep(
 ): Promise<void> {
   first?.throwIfAborted();
   second?.throwIfAborted();
-  if (await wait(clock, ms, first, second)) return;
+  if (await sleep(clock, ms, first, second)) return;
   first?.throwIfAborted();
   second?.throwIfAborted();
 }

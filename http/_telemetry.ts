@@ -12,7 +12,7 @@
 // call costs two property reads (isOpenTelemetryRegistered): no span, no
 // context, no clock read.
 //
-// The API itself comes from core (loadOpenTelemetryApi) only once something
+// The API itself comes from internal/open_telemetry.ts (loadOpenTelemetryApi) only once something
 // is registered, so that a process without an SDK never loads it (in
 // Node.js it is about 25 ms of a cold start). What is registered may come
 // from another copy of the API than the one loaded (the CommonJS bundle, or

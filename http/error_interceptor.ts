@@ -1,4 +1,4 @@
-import { errorOf } from "./_body.ts";
+import { httpErrorOf } from "./_body.ts";
 import type { HttpCallContext, HttpInterceptor } from "./http_interceptor.ts";
 
 /** Options of {@linkcode ErrorInterceptor}. */
@@ -82,7 +82,7 @@ export class ErrorInterceptor implements HttpInterceptor {
     context: HttpCallContext,
   ): Promise<Response> {
     if (response.ok) return response;
-    throw await errorOf(response, context.maxResponseSize ?? 0, {
+    throw await httpErrorOf(response, context.maxResponseSize ?? 0, {
       requestId: context.state.get(REQUEST_ID) as string | undefined,
       method: context.method,
       url: context.url,

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode HttpClient.fromConfiguration} when a configuration
  * value is missing or out of range. The message names the key and the value
@@ -19,7 +21,10 @@
  * }
  * ```
  */
-export class HttpConfigurationError extends Error {
+export class HttpConfigurationError extends KitError {
+  /** What went wrong, as a stable string: `http_configuration`. */
+  readonly code = "http_configuration";
+
   /** The configuration key at fault, such as `api:timeout`. */
   readonly key: string;
 

@@ -1,3 +1,4 @@
+import { KitError } from "../core/mod.ts";
 import { readBodyText } from "../internal/bounded_body.ts";
 import { describeErrorBody } from "./_error_body.ts";
 
@@ -58,7 +59,10 @@ export interface HttpErrorDetails {
  * }
  * ```
  */
-export class HttpError extends Error {
+export class HttpError extends KitError {
+  /** What went wrong, as a stable string: `http_status`. */
+  readonly code: string = "http_status";
+
   /** The HTTP status code of the response. */
   readonly status: number;
   /** The response's status text (may be empty). */

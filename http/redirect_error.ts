@@ -1,3 +1,4 @@
+import { KitError } from "../core/mod.ts";
 import { displayUrl } from "./_display_url.ts";
 
 /**
@@ -87,7 +88,10 @@ export interface RedirectErrorDetails {
  * }
  * ```
  */
-export class RedirectError extends Error {
+export class RedirectError extends KitError {
+  /** What went wrong, as a stable string: `http_redirect`. */
+  readonly code = "http_redirect";
+
   /** Why the redirect was not followed. */
   readonly reason: RedirectErrorReason;
   /** Upper-case HTTP method of the call. */

@@ -55,6 +55,9 @@ export interface ResponseTooLargeDetails {
  * ```
  */
 export class ResponseTooLargeError extends HttpError {
+  /** What went wrong, as a stable string: `response_too_large`. */
+  override readonly code = "response_too_large";
+
   /** The limit in bytes that the body exceeded. */
   readonly limit: number;
   /**

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode HttpClient} when an attempt takes longer than its
  * `timeout`, or a whole call (every attempt and the waits between them) takes
@@ -17,7 +19,10 @@
  * }
  * ```
  */
-export class TimeoutError extends Error {
+export class TimeoutError extends KitError {
+  /** What went wrong, as a stable string: `http_timeout`. */
+  readonly code = "http_timeout";
+
   /** The limit that was exceeded, in milliseconds. */
   readonly timeout: number;
   /**

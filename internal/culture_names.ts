@@ -21,13 +21,13 @@ const CULTURE_PATTERN =
  *
  * @example Usage
  * ```ts
- * import { isCultureName } from "./culture_names.ts";
+ * import { matchesCultureTag } from "./culture_names.ts";
  *
- * isCultureName("fr-CA"); // true
- * isCultureName("en_US"); // false
+ * matchesCultureTag("fr-CA"); // true
+ * matchesCultureTag("en_US"); // false
  * ```
  */
-export function isCultureName(value: unknown): value is string {
+export function matchesCultureTag(value: unknown): value is string {
   return typeof value === "string" && value.length <= 64 &&
     CULTURE_PATTERN.test(value);
 }
@@ -100,7 +100,7 @@ export function readCultureList(value: unknown): CultureList | undefined {
   for (let index = 0; index < items.length; index++) {
     const entry = items[index];
     const name = typeof entry === "string" ? entry.trim() : entry;
-    if (!isCultureName(name)) {
+    if (!matchesCultureTag(name)) {
       return {
         bad: { index, entry, problem: invalidCultureProblem(entry) },
       };

@@ -2,8 +2,8 @@ import { unref } from "#internal/unref";
 
 /**
  * A timer handle as returned by `setTimeout` or `setInterval` in any runtime
- * (core's `TimerHandle`, spelled out here so that this file imports
- * nothing but its runtime flavour).
+ * (timer_handle.ts's `TimerHandle`, spelled out here so that this file
+ * imports nothing but its runtime flavour).
  */
 type TimerHandle = ReturnType<typeof setTimeout>;
 

@@ -16,7 +16,7 @@ import { BodyTooLarge } from "./_read_body.ts";
  * writer for ever; and with the file system's error (`code` `ENOENT`…)
  * when it cannot be opened.
  */
-export async function readTextFile(
+export async function readTranslationFile(
   path: string,
   limit: number,
 ): Promise<string | BodyTooLarge> {

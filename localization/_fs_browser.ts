@@ -4,7 +4,7 @@
 // bundle. Use HttpLocalizationLoader in browsers.
 import type { BodyTooLarge } from "./_read_body.ts";
 
-export function readTextFile(
+export function readTranslationFile(
   path: string,
   _limit: number,
 ): Promise<string | BodyTooLarge> {

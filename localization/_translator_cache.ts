@@ -3,7 +3,7 @@
 // and expiring with the cache's ttl, through the cache's own clock when it
 // has one (tests) or else an unref'd timer, so a lookup reads no clock.
 // Not public.
-import type { TimerHandle } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { RequestContext } from "../platform/mod.ts";
 import { cacheClocks } from "./_cache_clock.ts";

@@ -1,5 +1,5 @@
 import { InvalidCultureError } from "./invalid_culture_error.ts";
-import { isCultureName as isCultureNameShared } from "../internal/culture_names.ts";
+import { matchesCultureTag } from "../internal/culture_names.ts";
 
 /**
  * Checks whether a value is a culture name the localization package accepts:
@@ -21,7 +21,7 @@ import { isCultureName as isCultureNameShared } from "../internal/culture_names.
 export function isCultureName(value: unknown): value is string {
   // The one pattern, shared with the configuration's check of
   // localization:supportedCultures.
-  return isCultureNameShared(value);
+  return matchesCultureTag(value);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when a culture name is not a BCP 47 language tag of the form the
  * localization package accepts (`xx`, `xx-XX`, `xx-Xxxx-XX`, …). Culture
@@ -19,7 +21,10 @@
  * }
  * ```
  */
-export class InvalidCultureError extends Error {
+export class InvalidCultureError extends KitError {
+  /** What went wrong, as a stable string: `invalid_culture`. */
+  readonly code = "invalid_culture";
+
   /** The rejected value, as given. */
   readonly culture: unknown;
 

@@ -1,5 +1,5 @@
 import { errorCode } from "./_error_code.ts";
-import { readTextFile } from "#localization/fs";
+import { readTranslationFile } from "#localization/fs";
 import { BodyTooLarge } from "./_read_body.ts";
 import { checkMaxResourceSize, tooLargeReason } from "./_resource_size.ts";
 import { checkTemplate, fillTemplate } from "./_template.ts";
@@ -112,7 +112,7 @@ export class JsonFileLocalizationLoader implements LocalizationLoader {
     const path = this.addressOf(culture);
     let text: string | BodyTooLarge;
     try {
-      text = await readTextFile(path, this.#maxResourceSize);
+      text = await readTranslationFile(path, this.#maxResourceSize);
     } catch (error) {
       const code = errorCode(error);
       throw new LocalizationLoadError({

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode LocalizationManager.fromConfiguration} when the
  * `localization` section of a configuration is missing a value or holds one
@@ -22,7 +24,10 @@
  * }
  * ```
  */
-export class LocalizationConfigurationError extends Error {
+export class LocalizationConfigurationError extends KitError {
+  /** What went wrong, as a stable string: `localization_configuration`. */
+  readonly code = "localization_configuration";
+
   /** The configuration key at fault, such as `localization:resourceUrl`. */
   readonly key: string;
 

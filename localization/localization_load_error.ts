@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /** What a {@linkcode LocalizationLoadError} is built from. */
 export interface LocalizationLoadErrorInit {
   /** The culture whose translations could not be loaded. */
@@ -41,7 +43,10 @@ export interface LocalizationLoadErrorInit {
  * }
  * ```
  */
-export class LocalizationLoadError extends Error {
+export class LocalizationLoadError extends KitError {
+  /** What went wrong, as a stable string: `localization_load`. */
+  readonly code = "localization_load";
+
   /** The culture whose translations could not be loaded. */
   readonly culture: string;
   /** The URL or file path that was read, when there is one. */

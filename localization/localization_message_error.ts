@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * A translation that is not valid ICU MessageFormat (for example an unclosed
  * `{count, plural, …` or a plural without its `other` choice). The message
@@ -34,7 +36,10 @@
  * errors[0].key; // "cart.items"
  * ```
  */
-export class LocalizationMessageError extends Error {
+export class LocalizationMessageError extends KitError {
+  /** What went wrong, as a stable string: `localization_message`. */
+  readonly code = "localization_message";
+
   /**
    * The longest a text may become with its `{@key}` references expanded, in
    * characters. Counted generously: the text's own characters plus the

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by `translate` when the references of a text (`{@group.key}`, see
  * {@linkcode RefLocalizationValueParser}) form a cycle, or nest deeper than
@@ -30,7 +32,10 @@
  * }
  * ```
  */
-export class LocalizationReferenceError extends Error {
+export class LocalizationReferenceError extends KitError {
+  /** What went wrong, as a stable string: `localization_reference`. */
+  readonly code = "localization_reference";
+
   /** How deep references may nest before the chain is rejected. */
   static readonly MAX_DEPTH: number = 32;
 

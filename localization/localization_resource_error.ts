@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown when a translation resource is not an object whose values are
  * strings or groups of strings. The message names the culture and the
@@ -24,7 +26,10 @@
  * }
  * ```
  */
-export class LocalizationResourceError extends Error {
+export class LocalizationResourceError extends KitError {
+  /** What went wrong, as a stable string: `localization_resource`. */
+  readonly code = "localization_resource";
+
   /** The culture of the resource. */
   readonly culture: string;
   /** The dotted key of the offending value; `""` for the resource itself. */

@@ -3,7 +3,8 @@
 // `***`, and secret keys inside an object value are masked as every provider
 // masks properties. Errors are shown by console.error with their fields, so
 // what an error keeps must be masked the same way (see maskValue).
-import { MASK, Redactor } from "./_redactor.ts";
+import { SECRET_MASK } from "../core/mod.ts";
+import { Redactor } from "./_redactor.ts";
 
 // Made with the first error message, not at load: building the secret
 // matcher compiles Unicode-aware patterns, a millisecond or two of every cold
@@ -20,7 +21,7 @@ function redactor(): Redactor {
  */
 export function maskValue(value: unknown, name: string): unknown {
   if (value === undefined) return value;
-  if (redactor().isSecret(name)) return MASK;
+  if (redactor().isSecret(name)) return SECRET_MASK;
   return redactor().prepare({ value }).value;
 }
 
@@ -30,7 +31,9 @@ export function maskValue(value: unknown, name: string): unknown {
  */
 export function describeValue(value: unknown, name?: string): string {
   if (value === undefined) return "";
-  if (name !== undefined && redactor().isSecret(name)) return ` (got ${MASK})`;
+  if (name !== undefined && redactor().isSecret(name)) {
+    return ` (got ${SECRET_MASK})`;
+  }
   value = redactor().prepare({ value }).value;
   let text: string;
   try {

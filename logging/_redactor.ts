@@ -22,9 +22,6 @@ export const DEFAULT_KEYS: readonly string[] = Object.freeze([
   ...secretValueKeyWords,
 ]);
 
-/** What a masked value is written as. */
-export const MASK: string = SECRET_MASK;
-
 // Nested plain objects and arrays are followed at any depth. Down to
 // MAX_DEPTH the walk keeps no state (the common case allocates nothing);
 // deeper, it tracks the objects on the current path, so a cycle is written
@@ -152,7 +149,7 @@ export class Redactor {
       const value = source[key];
       const level = this.#level(key);
       const next = level === ALL || (level === VALUE && isValueOrList(value))
-        ? MASK
+        ? SECRET_MASK
         : this.#value(value, depth, path);
       if (next !== value && copy === undefined) {
         copy = {};

@@ -7,7 +7,7 @@
 // (internal/telemetry.ts): one global look-up per use, and they are used
 // per batch.
 //
-// The API itself is got from core (loadOpenTelemetryApi) only on a path that
+// The API itself is got from internal/open_telemetry.ts (loadOpenTelemetryApi) only on a path that
 // already knows the part it needs is registered: in Node.js the npm package
 // then never loads it in a process without an SDK (about 25 ms of a cold
 // start). What the API would do with nothing registered is done here

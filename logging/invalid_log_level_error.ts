@@ -1,3 +1,4 @@
+import { markKitError } from "../internal/kit_error_brand.ts";
 import { invalidLogLevelMessage } from "../core/mod.ts";
 
 /**
@@ -19,6 +20,9 @@ import { invalidLogLevelMessage } from "../core/mod.ts";
  * ```
  */
 export class InvalidLogLevelError extends RangeError {
+  /** What went wrong, as a stable string: `invalid_log_level`. */
+  readonly code = "invalid_log_level";
+
   /** The value that was given. */
   readonly value: unknown;
   /** The accepted string forms, lowest level first. */
@@ -38,3 +42,6 @@ export class InvalidLogLevelError extends RangeError {
     this.allowed = allowed;
   }
 }
+
+// It keeps its built-in base; the mark makes it a KitError all the same.
+markKitError(InvalidLogLevelError);

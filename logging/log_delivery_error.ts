@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Reported (never thrown at the logging call) when a provider could not
  * deliver entries: a file write failed, a remote endpoint refused a batch,
@@ -32,7 +34,10 @@
  * await provider.dispose();
  * ```
  */
-export class LogDeliveryError extends Error {
+export class LogDeliveryError extends KitError {
+  /** What went wrong, as a stable string: `log_delivery`. */
+  readonly code = "log_delivery";
+
   /** The provider class, for example `RemoteLogProvider`. */
   readonly provider: string;
   /** Entries lost in this event (0 for a buffer-full warning). */

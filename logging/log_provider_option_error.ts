@@ -1,3 +1,4 @@
+import { markKitError } from "../internal/kit_error_brand.ts";
 import { describeValue, maskValue } from "./_describe.ts";
 
 /**
@@ -17,6 +18,9 @@ import { describeValue, maskValue } from "./_describe.ts";
  * ```
  */
 export class LogProviderOptionError extends TypeError {
+  /** What went wrong, as a stable string: `log_provider_option`. */
+  readonly code = "log_provider_option";
+
   /** The provider class, for example `FileLogProvider`. */
   readonly provider: string;
   /** The option at fault. */
@@ -55,3 +59,6 @@ export class LogProviderOptionError extends TypeError {
     this.value = maskValue(value, option);
   }
 }
+
+// It keeps its built-in base; the mark makes it a KitError all the same.
+markKitError(LogProviderOptionError);

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode LoggerManager.fromConfiguration} when the `logging`
  * section cannot be turned into providers. The message names the
@@ -21,7 +23,10 @@
  * }
  * ```
  */
-export class LoggingConfigurationError extends Error {
+export class LoggingConfigurationError extends KitError {
+  /** What went wrong, as a stable string: `logging_configuration`. */
+  readonly code = "logging_configuration";
+
   /** The configuration key at fault, for example `logging:providers`. */
   readonly key: string;
   /** The index in `logging:providers`, when a provider is at fault. */

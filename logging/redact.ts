@@ -1,4 +1,5 @@
-import { DEFAULT_KEYS, MASK, Redactor } from "./_redactor.ts";
+import { SECRET_MASK } from "../core/mod.ts";
+import { DEFAULT_KEYS, Redactor } from "./_redactor.ts";
 import type { LogProperties } from "./log_entry.ts";
 
 /**
@@ -37,7 +38,7 @@ export const DEFAULT_REDACTED_KEYS: readonly string[] = DEFAULT_KEYS;
  * console.log(REDACTED_VALUE); // "***"
  * ```
  */
-export const REDACTED_VALUE: "***" = MASK as "***";
+export const REDACTED_VALUE: "***" = SECRET_MASK as "***";
 
 /** Options of {@linkcode redactProperties}. */
 export interface RedactOptions {

@@ -1,7 +1,8 @@
 // Runs health checks concurrently, each under its own timeout, and folds
 // them into one report.
 import { messageOf } from "./_application_support.ts";
-import { maskSecretText, type TimerHandle } from "../core/mod.ts";
+import { maskSecretText } from "../core/mod.ts";
+import type { TimerHandle } from "../internal/timer_handle.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import type {
   HealthCheck,

@@ -12,7 +12,7 @@ import {
   wholeNumberOf,
 } from "../internal/setting.ts";
 import type { ServerOptions } from "./server_options.ts";
-import { serverConfigurationKeys } from "./server_configuration_keys.ts";
+import { serverConfigurationKeys } from "../internal/server_configuration_keys.ts";
 
 /** The server's settings in force. */
 export interface ServerSettings {

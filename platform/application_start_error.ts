@@ -1,3 +1,4 @@
+import { KitError } from "../core/mod.ts";
 import { messageOf } from "./_application_support.ts";
 import { STEP_NAMES } from "./_steps.ts";
 
@@ -23,7 +24,10 @@ import { STEP_NAMES } from "./_steps.ts";
  * }
  * ```
  */
-export class ApplicationStartError extends Error {
+export class ApplicationStartError extends KitError {
+  /** What went wrong, as a stable string: `application_start`. */
+  readonly code = "application_start";
+
   /** The step that failed: 1 configuration, 2 logging, 3 platform, 4 services. */
   readonly step: 1 | 2 | 3 | 4;
   /** The service whose creation or start failed, when one did. */

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by the synchronous {@linkcode ServiceLocator.get} for a service whose
  * factory returns a promise and that is not created yet. Ask for it with
@@ -16,7 +18,10 @@
  * }
  * ```
  */
-export class AsyncServiceError extends Error {
+export class AsyncServiceError extends KitError {
+  /** What went wrong, as a stable string: `async_service`. */
+  readonly code = "async_service";
+
   /** The service that has to be awaited. */
   readonly serviceName: string;
 

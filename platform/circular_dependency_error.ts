@@ -1,3 +1,5 @@
+import { markKitError } from "../internal/kit_error_brand.ts";
+
 /**
  * Thrown when creating a service needs that same service, directly or
  * through others. It is a `RangeError`, the error such a recursion would end
@@ -23,6 +25,9 @@
  * ```
  */
 export class CircularDependencyError extends RangeError {
+  /** What went wrong, as a stable string: `circular_dependency`. */
+  readonly code = "circular_dependency";
+
   /** The names in the order they were being created, the repeated one last. */
   readonly chain: readonly string[];
 
@@ -37,3 +42,6 @@ export class CircularDependencyError extends RangeError {
     this.chain = chain;
   }
 }
+
+// It keeps its built-in base; the mark makes it a KitError all the same.
+markKitError(CircularDependencyError);

@@ -43,4 +43,3 @@ export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";
 export * from "./server_options.ts";
 export * from "./host_logger.ts";
-export * from "./server_configuration_keys.ts";

@@ -1,3 +1,4 @@
+import { KitError } from "../core/mod.ts";
 import { messageOf } from "./_application_support.ts";
 
 /**
@@ -21,7 +22,10 @@ import { messageOf } from "./_application_support.ts";
  * }
  * ```
  */
-export class ServiceCreationError extends Error {
+export class ServiceCreationError extends KitError {
+  /** What went wrong, as a stable string: `service_creation`. */
+  readonly code = "service_creation";
+
   /** The service that could not be created. */
   readonly serviceName: string;
 

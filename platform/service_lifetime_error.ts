@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Why a scoped service could not be resolved:
  * - `"no-scope"`: it was asked for outside any scope;
@@ -42,7 +44,10 @@ export type ServiceLifetimeProblem =
  * }
  * ```
  */
-export class ServiceLifetimeError extends Error {
+export class ServiceLifetimeError extends KitError {
+  /** What went wrong, as a stable string: `service_lifetime`. */
+  readonly code = "service_lifetime";
+
   /** The scoped service that was asked for. */
   readonly serviceName: string;
   /** For a captive dependency: the service that asked for it. */

@@ -1,3 +1,5 @@
+import { KitError } from "../core/mod.ts";
+
 /**
  * Thrown by {@linkcode ServiceLocator.get} for a name that was never
  * registered. The first line of the message is exactly
@@ -17,7 +19,10 @@
  * }
  * ```
  */
-export class ServiceNotFoundError extends Error {
+export class ServiceNotFoundError extends KitError {
+  /** What went wrong, as a stable string: `service_not_found`. */
+  readonly code = "service_not_found";
+
   /** The name that was asked for. */
   readonly serviceName: string;
   /** Registered names that look close to {@linkcode serviceName}. */

@@ -965,7 +965,7 @@ async function buildPackage(
     format: "cjs",
     platform: "node",
     // `import.meta` is empty in CommonJS: the Node.js adapters that load a
-    // dependency on first use pass it and `__filename` to core's
+    // dependency on first use pass it and `__filename` to internal/'s
     // requireDependency, which uses `__filename` when `import.meta.resolve`
     // is absent (internal/_require_dependency_node.ts).
     logOverride: { "empty-import-meta": "silent" },

@@ -1,3 +1,5 @@
+import { KitError } from "../../core/mod.ts";
+
 /**
  * What went wrong, as {@linkcode DatabaseError.code} says it: stable strings
  * to branch on, whatever the message's wording.
@@ -46,7 +48,7 @@ export type DatabaseErrorCode =
  * console.log(error.code); // "closed"
  * ```
  */
-export class DatabaseError extends Error {
+export class DatabaseError extends KitError {
   /** What went wrong, as a stable string. */
   readonly code: DatabaseErrorCode;
 

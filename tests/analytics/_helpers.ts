@@ -6,7 +6,7 @@ import {
   startTestServer,
   type TestServer,
 } from "../_support/http_server.ts";
-import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
+import { delay } from "../_support/wait_for.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type {
@@ -47,15 +47,6 @@ export function receivedEvents(server: TestServer): AnalyticsEvent[] {
       ? (JSON.parse(request.body) as { events: AnalyticsEvent[] }).events
       : []
   );
-}
-
-/** Waits until `condition()` holds, polling; fails after `timeoutMs`. */
-export function waitFor(
-  condition: () => boolean,
-  timeoutMs = 10_000,
-  what = "condition",
-): Promise<void> {
-  return waitUntil(condition, what, timeoutMs);
 }
 
 export { delay };

@@ -29,8 +29,8 @@ import {
   refusingEndpoint,
   startHangingServer,
   trackEvent,
-  waitFor,
 } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 // A dispose that honours its deadline ends well within this; the retry
 // schedule it replaces (default maxRetries 5, retryDelay 1000) takes 15-31 s
@@ -82,7 +82,7 @@ test("flush({ signal }) aborts a request the server never answers and reports th
     for (let i = 0; i < 120; i++) {
       provider.track(event(`e${i}`));
     }
-    await waitFor(() => server.requests.length === 2, 5_000, "second batch");
+    await waitFor(() => server.requests.length === 2, "second batch", 5_000);
     const controller = new AbortController();
     const started = Date.now();
     const flushing = provider.flush({ signal: controller.signal });

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { startTestServer } from "../_support/http_server.ts";
-import { waitFor } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { bundleAnalytics, denoExecutable, tempDir } from "./_subprocess.ts";
 import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
 
@@ -149,8 +149,8 @@ test(
       }, logs.join("\n"));
       await waitFor(
         () => collector.requests.length === 1,
-        10_000,
         "the collector's request",
+        10_000,
       );
       const request = collector.requests[0];
       assert.equal(request.method, "POST");

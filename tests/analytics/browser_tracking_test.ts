@@ -9,7 +9,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
-import { receivedEvents, type TestServer, waitFor } from "./_helpers.ts";
+import { receivedEvents, type TestServer } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { bundleAnalytics, denoExecutable, tempDir } from "./_subprocess.ts";
 import type { AnalyticsEvent } from "../../analytics/mod.ts";
 import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
@@ -117,21 +118,21 @@ test(
       const page = await browser.newPage();
       const pages = () => s.events().filter((e) => e.type === "page");
       await page.goto(`${s.url}/`);
-      await waitFor(() => pages().length === 1, 15_000, "page view on load");
+      await waitFor(() => pages().length === 1, "page view on load", 15_000);
       await page.evaluate(`history.pushState({}, "", "/spa/a")`);
-      await waitFor(() => pages().length === 2, 15_000, "pushState page view");
+      await waitFor(() => pages().length === 2, "pushState page view", 15_000);
       await page.evaluate(`history.replaceState({}, "", "/spa/b")`);
       await waitFor(
         () => pages().length === 3,
-        15_000,
         "replaceState page view",
+        15_000,
       );
       // Same URL again: not a navigation.
       await page.evaluate(`history.replaceState({ x: 1 }, "", "/spa/b")`);
       await page.evaluate(`history.back()`);
-      await waitFor(() => pages().length === 4, 15_000, "popstate page view");
+      await waitFor(() => pages().length === 4, "popstate page view", 15_000);
       await page.goto(`${s.url}/page2`);
-      await waitFor(() => pages().length === 5, 15_000, "second document");
+      await waitFor(() => pages().length === 5, "second document", 15_000);
       const summary = pages().map((e) => [
         e.properties.path,
         e.properties.navigationType,
@@ -219,7 +220,7 @@ test(
         void Promise.reject(new Error("rejected in the page"));
       });
       const exceptions = () => s.events().filter((e) => e.name === "exception");
-      await waitFor(() => exceptions().length === 2, 15_000, "two exceptions");
+      await waitFor(() => exceptions().length === 2, "two exceptions", 15_000);
       const [thrown, rejected] = exceptions();
       assert.equal(thrown.properties.source, "error");
       assert.match(String(thrown.properties.description), /boom from the page/);
@@ -251,8 +252,8 @@ test(
         s.events().filter((e) => e.name === "performance");
       await waitFor(
         () => performance().some((e) => e.properties.metric === "navigation"),
-        15_000,
         "navigation timing",
+        15_000,
       );
       const navigation = performance().find((e) =>
         e.properties.metric === "navigation"

@@ -18,8 +18,8 @@ import {
   receivedEvents,
   startCollector,
   trackEvent,
-  waitFor,
 } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 function managerWith(provider: CustomAnalyticsProvider): AnalyticsManager {
   return new AnalyticsManager({ anonymousId: "anon-1" }).addProvider(provider);
@@ -74,7 +74,7 @@ test("CustomAnalyticsProvider sends a batch as soon as batchSize events are wait
   });
   const analytics = managerWith(provider);
   for (let i = 0; i < 7; i++) analytics.track(`e${i}`);
-  await waitFor(() => server.requests.length === 2, 5_000, "two batches");
+  await waitFor(() => server.requests.length === 2, "two batches", 5_000);
   await delay(100);
   assert.equal(server.requests.length, 2, "the 7th event waits for more");
   assert.deepEqual(
@@ -98,12 +98,12 @@ test("CustomAnalyticsProvider sends a partial batch after flushInterval", async 
   const started = Date.now();
   analytics.track("a");
   analytics.track("b");
-  await waitFor(() => server.requests.length === 1, 5_000, "interval batch");
+  await waitFor(() => server.requests.length === 1, "interval batch", 5_000);
   assert.ok(Date.now() - started >= 90, "not before the interval");
   assert.deepEqual(eventsOf(server.requests[0]).map((e) => e.name), ["a", "b"]);
   // The timer re-arms for later events.
   analytics.track("c");
-  await waitFor(() => server.requests.length === 2, 5_000, "second interval");
+  await waitFor(() => server.requests.length === 2, "second interval", 5_000);
   assert.deepEqual(eventsOf(server.requests[1]).map((e) => e.name), ["c"]);
   await analytics.dispose();
 });
@@ -256,7 +256,7 @@ test("CustomAnalyticsProvider.flush() waits for in-flight requests and counts on
   );
   analytics.track("e1");
   analytics.track("e2"); // batch 1 leaves and hangs on the server
-  await waitFor(() => server.requests.length === 1, 5_000, "first request");
+  await waitFor(() => server.requests.length === 1, "first request", 5_000);
   analytics.track("e3");
   const flushing = analytics.flush();
   analytics.track("e4"); // after the flush call: not counted by it
@@ -416,7 +416,7 @@ test("CustomAnalyticsProvider.fromConfiguration() reads analytics:endpoint, apiK
   const analytics = managerWith(provider);
   analytics.track("a");
   analytics.track("b"); // batchSize 2 from configuration
-  await waitFor(() => server.requests.length === 1, 5_000, "size batch");
+  await waitFor(() => server.requests.length === 1, "size batch", 5_000);
   assert.equal(server.requests[0].url, "/from-config");
   assert.equal(server.requests[0].headers["x-api-key"], "cfg-key");
   await analytics.dispose();
@@ -453,7 +453,7 @@ test("CustomAnalyticsProvider.fromConfiguration(): code options win, and a key t
   assert.deepEqual(read, ["analytics:flushInterval"]);
   provider.track(eventNamed("a"));
   provider.track(eventNamed("b")); // batchSize 2 from the code
-  await waitFor(() => server.requests.length === 1, 5_000, "size batch");
+  await waitFor(() => server.requests.length === 1, "size batch", 5_000);
   assert.equal(server.requests[0].url, "/from-code");
   assert.equal(server.requests[0].headers["x-api-key"], "code-key");
   await provider.dispose();

@@ -17,8 +17,8 @@ import {
   receivedEvents,
   startCollector,
   trackEvent,
-  waitFor,
 } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const event = (name: string): AnalyticsEvent => trackEvent(name);
 
@@ -39,7 +39,7 @@ describe("analytics batching with a FakeClock", () => {
     await delay(50);
     assert.equal(server.requests.length, 0);
     await clock.advance(1);
-    await waitFor(() => server.requests.length === 1, 5_000, "the batch");
+    await waitFor(() => server.requests.length === 1, "the batch", 5_000);
     assert.deepEqual(receivedEvents(server).map((e) => e.name), ["a", "b"]);
     assert.ok(performance.now() - started < 5_000);
     await provider.dispose({ timeout: 5_000 });
@@ -57,15 +57,15 @@ describe("analytics batching with a FakeClock", () => {
       clock,
     });
     provider.track(event("a"));
-    await waitFor(() => server.requests.length === 1, 5_000, "first attempt");
+    await waitFor(() => server.requests.length === 1, "first attempt", 5_000);
     await delay(50);
     assert.equal(server.requests.length, 1);
     // The backoff waits between half and all of retryDelay, on a timer set
     // once the failed answer was read: advancing before would move past it.
     await clock.waitForTimers(1, { within: 60_000 });
     await clock.advance(60_000);
-    await waitFor(() => server.requests.length === 2, 5_000, "the retry");
-    await waitFor(() => provider.deliveredCount === 1, 5_000, "delivery");
+    await waitFor(() => server.requests.length === 2, "the retry", 5_000);
+    await waitFor(() => provider.deliveredCount === 1, "delivery", 5_000);
     await provider.dispose({ timeout: 5_000 });
   });
 
@@ -84,7 +84,7 @@ describe("analytics batching with a FakeClock", () => {
     await delay(50);
     assert.equal(server.requests.length, 0);
     await clock.advance(1);
-    await waitFor(() => server.requests.length === 1, 5_000, "the batch");
+    await waitFor(() => server.requests.length === 1, "the batch", 5_000);
     await provider.dispose({ timeout: 5_000 });
   });
 

@@ -4,7 +4,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 /** A temp directory removed by `cleanup()`. */
 export interface TempDir {
@@ -81,13 +80,4 @@ export function uniquePrefix(): string {
   return `KT${process.pid}X${counter}${
     Math.random().toString(36).slice(2, 6).toUpperCase()
   }`;
-}
-
-/** Waits until `predicate()` holds, polling, for at most `timeout` ms. */
-export function waitFor(
-  predicate: () => boolean,
-  timeout = 10_000,
-  what = "condition",
-): Promise<void> {
-  return waitUntil(predicate, what, timeout, 20);
 }

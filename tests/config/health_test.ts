@@ -6,7 +6,8 @@ import {
   type ConfigurationChange,
   ConfigurationManager,
 } from "../../config/mod.ts";
-import { waitFor, withTempDir } from "./_helpers.ts";
+import { withTempDir } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 test("checkHealth(): healthy, degraded while a watched file is broken (last good values in force), healthy again once fixed", async () => {
   await withTempDir(async (dir) => {
@@ -34,7 +35,7 @@ test("checkHealth(): healthy, degraded while a watched file is broken (last good
         file,
         '{ "db": { "host": "db2", "password": "LEAK-broken" oops',
       );
-      await waitFor(() => events.length === 1, 10_000, "the failed reload");
+      await waitFor(() => events.length === 1, "the failed reload", 10_000);
       const degraded = config.checkHealth();
       assert.equal(degraded.status, "degraded");
       const detail = degraded.detail as Record<string, string>;
@@ -56,8 +57,8 @@ test("checkHealth(): healthy, degraded while a watched file is broken (last good
       // empty in between (one more failed reload) before it reads it whole.
       await waitFor(
         () => config.getValue("db:host") === "db3",
-        10_000,
         "the fixed reload",
+        10_000,
       );
       assert.deepEqual(config.checkHealth(), { status: "healthy" });
       assert.equal(config.getValue("db:host"), "db3");

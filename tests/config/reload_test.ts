@@ -9,7 +9,8 @@ import {
   ConfigurationValidationError,
   MemoryProvider,
 } from "../../config/mod.ts";
-import { uniquePrefix, waitFor, withEnv, withTempDir } from "./_helpers.ts";
+import { uniquePrefix, withEnv, withTempDir } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 test("ConfigurationManager.reload() re-reads every source and reports each change through `changed`", async () => {
   const p = uniquePrefix();
@@ -153,7 +154,7 @@ test("addJsonFile({ watch: true }) reloads once after a burst of writes (debounc
       for (let i = 1; i <= 5; i++) {
         await writeFile(file, JSON.stringify({ value: i }));
       }
-      await waitFor(() => events.length > 0, 20_000, "the watched reload");
+      await waitFor(() => events.length > 0, "the watched reload", 20_000);
       // Give a second (wrongly undebounced) reload the chance to show up.
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(events.length, 1);
@@ -182,16 +183,16 @@ test("addJsonFile({ watch: true }): a half-written file keeps the last good conf
       await writeFile(file, '{ "value": "hal');
       await waitFor(
         () => events.some((changes) => changes[0]?.error !== undefined),
-        20_000,
         "the failed reload",
+        20_000,
       );
       assert.equal(config.getValue("value"), "good");
 
       await writeFile(file, JSON.stringify({ value: "fixed" }));
       await waitFor(
         () => config.getValue("value") === "fixed",
-        20_000,
         "the fixed file to load",
+        20_000,
       );
       assert.ok(
         events.some((changes) =>
@@ -253,8 +254,8 @@ test("addJsonFile({ optional: true, watch: true }) loads the file once it appear
       await dir.write("appsettings.local.json", { value: "appeared" });
       await waitFor(
         () => config.hasValue("value"),
-        20_000,
         "the new file to load",
+        20_000,
       );
       assert.equal(config.getValue("value"), "appeared");
     } finally {

@@ -17,7 +17,8 @@ import {
   type MetricPoint,
   type OtelSdk,
 } from "../_support/otel_sdk.ts";
-import { waitFor, withTempDir } from "./_helpers.ts";
+import { withTempDir } from "./_helpers.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const SCOPE = "@vendor/kit-platform-configuration";
 
@@ -102,8 +103,8 @@ describe("configuration reloads with an OpenTelemetry SDK", () => {
         await writeFile(file, '{ "value": "hal');
         await waitFor(
           () => sdk.spansNamed("configuration reload").length > 0,
-          20_000,
           "the watched reload's span",
+          20_000,
         );
         const [span] = sdk.spansNamed("configuration reload");
         assert.equal(span.attributes["kit.config.trigger"], "watch");

@@ -19,10 +19,7 @@ import {
   startCollector,
   startTestServer,
 } from "../_support/http_server.ts";
-import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
-
-const waitFor = (condition: () => boolean, what: string): Promise<void> =>
-  waitUntil(condition, what, 5_000);
+import { delay, waitFor } from "../_support/wait_for.ts";
 
 // Each test is a few real requests on loopback: far less than this even on
 // a busy machine, and a wait that never ends fails here, with its name.
@@ -50,7 +47,7 @@ describe("HttpClient with a FakeClock", () => {
       });
       const started = performance.now();
       const call = client.get<{ attempt: number }>("/orders");
-      await waitFor(() => retries.length === 1, "the retry event");
+      await waitFor(() => retries.length === 1, "the retry event", 5_000);
       assert.equal(retries[0].delay, 60_000);
       await clock.waitForTimers(1, { within: 60_000 });
       await delay(50);
@@ -83,7 +80,11 @@ describe("HttpClient with a FakeClock", () => {
       });
       const started = performance.now();
       const call = client.get("/orders");
-      await waitFor(() => server.requests.length === 1, "the first attempt");
+      await waitFor(
+        () => server.requests.length === 1,
+        "the first attempt",
+        5_000,
+      );
       // The client sets its 45 s wait once it has read the 429; the total
       // timeout it keeps on the same clock is further off.
       await clock.waitForTimers(1, { within: 45_000 });
@@ -117,13 +118,25 @@ describe("HttpClient with a FakeClock", () => {
           return true;
         },
       );
-      await waitFor(() => server.requests.length === 1, "the first attempt");
+      await waitFor(
+        () => server.requests.length === 1,
+        "the first attempt",
+        5_000,
+      );
       await clock.waitForTimers(1, { within: 40_000 });
       await clock.advance(40_000);
-      await waitFor(() => server.requests.length === 2, "the second attempt");
+      await waitFor(
+        () => server.requests.length === 2,
+        "the second attempt",
+        5_000,
+      );
       await clock.waitForTimers(1, { within: 40_000 });
       await clock.advance(40_000);
-      await waitFor(() => server.requests.length === 3, "the third attempt");
+      await waitFor(
+        () => server.requests.length === 3,
+        "the third attempt",
+        5_000,
+      );
       // 80 s have passed: a third wait of 40 s would end past the 100 s.
       await outcome;
       assert.equal(server.requests.length, 3);

@@ -24,7 +24,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { isNpmPass } from "../_support/module_url.ts";
-import { waitFor as waitUntil } from "../_support/wait_for.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { denoExecutable } from "../_support/runtimes.ts";
 import type { MetricPoint } from "../_support/otel_sdk.ts";
 import type { ReportedSpan, ServiceReport } from "./_telemetry_service.ts";
@@ -123,14 +123,6 @@ async function startService(
       return code;
     },
   };
-}
-
-function waitFor(
-  condition: () => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  return waitUntil(condition, what, timeoutMs, 50);
 }
 
 async function report(service: Service): Promise<ServiceReport> {
@@ -508,8 +500,8 @@ test(
             point.service === "orders" && point.name === "kit.cache.requests" &&
             point.attributes["kit.cache.result"] === "hit"
           ),
-        20_000,
         "kit.cache.requests in a periodic export",
+        20_000,
       );
       // Exiting flushes what Deno still holds.
       assert.equal(await orders.stop(), 0, orders.output());

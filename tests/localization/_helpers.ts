@@ -5,7 +5,6 @@ import {
   type LocalizationProvider,
   type LocalizationResources,
 } from "../../localization/mod.ts";
-import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 export type Texts = Record<string, Record<string, string>>;
 
@@ -77,14 +76,6 @@ export class ControlledProvider implements LocalizationProvider {
 /** Lets pending promise callbacks run. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** Waits until `condition()` holds, polling, failing after `timeoutMs`. */
-export function waitFor(
-  condition: () => boolean,
-  timeoutMs = 5000,
-): Promise<void> {
-  return waitUntil(condition, "the condition", timeoutMs, 5);
 }
 
 /** `Map<culture, Map<key, text>>` from a plain object. */

@@ -15,7 +15,7 @@ import {
   startCollector,
   startFailingFirst,
 } from "../_support/http_server.ts";
-import { delay, waitFor as waitUntil } from "../_support/wait_for.ts";
+import { delay, waitFor } from "../_support/wait_for.ts";
 
 function entry(message: string): LogEntry {
   return {
@@ -35,9 +35,6 @@ function messages(requests: RecordedRequest[]): string[] {
   );
 }
 
-const waitFor = (condition: () => boolean, what: string): Promise<void> =>
-  waitUntil(condition, what, 5_000);
-
 describe("RemoteLogProvider with a FakeClock", () => {
   it("sends the buffered entries once the flushInterval has passed on the clock", async () => {
     await using server = await startCollector();
@@ -54,7 +51,7 @@ describe("RemoteLogProvider with a FakeClock", () => {
     await delay(50);
     assert.equal(server.requests.length, 0);
     await clock.advance(1);
-    await waitFor(() => server.requests.length === 1, "the batch");
+    await waitFor(() => server.requests.length === 1, "the batch", 5_000);
     assert.deepEqual(messages(server.requests), ["placed", "paid"]);
     assert.ok(performance.now() - started < 5_000);
     await provider.dispose({ timeout: 5_000 });
@@ -72,14 +69,14 @@ describe("RemoteLogProvider with a FakeClock", () => {
       clock,
     });
     await provider.log(entry("placed"));
-    await waitFor(() => server.requests.length === 1, "first attempt");
+    await waitFor(() => server.requests.length === 1, "first attempt", 5_000);
     await delay(50);
     assert.equal(server.requests.length, 1);
     // The retry wait is set once the failed answer was read: advancing
     // before would move past it.
     await clock.waitForTimers(1, { within: 60_000 });
     await clock.advance(60_000);
-    await waitFor(() => server.requests.length === 2, "the retry");
+    await waitFor(() => server.requests.length === 2, "the retry", 5_000);
     assert.deepEqual(messages(server.requests), ["placed", "placed"]);
     await provider.dispose({ timeout: 5_000 });
   });

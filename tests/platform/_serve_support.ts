@@ -80,14 +80,18 @@ export function openSocket(url: string, first = ""): Promise<RawSocket> {
         socket,
         received: () => text,
         closed: (within) =>
-          waitFor(() => closedAt !== undefined, within, "the socket to close")
+          untilReceived(
+            () => closedAt !== undefined,
+            within,
+            "the socket to close",
+          )
             .then(() => closedAt! - began),
         receivedText: (wanted, within) =>
-          waitFor(() => text.includes(wanted), within, `'${wanted}'`),
+          untilReceived(() => text.includes(wanted), within, `'${wanted}'`),
       });
     });
     const wake = (): void => waiters.splice(0).forEach((fn) => fn());
-    const waitFor = (
+    const untilReceived = (
       done: () => boolean,
       within: number,
       what: string,

@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { startTestServer, type TestServer } from "../_support/http_server.ts";
 import { untilListening } from "../_support/listening.ts";
-import { waitFor as waitUntil } from "../_support/wait_for.ts";
 
 /** The repository's root folder. */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
@@ -128,19 +127,4 @@ export async function startCollector(): Promise<Collector> {
           []
       ),
   };
-}
-
-/**
- * Waits until `condition()` holds, polling; fails after `timeoutMs`.
- *
- * @param condition What to wait for.
- * @param what Its description, for the failure.
- * @param timeoutMs The limit.
- */
-export function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  return waitUntil(condition, what, timeoutMs, 20);
 }

@@ -31,8 +31,8 @@ import {
   type RunningService,
   startCollector,
   startService,
-  waitFor,
 } from "./_page_service.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
 
 // Tests here wait on child processes: each has an explicit limit, on every
@@ -193,7 +193,11 @@ if (SKIP) {
       await page.waitForSelector("body[data-ready=true]");
       assert.equal(await text("#title"), "Kit example service");
       assert.equal(await text("#view-title"), "Welcome");
-      await waitFor(() => pages().length === 1, "the page event of the load");
+      await waitFor(
+        () => pages().length === 1,
+        "the page event of the load",
+        15_000,
+      );
       const [load] = pages();
       assert.equal(load.properties.path, "/");
       assert.equal(load.properties.navigationType, "load");
@@ -227,7 +231,7 @@ if (SKIP) {
       await page.goto(`${service.url}/about`);
       await page.waitForSelector("body[data-ready=true]");
       assert.equal(await text("#view-title"), "About");
-      await waitFor(() => pages().length >= 5, "five page events");
+      await waitFor(() => pages().length >= 5, "five page events", 15_000);
       assert.deepEqual(
         pages().map((e) => [e.properties.path, e.properties.navigationType]),
         [
@@ -331,7 +335,11 @@ if (SKIP) {
       await page.click("#throw");
       const exceptions = (): CollectedEvent[] =>
         collector.events().filter((e) => e.name === "exception");
-      await waitFor(() => exceptions().length === 1, "the exception event");
+      await waitFor(
+        () => exceptions().length === 1,
+        "the exception event",
+        15_000,
+      );
       const [exception] = exceptions();
       assert.equal(exception.type, "track");
       assert.match(
@@ -353,6 +361,7 @@ if (SKIP) {
             e.name === "performance" && e.properties.metric === "navigation"
           ),
         "a navigation timing event",
+        15_000,
       );
       const timing = collector.events().find((e) =>
         e.name === "performance" && e.properties.metric === "navigation"

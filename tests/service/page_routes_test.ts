@@ -18,8 +18,8 @@ import {
   type RunningService,
   startCollector,
   startService,
-  waitFor,
 } from "./_page_service.ts";
+import { waitFor } from "../_support/wait_for.ts";
 import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
 
 // Tests here wait on child processes: each has an explicit limit, on every
@@ -232,6 +232,7 @@ if (SKIP) {
       await waitFor(
         () => collector.events().length >= before + 2,
         "the forwarded events",
+        15_000,
       );
       const forwarded = collector.events().slice(before);
       const page = forwarded.find((e) => e.type === "page")!;
@@ -253,6 +254,7 @@ if (SKIP) {
       await waitFor(
         () => collector.events().some((e) => e.name === "probe"),
         "the probe event",
+        15_000,
       );
       assert.equal(
         collector.events().slice(before).filter((e) =>

@@ -35,7 +35,7 @@ export type SendBatch<T> = (
 ) => Promise<ReadonlySet<number> | void>;
 
 /** The providers' delivery options (the clock runs the timer and waits). */
-export interface DeliveryQueueOptions<T> extends
+export interface AnalyticsDeliveryQueueOptions<T> extends
   Pick<
     ResolvedDeliveryOptions,
     | "batchSize"
@@ -60,10 +60,10 @@ export type BreakerState = "closed" | "retrying" | "open";
 
 const BREAKER = { up: "closed", retrying: "retrying", down: "open" } as const;
 
-export class DeliveryQueue<T> extends SharedQueue<T> {
+export class AnalyticsDeliveryQueue<T> extends SharedQueue<T> {
   #droppedAtLastCheck = 0;
 
-  constructor(o: DeliveryQueueOptions<T>) {
+  constructor(o: AnalyticsDeliveryQueueOptions<T>) {
     const report = (error: Error): void => {
       try {
         o.onError(error);

@@ -17,11 +17,11 @@ function deepFreeze<T extends object>(value: T): T {
  * bounds, default and the other variable it falls back to: the host checks
  * its settings by it, and the configuration package builds its schema
  * section and its list of keys from it (platform cannot import the
- * configuration package, so the declaration lives here, as plain data).
+ * configuration package, so the declaration is shared code, as plain data).
  *
  * @example Usage
  * ```ts
- * import { serverConfigurationKeys } from "@vendor/kit/platform";
+ * import { serverConfigurationKeys } from "./server_configuration_keys.ts";
  *
  * serverConfigurationKeys.server.port.max; // 65535
  * ```

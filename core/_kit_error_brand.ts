@@ -1,0 +1,36 @@
+// Core's own copy of the Kit error mark (core imports nothing else of Kit):
+// the mark is a registered symbol, so internal/kit_error_brand.ts, which
+// platform and logging use for errors that keep a built-in base, sets the
+// very same one.
+/**
+ * The mark every Kit error carries on its prototype. It is a registered
+ * symbol (`Symbol.for`), so an error thrown by one copy of a Kit package is
+ * recognised by another (two bundles, or an npm package beside the JSR one).
+ */
+export const KIT_ERROR_BRAND: unique symbol = Symbol.for(
+  "@vendor/kit.KitError",
+);
+
+/**
+ * Marks a class as a Kit error. `KitError` marks itself and so every class
+ * extending it; an error that must keep another built-in base
+ * (`CircularDependencyError` stays a `RangeError`) is marked with this, so
+ * that `isKitError` and `instanceof KitError` accept it.
+ *
+ * @param errorClass The class whose instances are Kit errors.
+ *
+ * @example Usage
+ * ```ts
+ * import { markKitError } from "./_kit_error_brand.ts";
+ *
+ * class OutOfRange extends RangeError {
+ *   readonly code = "out_of_range";
+ * }
+ * markKitError(OutOfRange);
+ * ```
+ */
+export function markKitError(
+  errorClass: abstract new (...args: never[]) => Error,
+): void {
+  Object.defineProperty(errorClass.prototype, KIT_ERROR_BRAND, { value: true });
+}
