@@ -10,7 +10,7 @@
 //      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
 //      KIT_BENCH_NODE=/path/to/node … another Node.js than the one on PATH
 //      KIT_BENCH_NODE_FLAGS="--experimental-async-context-frame" … flags for
-//        it (Node.js refuses that one in NODE_OPTIONS)
+//        the servers only (NODE_OPTIONS would reach the npm install too)
 //      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer;
 //        Node.js: hono, hono-std, hono-als, hono-als-id, handle, kit)
 //      KIT_BENCH_BEFORE=npm-before … adds "kit-before": Kit built in that
@@ -288,7 +288,8 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
   if (!install.success) throw new Error(`npm install ${spec} failed`);
   temporary = dir;
   const before = Deno.env.get("KIT_BENCH_BEFORE");
-  // Node.js refuses some flags in NODE_OPTIONS (--experimental-async-context-frame).
+  // Flags for the servers alone: NODE_OPTIONS would also reach the `npm install`
+  // above, whose Node.js (20) refuses --experimental-async-context-frame.
   const flags = Deno.env.get("KIT_BENCH_NODE_FLAGS")?.split(" ").filter((
     flag,
   ) => flag !== "") ?? [];
