@@ -9,7 +9,10 @@
 //      deno run -A --config deno.dev.json bench/serve_bench.ts node [seconds]   (Node.js, below)
 //      KIT_BENCH_ROUNDS=5 … for more rounds on a busy machine
 //      KIT_BENCH_NODE=/path/to/node … another Node.js than the one on PATH
-//      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer)
+//      KIT_BENCH_NODE_FLAGS="--experimental-async-context-frame" … flags for
+//        the servers only (NODE_OPTIONS would reach the npm install too)
+//      KIT_BENCH_MODES=hono,kit … only these servers (the first is the peer;
+//        Node.js: hono, hono-std, hono-als, hono-als-id, handle, kit)
 //      KIT_BENCH_BEFORE=npm-before … adds "kit-before": Kit built in that
 //        folder (an earlier checkout's scripts/test_npm.ts), for before/after
 //      KIT_BENCH_VALGRIND=20000 … instead of requests per second, the
@@ -213,12 +216,26 @@ if (mode === "kit") {
   // access line cost, apart from the server. "hono-als": the bare app with
   // each request run in an AsyncLocalStorage, as any handler that carries
   // a context must: the floor for Kit, whose request context is one.
+  // "hono-als-id": that floor with what Kit's behaviour adds to every
+  // request at the least: a request id (crypto.randomUUID) in the context
+  // and on the response as X-Request-ID.
   let fetch = handler;
   let app;
   if (mode === "hono-als") {
     const { AsyncLocalStorage } = await import("node:async_hooks");
     const storage = new AsyncLocalStorage();
     fetch = (request, env) => storage.run({ request }, handler, request, env);
+  } else if (mode === "hono-als-id") {
+    const { AsyncLocalStorage } = await import("node:async_hooks");
+    const storage = new AsyncLocalStorage();
+    const withId = (request, requestId) =>
+      new Response('{"ok":true}', {
+        headers: { "content-type": "application/json", "X-Request-ID": requestId },
+      });
+    fetch = (request) => {
+      const requestId = crypto.randomUUID();
+      return storage.run({ requestId }, withId, request, requestId);
+    };
   } else if (mode === "handle") {
     const { Application, LoggerManager } = await kit();
     app = await Application.start({
@@ -271,10 +288,15 @@ async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
   if (!install.success) throw new Error(`npm install ${spec} failed`);
   temporary = dir;
   const before = Deno.env.get("KIT_BENCH_BEFORE");
+  // Flags for the servers alone: NODE_OPTIONS would also reach the `npm install`
+  // above, whose Node.js (20) refuses --experimental-async-context-frame.
+  const flags = Deno.env.get("KIT_BENCH_NODE_FLAGS")?.split(" ").filter((
+    flag,
+  ) => flag !== "") ?? [];
   return (mode) =>
     mode === "kit-before"
-      ? [node, join(dir, "server.mjs"), "kit", resolve(root, before!)]
-      : [node, join(dir, "server.mjs"), mode, out];
+      ? [node, ...flags, join(dir, "server.mjs"), "kit", resolve(root, before!)]
+      : [node, ...flags, join(dir, "server.mjs"), mode, out];
 }
 
 // The Node.js that runs the servers, and its folder of @hono/node-server.
