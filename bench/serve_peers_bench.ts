@@ -27,8 +27,8 @@
 // .bench-tmp/serve-peers/ (gitignored), together with Kit's packages built
 // into KIT_NPM_OUT (default .bench-tmp/kit-npm):
 //
-//   KIT_NPM_OUT=.bench-tmp/kit-npm deno run -A scripts/build_npm.ts
-//   deno run -A bench/serve_peers_bench.ts [seconds per round, default 8]
+//   KIT_NPM_OUT=.bench-tmp/kit-npm deno run -A --config deno.dev.json scripts/build_npm.ts
+//   deno run -A --config deno.dev.json bench/serve_peers_bench.ts [seconds per round, default 8]
 //
 // Environment:
 //   KIT_NPM_OUT=<dir>          where Kit's packages were built
@@ -214,7 +214,7 @@ async function install(): Promise<void> {
   for (const name of KIT_PACKAGES) {
     if (!existsSync(join(out, name, "package.json"))) {
       throw new Error(
-        `no built package ${name} in ${out}: run KIT_NPM_OUT=${out} deno run -A scripts/build_npm.ts first`,
+        `no built package ${name} in ${out}: run KIT_NPM_OUT=${out} deno run -A --config deno.dev.json scripts/build_npm.ts first`,
       );
     }
   }
