@@ -55,31 +55,31 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   // imported with the module in Deno and browsers.
   "#internal/open_telemetry_api": {
     node: "internal/_open_telemetry_api_node.ts",
-    default: "internal/_open_telemetry_api_import.ts",
+    default: "internal/_open_telemetry_api_deno.ts",
   },
   "#internal/lru_cache": {
     node: "internal/_lru_cache_node.ts",
-    default: "internal/_lru_cache_import.ts",
+    default: "internal/_lru_cache_deno.ts",
   },
   "#config/valibot": {
     node: "config/_valibot_node.ts",
-    default: "config/_valibot_import.ts",
+    default: "config/_valibot_deno.ts",
   },
   "#http/ky": {
     node: "http/_ky_node.ts",
-    default: "http/_ky_import.ts",
+    default: "http/_ky_deno.ts",
   },
   "#logging/logtape": {
     node: "logging/_logtape_node.ts",
-    default: "logging/_logtape_import.ts",
+    default: "logging/_logtape_deno.ts",
   },
   "#localization/icu_parser": {
     node: "localization/_icu_parser_node.ts",
-    default: "localization/_icu_parser_import.ts",
+    default: "localization/_icu_parser_deno.ts",
   },
   "#localization/locale_matcher": {
     node: "localization/_locale_matcher_node.ts",
-    default: "localization/_locale_matcher_import.ts",
+    default: "localization/_locale_matcher_deno.ts",
   },
   // Loading a dependency synchronously: Node.js and Bun only.
   "#internal/require_dependency": {
@@ -98,27 +98,27 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   },
   // Servers (Node.js and Bun) and browsers apart.
   "#caching/redis_driver": {
-    default: "caching/_redis_driver.ts",
+    default: "caching/_redis_driver_node.ts",
     browser: "caching/_redis_driver_browser.ts",
   },
   "#config/dotenv": {
-    default: "config/_dotenv.ts",
+    default: "config/_dotenv_node.ts",
     browser: "config/_dotenv_browser.ts",
   },
   "#config/file_system": {
-    default: "config/_file_system.ts",
+    default: "config/_file_system_node.ts",
     browser: "config/_file_system_browser.ts",
   },
   "#http/redirect_mode": {
-    default: "http/_redirect_mode.ts",
+    default: "http/_redirect_mode_node.ts",
     browser: "http/_redirect_mode_browser.ts",
   },
   "#localization/fs": {
-    default: "localization/_fs.ts",
+    default: "localization/_fs_node.ts",
     browser: "localization/_fs_browser.ts",
   },
   "#logging/node_file": {
-    default: "logging/_node_file.ts",
+    default: "logging/_node_file_node.ts",
     browser: "logging/_node_file_browser.ts",
   },
   "#logging/exit": {
@@ -126,7 +126,7 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
     browser: "logging/_exit_browser.ts",
   },
   "#platform/async_context": {
-    default: "platform/_async_context.ts",
+    default: "platform/_async_context_node.ts",
     browser: "platform/_async_context_browser.ts",
   },
   "#platform/process": {
