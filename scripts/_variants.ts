@@ -22,6 +22,24 @@
  * no `default`, fails the build (naming the variant, the runtime and the
  * importing file): there is no fallback by file name.
  *
+ * File names: the variant `#<folder>/<what>` lives in
+ * `<folder>/_<what>_<runtime>.ts`, `<runtime>` one of `deno`, `node`, `bun`,
+ * `browser`, naming the runtime the file is written for. A file several
+ * runtimes take is named by the first of these that takes it:
+ *
+ * 1. `node`: the file Node.js takes on npm (its `node` condition, or the
+ *    `default` it falls back to). Its code uses Node.js's API (`node:`
+ *    modules), which Bun has too and Deno as well: deno.json may map the
+ *    same file (`#platform/async_context`).
+ * 2. `deno`: deno.json's file where Node.js takes another one; browsers may
+ *    share it through `default` (`#http/ky`: the Deno file imports ky with
+ *    the module, the Node.js file loads it on first use).
+ * 3. `bun`: a file only Bun takes (its `bun` condition).
+ * 4. `browser`: a file only web bundlers take (`browser`, or a `default`
+ *    no other runtime reaches).
+ *
+ * {@linkcode checkVariants} holds every file to this rule.
+ *
  * @module
  */
 
@@ -218,6 +236,42 @@ export function checkVariants(
           `scripts/_variants.ts: the ${condition} file of '${name}', ${file}, does not exist`,
         );
       }
+    }
+    checkFileNames(name, imports[name].replace(/^\.\//, ""), files);
+  }
+}
+
+/** The runtimes a variant's file can be named for, in the naming order. */
+const FILE_RUNTIMES = ["node", "deno", "bun", "browser"] as const;
+
+/**
+ * Checks that each file of a variant is named
+ * `<folder>/_<what>_<runtime>.ts` for the first runtime (in
+ * {@linkcode FILE_RUNTIMES} order) that takes it.
+ */
+function checkFileNames(
+  name: string,
+  denoFile: string,
+  files: VariantFiles,
+): void {
+  const taken = (runtime: NpmRuntime): string | undefined =>
+    NPM_RUNTIMES[runtime].map((condition) => files[condition])
+      .find((file) => file !== undefined);
+  const takers: Record<(typeof FILE_RUNTIMES)[number], string | undefined> = {
+    node: taken("node"),
+    deno: denoFile,
+    bun: taken("bun"),
+    browser: taken("browser"),
+  };
+  const [folder, what] = name.slice(1).split(/\/(.*)/s);
+  for (const file of new Set([denoFile, ...Object.values(files)])) {
+    const runtime = FILE_RUNTIMES.find((runtime) => takers[runtime] === file) ??
+      "browser";
+    const expected = `${folder}/_${what}_${runtime}.ts`;
+    if (file !== expected) {
+      throw new Error(
+        `the runtime variant '${name}' names ${file}, which ${runtime} takes first: name it ${expected} (see the naming rule at the top of scripts/_variants.ts)`,
+      );
     }
   }
 }
