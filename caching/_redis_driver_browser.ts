@@ -1,5 +1,5 @@
 // Browser flavour of the node-redis loader (the npm build's `browser`
-// condition uses it in place of _redis_driver.ts): a page cannot open a TCP
+// condition uses it in place of _redis_driver_node.ts): a page cannot open a TCP
 // connection to Redis, so connecting fails like an unreachable server (a
 // miss, reported once through onError, never thrown to the caller) and
 // node-redis never reaches the bundle.

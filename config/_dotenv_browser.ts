@@ -1,5 +1,5 @@
 // Browser flavour of the .env parser loader (the npm build's `browser`
-// condition uses it in place of _dotenv.ts): .env files live on servers, and
+// condition uses it in place of _dotenv_node.ts): .env files live on servers, and
 // dotenv needs node:fs, so nothing of it reaches a browser bundle.
 
 /** Always rejects: .env files are read by server runtimes only. */

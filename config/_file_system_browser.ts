@@ -1,5 +1,5 @@
 // Browser flavour of the file-system adapter (the npm build's `browser`
-// condition uses it in place of _file_system.ts): a page has no file system,
+// condition uses it in place of _file_system_node.ts): a page has no file system,
 // so file sources fail with the same error the server flavour gives when
 // `node:` modules are missing, and nothing of `node:` reaches the bundle.
 import { ConfigurationSourceError } from "./configuration_source_error.ts";

@@ -2,7 +2,7 @@
 // issues turned into failure lines naming key and source, and the set of
 // keys a schema knows (for diagnose). Works on valibot's runtime schema
 // objects (type, entries, item, wrapped, options, pipe). valibot itself is
-// loaded only when a valibot schema is validated (_valibot_import.ts).
+// loaded only when a valibot schema is validated (_valibot_deno.ts).
 import type * as v from "valibot";
 import { isPlainObject } from "../core/mod.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";

@@ -1,7 +1,7 @@
 // `<NAME>_FILE` variables: the value of `<NAME>` read from the file the
 // variable names (Docker and Kubernetes secrets are mounted as files), for
 // the prefixed and the standard variables. Read through the bounded file
-// reading of _file_system.ts (a browser has no variables, so never gets
+// reading of _file_system_node.ts (a browser has no variables, so never gets
 // here). Failures name the variable and the path, never the content.
 import type { SecretMatcher } from "../core/mod.ts";
 import type { ConfigurationEntry } from "./configuration_provider.ts";

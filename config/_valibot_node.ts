@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the valibot loader (chosen by
-// scripts/_variants.ts in place of _valibot_import.ts): valibot is loaded on
+// scripts/_variants.ts in place of _valibot_deno.ts): valibot is loaded on
 // the first call, synchronously, when a schema is first validated or
 // appConfigSchema is first used, so importing the package does not pay for
 // it.

@@ -172,7 +172,7 @@ export class DotEnvProvider implements ConfigurationProvider {
       );
     }
     this.#missing = false;
-    // dotenv is loaded only here (see _dotenv.ts), so a browser bundle of the
+    // dotenv is loaded only here (see _dotenv_node.ts), so a browser bundle of the
     // package never pulls it in.
     const parse = await loadDotEnvParser();
     const parsed = parse(encodeColonKeys(text));

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the ky loader (chosen by scripts/_variants.ts in
-// place of _ky_import.ts): ky is loaded when the first HttpClient is made,
+// place of _ky_deno.ts): ky is loaded when the first HttpClient is made,
 // synchronously, because loading it builds a `Request`, which makes Node.js
 // load undici: a large share of a cold start that a process which never
 // makes a client should not pay (figures in BENCHMARKS.md, "Cold import in Node").

@@ -1,4 +1,4 @@
-// Browser flavour of _redirect_mode.ts (chosen by scripts/_variants.ts under
+// Browser flavour of _redirect_mode_node.ts (chosen by scripts/_variants.ts under
 // the `browser` condition): a page's fetch answers a "manual" redirect with
 // an opaque response that hides the Location, so the browser follows
 // redirects itself, by its own rules (it drops Authorization when the origin

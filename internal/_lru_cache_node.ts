@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the lru-cache loader (chosen by
-// scripts/_variants.ts in place of _lru_cache_import.ts): lru-cache is loaded
+// scripts/_variants.ts in place of _lru_cache_deno.ts): lru-cache is loaded
 // when the first cache is made, synchronously, so an import of the package
 // that never makes a cache does not pay for it (figure in
 // BENCHMARKS.md, "Cold import in Node").

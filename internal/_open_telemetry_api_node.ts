@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the OpenTelemetry API loader (chosen by
-// scripts/_variants.ts in place of _open_telemetry_api_import.ts): the API is
+// scripts/_variants.ts in place of _open_telemetry_api_deno.ts): the API is
 // loaded on the first call, synchronously, so a process that never registers
 // an SDK never pays for loading it (figure in BENCHMARKS.md, "Cold import in Node").
 //

@@ -1,5 +1,5 @@
 // The `code` of a file-system error, shared by both flavours of the file
-// adapter (_fs.ts and _fs_browser.ts).
+// adapter (_fs_node.ts and _fs_browser.ts).
 
 /** The `code` of a file-system error (`ENOENT`…), if it has one. */
 export function errorCode(error: unknown): string | undefined {

@@ -1,5 +1,5 @@
 // Browser flavour of the localization file adapter (the npm build's `browser`
-// condition uses it in place of _fs.ts): a page has no file system, so
+// condition uses it in place of _fs_node.ts): a page has no file system, so
 // JsonFileLocalizationLoader fails clearly and no `node:` module reaches the
 // bundle. Use HttpLocalizationLoader in browsers.
 import type { BodyTooLarge } from "./_read_body.ts";

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the ICU MessageFormat parser loader (chosen by
-// scripts/_variants.ts in place of _icu_parser_import.ts): the parser is loaded
+// scripts/_variants.ts in place of _icu_parser_deno.ts): the parser is loaded
 // when the first ICU message is parsed, synchronously, so an application whose
 // texts hold no ICU syntax never loads it.
 //

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the locale matcher loader (chosen by
-// scripts/_variants.ts in place of _locale_matcher_import.ts): the matcher is
+// scripts/_variants.ts in place of _locale_matcher_deno.ts): the matcher is
 // loaded at the first culture negotiation, synchronously, so an application
 // that never negotiates never loads it.
 //

@@ -1,5 +1,5 @@
 // Node.js and Bun flavour of the LogTape loader (chosen by
-// scripts/_variants.ts in place of _logtape_import.ts): LogTape is loaded on
+// scripts/_variants.ts in place of _logtape_deno.ts): LogTape is loaded on
 // the first call, synchronously, when the first console or file provider
 // builds its sink or formatter, so a process that logs elsewhere (or not at
 // all) never pays for loading it at start-up (figure in

@@ -1,8 +1,8 @@
 // Browser flavour of the log-file adapter (the npm build's `browser`
-// condition uses it in place of _node_file.ts): a page has no file system, so
+// condition uses it in place of _node_file_node.ts): a page has no file system, so
 // FileLogProvider reports a clear error through onError and no `node:` module
 // reaches the bundle.
-import type { LogFile } from "./_node_file.ts";
+import type { LogFile } from "./_node_file_node.ts";
 
 export type { LogFile };
 

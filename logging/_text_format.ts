@@ -119,7 +119,7 @@ export function textFormatter(
     },
   };
   // LogTape is loaded here, when a provider first builds its formatter (see
-  // _logtape_import.ts), not when the logging module is imported.
+  // _logtape_deno.ts), not when the logging module is imported.
   const { getAnsiColorFormatter, getTextFormatter } = loadLogTape();
   const formatter: TextFormatter = colorize
     ? getAnsiColorFormatter({ ...common, categoryStyle: null })

@@ -109,7 +109,7 @@ export class ConsoleLogProvider implements ILogProvider {
       });
     }
     // LogTape is loaded here, by the first console provider (see
-    // _logtape_import.ts), not when the logging module is imported.
+    // _logtape_deno.ts), not when the logging module is imported.
     this.#sink = loadLogTape().getConsoleSink({
       console: ((checked.console as LogConsole | undefined) ??
         globalThis.console) as unknown as SinkConsole,

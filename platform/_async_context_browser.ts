@@ -3,7 +3,7 @@
 // value per page. It is set while `run`'s callback runs (until its promise
 // settles, for an async callback); when runs overlap, the newest one still
 // running is current, and when none is left there is no context.
-import type { ContextStore } from "./_async_context.ts";
+import type { ContextStore } from "./_async_context_node.ts";
 
 // Its own key: the server flavour keeps its AsyncLocalStorage under
 // "@vendor/kit-platform/request-context/2".

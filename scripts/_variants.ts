@@ -22,6 +22,24 @@
  * no `default`, fails the build (naming the variant, the runtime and the
  * importing file): there is no fallback by file name.
  *
+ * File names: the variant `#<folder>/<what>` lives in
+ * `<folder>/_<what>_<runtime>.ts`, `<runtime>` one of `deno`, `node`, `bun`,
+ * `browser`, naming the runtime the file is written for. A file several
+ * runtimes take is named by the first of these that takes it:
+ *
+ * 1. `node`: the file Node.js takes on npm (its `node` condition, or the
+ *    `default` it falls back to). Its code uses Node.js's API (`node:`
+ *    modules), which Bun has too and Deno as well: deno.json may map the
+ *    same file (`#platform/async_context`).
+ * 2. `deno`: deno.json's file where Node.js takes another one; browsers may
+ *    share it through `default` (`#http/ky`: the Deno file imports ky with
+ *    the module, the Node.js file loads it on first use).
+ * 3. `bun`: a file only Bun takes (its `bun` condition).
+ * 4. `browser`: a file only web bundlers take (`browser`, or a `default`
+ *    no other runtime reaches).
+ *
+ * {@linkcode checkVariants} holds every file to this rule.
+ *
  * @module
  */
 
@@ -55,31 +73,31 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   // imported with the module in Deno and browsers.
   "#internal/open_telemetry_api": {
     node: "internal/_open_telemetry_api_node.ts",
-    default: "internal/_open_telemetry_api_import.ts",
+    default: "internal/_open_telemetry_api_deno.ts",
   },
   "#internal/lru_cache": {
     node: "internal/_lru_cache_node.ts",
-    default: "internal/_lru_cache_import.ts",
+    default: "internal/_lru_cache_deno.ts",
   },
   "#config/valibot": {
     node: "config/_valibot_node.ts",
-    default: "config/_valibot_import.ts",
+    default: "config/_valibot_deno.ts",
   },
   "#http/ky": {
     node: "http/_ky_node.ts",
-    default: "http/_ky_import.ts",
+    default: "http/_ky_deno.ts",
   },
   "#logging/logtape": {
     node: "logging/_logtape_node.ts",
-    default: "logging/_logtape_import.ts",
+    default: "logging/_logtape_deno.ts",
   },
   "#localization/icu_parser": {
     node: "localization/_icu_parser_node.ts",
-    default: "localization/_icu_parser_import.ts",
+    default: "localization/_icu_parser_deno.ts",
   },
   "#localization/locale_matcher": {
     node: "localization/_locale_matcher_node.ts",
-    default: "localization/_locale_matcher_import.ts",
+    default: "localization/_locale_matcher_deno.ts",
   },
   // Loading a dependency synchronously: Node.js and Bun only.
   "#internal/require_dependency": {
@@ -98,27 +116,27 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   },
   // Servers (Node.js and Bun) and browsers apart.
   "#caching/redis_driver": {
-    default: "caching/_redis_driver.ts",
+    default: "caching/_redis_driver_node.ts",
     browser: "caching/_redis_driver_browser.ts",
   },
   "#config/dotenv": {
-    default: "config/_dotenv.ts",
+    default: "config/_dotenv_node.ts",
     browser: "config/_dotenv_browser.ts",
   },
   "#config/file_system": {
-    default: "config/_file_system.ts",
+    default: "config/_file_system_node.ts",
     browser: "config/_file_system_browser.ts",
   },
   "#http/redirect_mode": {
-    default: "http/_redirect_mode.ts",
+    default: "http/_redirect_mode_node.ts",
     browser: "http/_redirect_mode_browser.ts",
   },
   "#localization/fs": {
-    default: "localization/_fs.ts",
+    default: "localization/_fs_node.ts",
     browser: "localization/_fs_browser.ts",
   },
   "#logging/node_file": {
-    default: "logging/_node_file.ts",
+    default: "logging/_node_file_node.ts",
     browser: "logging/_node_file_browser.ts",
   },
   "#logging/exit": {
@@ -126,7 +144,7 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
     browser: "logging/_exit_browser.ts",
   },
   "#platform/async_context": {
-    default: "platform/_async_context.ts",
+    default: "platform/_async_context_node.ts",
     browser: "platform/_async_context_browser.ts",
   },
   "#platform/process": {
@@ -218,6 +236,42 @@ export function checkVariants(
           `scripts/_variants.ts: the ${condition} file of '${name}', ${file}, does not exist`,
         );
       }
+    }
+    checkFileNames(name, imports[name].replace(/^\.\//, ""), files);
+  }
+}
+
+/** The runtimes a variant's file can be named for, in the naming order. */
+const FILE_RUNTIMES = ["node", "deno", "bun", "browser"] as const;
+
+/**
+ * Checks that each file of a variant is named
+ * `<folder>/_<what>_<runtime>.ts` for the first runtime (in
+ * {@linkcode FILE_RUNTIMES} order) that takes it.
+ */
+function checkFileNames(
+  name: string,
+  denoFile: string,
+  files: VariantFiles,
+): void {
+  const taken = (runtime: NpmRuntime): string | undefined =>
+    NPM_RUNTIMES[runtime].map((condition) => files[condition])
+      .find((file) => file !== undefined);
+  const takers: Record<(typeof FILE_RUNTIMES)[number], string | undefined> = {
+    node: taken("node"),
+    deno: denoFile,
+    bun: taken("bun"),
+    browser: taken("browser"),
+  };
+  const [folder, what] = name.slice(1).split(/\/(.*)/s);
+  for (const file of new Set([denoFile, ...Object.values(files)])) {
+    const runtime = FILE_RUNTIMES.find((runtime) => takers[runtime] === file) ??
+      "browser";
+    const expected = `${folder}/_${what}_${runtime}.ts`;
+    if (file !== expected) {
+      throw new Error(
+        `the runtime variant '${name}' names ${file}, which ${runtime} takes first: name it ${expected} (see the naming rule at the top of scripts/_variants.ts)`,
+      );
     }
   }
 }

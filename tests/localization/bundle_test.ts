@@ -11,7 +11,7 @@ const EXT = ENTRY.endsWith(".ts") ? ".ts" : ".js";
 
 // A browser bundle of localization/mod.ts must not pull node: modules or
 // touch Deno: the file system is reached only through a dynamic import in
-// Kit's bounded file reader (internal/bounded_file.ts), which only the _fs.ts
+// Kit's bounded file reader (internal/bounded_file.ts), which only the _fs_node.ts
 // adapter imports. The kit-i18n command (cli/i18n/) is a program, not
 // part of the module: it may use node: modules, and no module file imports it.
 test("localization/ has no static node: import and no Deno global; node:fs only via dynamic import in the bounded file reader", async () => {

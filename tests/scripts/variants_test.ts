@@ -138,7 +138,7 @@ describe("runtime variants", { skip }, () => {
     );
   });
 
-  it("lists the same names as deno.json's imports, every file present, and no twin identical to the Deno file", async () => {
+  it("lists the same names as deno.json's imports, every file present and named for its runtime, and no twin identical to the Deno file", async () => {
     const { VARIANTS, checkVariants } = await variants();
     const imports = (JSON.parse(
       await readFile(join(ROOT, "deno.json"), "utf8"),
@@ -152,6 +152,55 @@ describe("runtime variants", { skip }, () => {
           {},
         ),
       /deno\.json maps the runtime variant '#x\/a', which scripts\/_variants\.ts does not list/,
+    );
+    // File names say which runtime takes the file first: Node.js's file
+    // (`node`, or the `default` it falls back to) is _node even where
+    // deno.json maps it too, deno.json's other file is _deno even where
+    // browsers share it.
+    checkVariants(
+      {
+        "#x/loader": "./x/_loader_deno.ts",
+        "#x/server": "./x/_server_node.ts",
+      },
+      () => true,
+      {
+        "#x/loader": {
+          node: "x/_loader_node.ts",
+          default: "x/_loader_deno.ts",
+        },
+        "#x/server": {
+          default: "x/_server_node.ts",
+          browser: "x/_server_browser.ts",
+        },
+      },
+    );
+    assert.throws(
+      () =>
+        checkVariants(
+          { "#x/loader": "./x/_loader_import.ts" },
+          () => true,
+          {
+            "#x/loader": {
+              node: "x/_loader_node.ts",
+              default: "x/_loader_import.ts",
+            },
+          },
+        ),
+      /the runtime variant '#x\/loader' names x\/_loader_import\.ts, which deno takes first: name it x\/_loader_deno\.ts/,
+    );
+    assert.throws(
+      () =>
+        checkVariants(
+          { "#x/server": "./x/_server.ts" },
+          () => true,
+          {
+            "#x/server": {
+              default: "x/_server.ts",
+              browser: "x/_server_browser.ts",
+            },
+          },
+        ),
+      /the runtime variant '#x\/server' names x\/_server\.ts, which node takes first: name it x\/_server_node\.ts/,
     );
     // One file serves every runtime that runs the same code: a second file
     // equal to the Deno one but for its comments would be a copy to keep in
