@@ -164,7 +164,7 @@ export function booleanOf(value: unknown): boolean | undefined {
 }
 
 /** The kinds of value {@linkcode readSetting} reads. */
-export type SettingType = "whole number" | "boolean" | "string";
+export type SettingType = "whole number" | "number" | "boolean" | "string";
 
 /** What a module declares of one setting, for {@linkcode readSetting}. */
 export interface SettingDeclaration<T> {
@@ -174,13 +174,13 @@ export interface SettingDeclaration<T> {
    */
   readonly keys: readonly string[];
   /**
-   * The kind of value: a whole number, a switch, or a string (text or a
-   * number, trimmed).
+   * The kind of value: a whole number, any finite number, a switch, or a
+   * string (text or a number, trimmed).
    */
   readonly type: SettingType;
-  /** The smallest whole number accepted. */
+  /** The smallest number accepted. */
   readonly min?: number;
-  /** The largest whole number accepted. */
+  /** The largest number accepted. */
   readonly max?: number;
   /** A switch also accepts 1 and 0 (as numbers or strings). */
   readonly oneOrZero?: boolean;
@@ -304,7 +304,7 @@ export function findDeclared(
 }
 
 /** The declared type name of a value type. */
-type TypeOf<T> = T extends number ? "whole number"
+type TypeOf<T> = T extends number ? "whole number" | "number"
   : T extends boolean ? "boolean"
   : "string";
 
@@ -322,13 +322,15 @@ function parse(
         ? Number(value)
         : NaN;
       if (!Number.isSafeInteger(number)) return undefined;
-      if (declaration.min !== undefined && number < declaration.min) {
-        return undefined;
-      }
-      if (declaration.max !== undefined && number > declaration.max) {
-        return undefined;
-      }
-      return number;
+      return bounded(number, declaration);
+    }
+    case "number": {
+      // Any finite number, as the value or its text.
+      const text = String(value);
+      const number = Number(text);
+      return text.trim() === "" || !Number.isFinite(number)
+        ? undefined
+        : bounded(number, declaration);
     }
     case "boolean": {
       const flag = booleanOf(value);
@@ -342,4 +344,17 @@ function parse(
         ? String(value).trim()
         : undefined;
   }
+}
+
+function bounded(
+  number: number,
+  declaration: SettingDeclaration<unknown>,
+): number | undefined {
+  if (declaration.min !== undefined && number < declaration.min) {
+    return undefined;
+  }
+  if (declaration.max !== undefined && number > declaration.max) {
+    return undefined;
+  }
+  return number;
 }

@@ -193,3 +193,27 @@ test("findDeclared() skips an empty string when told to", () => {
     "API_BASE_URL",
   );
 });
+
+test("readSetting() reads any finite number when declared as one", () => {
+  const config = { redis: { a: "2.5", b: " 1e3 ", c: "abc", d: " ", e: "" } };
+  const number = (key: string): number | undefined =>
+    readSetting<number>(
+      config,
+      { keys: [key], type: "number", emptyIsUnset: true },
+      refuse,
+    );
+  assert.equal(number("redis:a"), 2.5);
+  assert.equal(number("redis:b"), 1000);
+  assert.equal(number("redis:e"), undefined);
+  assert.throws(() => number("redis:c"), Refused);
+  assert.throws(() => number("redis:d"), Refused);
+  assert.throws(
+    () =>
+      readSetting<number>(
+        config,
+        { keys: ["redis:a"], type: "number", max: 2 },
+        refuse,
+      ),
+    Refused,
+  );
+});
