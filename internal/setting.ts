@@ -4,7 +4,9 @@
 // methods, and a plain object is walked along the colon path. Values from
 // environment variables arrive as strings, so numbers and switches are
 // parsed here, and a bad value is described masked and bounded, with the
-// source that set it, for the caller's own error class.
+// source that set it, for the caller's own error class. readSetting reads
+// one setting from its declaration (type, bounds, default, secret) and
+// throws what the caller builds, so each module keeps its own messages.
 import { isSecretKey } from "../core/mod.ts";
 import { isFileSource } from "./file_variable.ts";
 import { quoteValue } from "./quote_value.ts";
