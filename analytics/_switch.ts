@@ -11,6 +11,7 @@ import {
   sayOnce,
   switchedOffBy,
 } from "../internal/feature_switch.ts";
+import { findSetting } from "../internal/setting.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 
 /** The key of the switch. */
@@ -33,7 +34,11 @@ export interface TurnedOff {
 export function analyticsOff(config: IConfiguration): TurnedOff | undefined {
   const found = readFeatureSwitch(config, ANALYTICS_SWITCH);
   if (found.problem !== undefined) {
-    throw new AnalyticsConfigurationError(found.problem);
+    throw new AnalyticsConfigurationError(
+      found.problem,
+      ANALYTICS_SWITCH,
+      findSetting(config, [ANALYTICS_SWITCH])?.source,
+    );
   }
   return found.on ? undefined : { source: found.source };
 }

@@ -1,4 +1,4 @@
-import { KitError } from "../core/mod.ts";
+import { KitError, SettingError } from "../core/mod.ts";
 
 /**
  * Thrown when an analytics option is outside its allowed range: a
@@ -18,7 +18,7 @@ import { KitError } from "../core/mod.ts";
  * }
  * ```
  */
-export class AnalyticsConfigurationError extends KitError {
+export class AnalyticsConfigurationError extends SettingError {
   /** What went wrong, as a stable string: `analytics_configuration`. */
   readonly code = "analytics_configuration";
 
@@ -26,9 +26,12 @@ export class AnalyticsConfigurationError extends KitError {
    * Creates the error.
    *
    * @param message What is wrong, naming the option and the value.
+   * @param key The configuration key at fault, when a key names it.
+   * @param source Where the value came from (a variable's name, a file),
+   * when there is one.
    */
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, key?: string, source?: string) {
+    super(message, { key, source });
     this.name = "AnalyticsConfigurationError";
   }
 }

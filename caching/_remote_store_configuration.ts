@@ -5,6 +5,7 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
+import { findDeclared, readSetting } from "../internal/setting.ts";
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
 
 /**
@@ -22,33 +23,26 @@ export function remoteStoreOptionsFromConfiguration(
     return config.hasValue(key) ? config.getValue<unknown>(key) : undefined;
   };
   const text = (name: string): string | undefined => {
-    const value = read(name);
-    return value === undefined || value === null || value === ""
-      ? undefined
-      : String(value);
+    const found = findDeclared(config, {
+      keys: [`cache:redis:${name}`],
+      emptyIsUnset: true,
+    });
+    return found === undefined ? undefined : String(found.value);
   };
-  const number = (name: string): number | undefined => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (value.trim() === "" || !Number.isFinite(parsed)) {
-      throw new RangeError(`cache:redis:${name} must be a number: ${value}`);
-    }
-    return parsed;
-  };
-  const flag = (name: string): boolean | undefined => {
-    const value = read(name);
-    if (value === undefined || value === null || value === "") {
-      return undefined;
-    }
-    if (typeof value === "boolean") return value;
-    const word = String(value).trim().toLowerCase();
-    if (word === "true") return true;
-    if (word === "false") return false;
-    throw new RangeError(
-      `cache:redis:${name} must be true or false: ${String(value)}`,
+  const number = (name: string): number | undefined =>
+    readSetting<number>(
+      config,
+      { keys: [`cache:redis:${name}`], type: "number", emptyIsUnset: true },
+      ({ key, found }) =>
+        new RangeError(`${key} must be a number: ${String(found?.value)}`),
     );
-  };
+  const flag = (name: string): boolean | undefined =>
+    readSetting<boolean>(
+      config,
+      { keys: [`cache:redis:${name}`], type: "boolean", emptyIsUnset: true },
+      ({ key, found }) =>
+        new RangeError(`${key} must be true or false: ${String(found?.value)}`),
+    );
   // The keys read and their types are the configuration's declaration of
   // the `cache:redis` section, the one appConfigSchema checks by.
   const fromConfig: Record<string, unknown> = {};

@@ -26,3 +26,4 @@ export * from "./secrets.ts";
 export * from "./log_level_rule.ts";
 export * from "./dependency_load_error.ts";
 export * from "./kit_error.ts";
+export * from "./setting_error.ts";

@@ -4,6 +4,7 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
+import { findDeclared, readSetting } from "../internal/setting.ts";
 import { displayUrl } from "./_display_url.ts";
 import { resolveBase } from "./_url.ts";
 import { HttpConfigurationError } from "./http_configuration_error.ts";
@@ -40,7 +41,10 @@ export function readApiConfiguration(
 ): ConfiguredApi {
   let baseUrl: string | undefined;
   if (!skip.baseUrl) {
-    const found = read(config, BASE_URL);
+    const found = findDeclared(config, {
+      keys: BASE_URL,
+      emptyIsUnset: true,
+    });
     if (found === undefined) {
       throw new HttpConfigurationError(
         BASE_URL[0],
@@ -60,6 +64,7 @@ export function readApiConfiguration(
           `with "/", without query or fragment: ${
             JSON.stringify(displayUrl(baseUrl))
           } (${reasonOf(error)})`,
+        found.source,
       );
     }
   }
@@ -82,43 +87,24 @@ export function readApiConfiguration(
       retryAttempts.max,
       "a whole number",
     ),
-    enableCaching: skip.enableCaching
-      ? undefined
-      : boolean(config, ENABLE_CACHING),
+    enableCaching: skip.enableCaching ? undefined : readSetting<boolean>(
+      config,
+      {
+        keys: ENABLE_CACHING,
+        type: "boolean",
+        oneOrZero: true,
+        emptyIsUnset: true,
+      },
+      ({ key, found }) =>
+        new HttpConfigurationError(
+          key,
+          `${key} must be true or false (or 1 or 0): ${
+            JSON.stringify(found?.value)
+          }`,
+          found?.source,
+        ),
+    ),
   };
-}
-
-/** A boolean as configuration values spell it: true/false, 1/0. */
-function boolean(
-  config: IConfiguration,
-  keys: readonly string[],
-): boolean | undefined {
-  const found = read(config, keys);
-  if (found === undefined) return undefined;
-  const { key, value } = found;
-  if (typeof value === "boolean") return value;
-  if (value === 1 || value === 0) return value === 1;
-  const text = typeof value === "string" ? value.trim().toLowerCase() : "";
-  if (text === "true" || text === "1") return true;
-  if (text === "false" || text === "0") return false;
-  throw new HttpConfigurationError(
-    key,
-    `${key} must be true or false (or 1 or 0): ${JSON.stringify(value)}`,
-  );
-}
-
-function read(
-  config: IConfiguration,
-  keys: readonly string[],
-): { key: string; value: unknown } | undefined {
-  for (const key of keys) {
-    if (!config.hasValue(key)) continue;
-    const value = config.getValue<unknown>(key);
-    if (value !== undefined && value !== null && value !== "") {
-      return { key, value };
-    }
-  }
-  return undefined;
 }
 
 function whole(
@@ -128,21 +114,18 @@ function whole(
   max: number,
   what: string,
 ): number | undefined {
-  const found = read(config, keys);
-  if (found === undefined) return undefined;
-  const { key, value } = found;
-  const number = typeof value === "number"
-    ? value
-    : typeof value === "string" && /^\s*\d+\s*$/.test(value)
-    ? Number(value)
-    : NaN;
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new HttpConfigurationError(
-      key,
-      `${key} must be ${what} from ${min} to ${max}: ${JSON.stringify(value)}`,
-    );
-  }
-  return number;
+  return readSetting<number>(
+    config,
+    { keys, type: "whole number", min, max, emptyIsUnset: true },
+    ({ key, found }) =>
+      new HttpConfigurationError(
+        key,
+        `${key} must be ${what} from ${min} to ${max}: ${
+          JSON.stringify(found?.value)
+        }`,
+        found?.source,
+      ),
+  );
 }
 
 function reasonOf(error: unknown): string {

@@ -1,4 +1,4 @@
-import { KitError } from "../core/mod.ts";
+import { SettingError } from "../core/mod.ts";
 
 /**
  * Thrown by {@linkcode HttpClient.fromConfiguration} when a configuration
@@ -21,22 +21,23 @@ import { KitError } from "../core/mod.ts";
  * }
  * ```
  */
-export class HttpConfigurationError extends KitError {
+export class HttpConfigurationError extends SettingError {
   /** What went wrong, as a stable string: `http_configuration`. */
   readonly code = "http_configuration";
 
   /** The configuration key at fault, such as `api:timeout`. */
-  readonly key: string;
+  declare readonly key: string;
 
   /**
    * Creates the error.
    *
    * @param key The configuration key at fault.
    * @param message The full message.
+   * @param source Where the value came from (a variable's name, a file),
+   * when there is one.
    */
-  constructor(key: string, message: string) {
-    super(message);
+  constructor(key: string, message: string, source?: string) {
+    super(message, { key, source });
     this.name = "HttpConfigurationError";
-    this.key = key;
   }
 }

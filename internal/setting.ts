@@ -4,7 +4,9 @@
 // methods, and a plain object is walked along the colon path. Values from
 // environment variables arrive as strings, so numbers and switches are
 // parsed here, and a bad value is described masked and bounded, with the
-// source that set it, for the caller's own error class.
+// source that set it, for the caller's own error class. readSetting reads
+// one setting from its declaration (type, bounds, default, secret) and
+// throws what the caller builds, so each module keeps its own messages.
 import { isSecretKey } from "../core/mod.ts";
 import { isFileSource } from "./file_variable.ts";
 import { quoteValue } from "./quote_value.ts";
@@ -161,4 +163,200 @@ export function booleanOf(value: unknown): boolean | undefined {
   if (typeof value !== "string") return undefined;
   const text = value.trim().toLowerCase();
   return text === "true" ? true : text === "false" ? false : undefined;
+}
+
+/** The kinds of value {@linkcode readSetting} reads. */
+export type SettingType = "whole number" | "number" | "boolean" | "string";
+
+/** What a module declares of one setting, for {@linkcode readSetting}. */
+export interface SettingDeclaration<T> {
+  /**
+   * The colon paths to try, in order: the key first, then any other name it
+   * may be set under (`API_TIMEOUT` beside `api:timeout`).
+   */
+  readonly keys: readonly string[];
+  /**
+   * The kind of value: a whole number, any finite number, a switch, or a
+   * string (text or a number, trimmed).
+   */
+  readonly type: SettingType;
+  /** The smallest number accepted. */
+  readonly min?: number;
+  /** The largest number accepted. */
+  readonly max?: number;
+  /** A switch also accepts 1 and 0 (as numbers or strings). */
+  readonly oneOrZero?: boolean;
+  /**
+   * An empty string counts as not set (for a string, one that is blank once
+   * trimmed).
+   */
+  readonly emptyIsUnset?: boolean;
+  /** The value when the setting is not set (else `undefined`). */
+  readonly default?: T;
+  /**
+   * The value is a secret: the quoted value in a failure is `***`,
+   * whatever its key (a key naming a secret, or a value read from a file,
+   * is one anyway).
+   */
+  readonly secret?: boolean;
+}
+
+/** Why {@linkcode readSetting} refuses a setting, for the caller's error. */
+export interface SettingProblem {
+  /** The key the failure names: the one that held the value, or the first. */
+  readonly key: string;
+  /** The value found and where it came from; `undefined` when not set. */
+  readonly found: FoundSetting | undefined;
+  /** The value quoted masked and bounded (see {@linkcode quoteSetting}). */
+  readonly quoted: string | undefined;
+}
+
+/**
+ * Reads one typed setting as its declaration says: the first key that holds
+ * a value, parsed (environment variables arrive as strings), checked against
+ * the bounds, or the default when none holds one. A value that cannot be
+ * used throws what `invalid` returns, so each module keeps its own error
+ * class and messages; with `missing`, a setting that is not set and has no
+ * default throws what it returns.
+ *
+ * @param config A `ConfigurationManager`, or a plain object.
+ * @param declaration The keys, type, bounds, default and secrecy.
+ * @param invalid Builds the error for a value that cannot be used.
+ * @param missing Builds the error for a required setting that is not set.
+ * @returns The value, the default, or `undefined`.
+ * @throws What `invalid` or `missing` returns.
+ *
+ * @example Usage
+ * ```ts
+ * import { readSetting } from "./setting.ts";
+ *
+ * readSetting(
+ *   { api: { timeout: "5000" } },
+ *   { keys: ["api:timeout"], type: "whole number", min: 1000, max: 60000 },
+ *   ({ key, quoted }) => new RangeError(`${key} is out of range: ${quoted}`),
+ * ); // 5000
+ * ```
+ */
+export function readSetting<T extends number | boolean | string>(
+  config: unknown,
+  declaration: SettingDeclaration<T> & { readonly type: TypeOf<T> },
+  invalid: (problem: SettingProblem) => Error,
+  missing?: (problem: SettingProblem) => Error,
+): T | undefined {
+  const found = findDeclared(config, declaration);
+  if (found === undefined) {
+    if (declaration.default !== undefined) return declaration.default;
+    if (missing !== undefined) {
+      throw missing({
+        key: declaration.keys[0],
+        found: undefined,
+        quoted: undefined,
+      });
+    }
+    return undefined;
+  }
+  const value = parse(found.value, declaration);
+  if (value === undefined) {
+    const quoted = declaration.secret === true
+      ? quoteSetting({ ...found, fromFile: true }, found.key)
+      : quoteSetting(found, found.key);
+    throw invalid({ key: found.key, found, quoted });
+  }
+  return value as T;
+}
+
+/**
+ * The value a declaration finds, before it is parsed: the first of its keys
+ * that holds one (an empty string skipped when the declaration says so).
+ *
+ * @param config A `ConfigurationManager`, or a plain object.
+ * @param declaration The keys, and whether an empty string counts as unset.
+ * @returns The value and its source, or `undefined`.
+ *
+ * @example Usage
+ * ```ts
+ * import { findDeclared } from "./setting.ts";
+ *
+ * findDeclared(
+ *   { api: { baseUrl: "" }, API_BASE_URL: "https://api.example.com" },
+ *   { keys: ["api:baseUrl", "API_BASE_URL"], type: "string", emptyIsUnset: true },
+ * )?.key; // "API_BASE_URL"
+ * ```
+ */
+export function findDeclared(
+  config: unknown,
+  declaration:
+    & Pick<SettingDeclaration<unknown>, "keys" | "emptyIsUnset">
+    & { readonly type?: SettingType },
+): FoundSetting | undefined {
+  for (const key of declaration.keys) {
+    const found = lookUp(config, key);
+    if (found === undefined) continue;
+    if (declaration.emptyIsUnset === true && isEmpty(found.value)) continue;
+    return found;
+  }
+  return undefined;
+
+  function isEmpty(value: unknown): boolean {
+    // A string setting is trimmed, so a blank one is empty too.
+    return declaration.type === "string"
+      ? typeof value === "string" && value.trim() === ""
+      : value === "";
+  }
+}
+
+/** The declared type name of a value type. */
+type TypeOf<T> = T extends number ? "whole number" | "number"
+  : T extends boolean ? "boolean"
+  : "string";
+
+function parse(
+  value: unknown,
+  declaration: SettingDeclaration<unknown>,
+): number | boolean | string | undefined {
+  switch (declaration.type) {
+    case "whole number": {
+      // Any number of digits: one past the safe range, or out of bounds, is
+      // refused all the same.
+      const number = typeof value === "number"
+        ? value
+        : typeof value === "string" && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : NaN;
+      if (!Number.isSafeInteger(number)) return undefined;
+      return bounded(number, declaration);
+    }
+    case "number": {
+      // Any finite number, as the value or its text.
+      const text = String(value);
+      const number = Number(text);
+      return text.trim() === "" || !Number.isFinite(number)
+        ? undefined
+        : bounded(number, declaration);
+    }
+    case "boolean": {
+      const flag = booleanOf(value);
+      if (flag !== undefined || declaration.oneOrZero !== true) return flag;
+      if (value === 1 || value === 0) return value === 1;
+      const text = typeof value === "string" ? value.trim() : "";
+      return text === "1" ? true : text === "0" ? false : undefined;
+    }
+    case "string":
+      return typeof value === "string" || typeof value === "number"
+        ? String(value).trim()
+        : undefined;
+  }
+}
+
+function bounded(
+  number: number,
+  declaration: SettingDeclaration<unknown>,
+): number | undefined {
+  if (declaration.min !== undefined && number < declaration.min) {
+    return undefined;
+  }
+  if (declaration.max !== undefined && number > declaration.max) {
+    return undefined;
+  }
+  return number;
 }

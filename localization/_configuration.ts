@@ -16,6 +16,7 @@ import type { LocalizationProvider } from "./localization_provider.ts";
 import type { LocalizationManagerConfigurationOptions } from "./localization_manager_options.ts";
 import { readCultureList } from "../internal/culture_names.ts";
 import { readFeatureSwitch, sourceOf } from "../internal/feature_switch.ts";
+import { findSetting, readSetting } from "../internal/setting.ts";
 
 // Types, bounds and the default culture come from the configuration's one
 // declaration of these keys, the one appConfigSchema checks by.
@@ -137,6 +138,7 @@ export function supportedCulturesOf(
   throw new LocalizationConfigurationError(
     key,
     `${at}: ${problem}${source === undefined ? "" : ` (from ${source})`}`,
+    findSetting(config, [at])?.source ?? findSetting(config, [key])?.source,
   );
 }
 
@@ -154,6 +156,7 @@ export function switchedOff(
     throw new LocalizationConfigurationError(
       KEYS.internationalization,
       found.problem,
+      findSetting(config, [KEYS.internationalization])?.source,
     );
   }
   return found.on ? undefined : { source: found.source };
@@ -167,6 +170,7 @@ function cultureOf(config: IConfiguration, key: string): string | undefined {
       `${key} must be a BCP 47 culture name such as "en" or "fr-CA": ${
         JSON.stringify(value)
       }`,
+      findSetting(config, [key])?.source,
     );
   }
   return value;
@@ -214,6 +218,7 @@ function providerOf(
       `${key} must contain the placeholder {culture}: ${
         JSON.stringify(template)
       }`,
+      findSetting(config, [key])?.source,
     );
   }
   if (path !== undefined) {
@@ -234,17 +239,16 @@ function providerOf(
 }
 
 function text(config: IConfiguration, key: string): string | undefined {
-  if (!config.hasValue(key)) return undefined;
-  const value = config.getValue<unknown>(key);
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string" && typeof value !== "number") {
-    throw new LocalizationConfigurationError(
-      key,
-      `${key} must be text: ${describe(value)}`,
-    );
-  }
-  const trimmed = String(value).trim();
-  return trimmed === "" ? undefined : trimmed;
+  return readSetting<string>(
+    config,
+    { keys: [key], type: "string", emptyIsUnset: true },
+    ({ found }) =>
+      new LocalizationConfigurationError(
+        key,
+        `${key} must be text: ${describe(found?.value)}`,
+        found?.source,
+      ),
+  );
 }
 
 function whole(
@@ -253,21 +257,16 @@ function whole(
   min: number,
   what: string,
 ): number | undefined {
-  if (!config.hasValue(key)) return undefined;
-  const value = config.getValue<unknown>(key);
-  if (value === undefined || value === null || value === "") return undefined;
-  const number = typeof value === "number"
-    ? value
-    : typeof value === "string" && /^\s*\d+\s*$/.test(value)
-    ? Number(value)
-    : NaN;
-  if (!Number.isSafeInteger(number) || number < min) {
-    throw new LocalizationConfigurationError(
-      key,
-      `${key} must be ${what}: ${describe(value)}`,
-    );
-  }
-  return number;
+  return readSetting<number>(
+    config,
+    { keys: [key], type: "whole number", min, emptyIsUnset: true },
+    ({ found }) =>
+      new LocalizationConfigurationError(
+        key,
+        `${key} must be ${what}: ${describe(found?.value)}`,
+        found?.source,
+      ),
+  );
 }
 
 function describe(value: unknown): string {

@@ -1,4 +1,4 @@
-import { KitError } from "../core/mod.ts";
+import { SettingError } from "../core/mod.ts";
 
 /**
  * Thrown by {@linkcode LocalizationManager.fromConfiguration} when the
@@ -24,22 +24,23 @@ import { KitError } from "../core/mod.ts";
  * }
  * ```
  */
-export class LocalizationConfigurationError extends KitError {
+export class LocalizationConfigurationError extends SettingError {
   /** What went wrong, as a stable string: `localization_configuration`. */
   readonly code = "localization_configuration";
 
   /** The configuration key at fault, such as `localization:resourceUrl`. */
-  readonly key: string;
+  declare readonly key: string;
 
   /**
    * Creates the error.
    *
    * @param key The configuration key at fault.
    * @param message The full message.
+   * @param source Where the value came from (a variable's name, a file),
+   * when there is one.
    */
-  constructor(key: string, message: string) {
-    super(message);
+  constructor(key: string, message: string, source?: string) {
+    super(message, { key, source });
     this.name = "LocalizationConfigurationError";
-    this.key = key;
   }
 }

@@ -1,4 +1,4 @@
-import { KitError } from "../core/mod.ts";
+import { SettingError } from "../core/mod.ts";
 
 /**
  * Thrown by {@linkcode LoggerManager.fromConfiguration} when the `logging`
@@ -23,12 +23,12 @@ import { KitError } from "../core/mod.ts";
  * }
  * ```
  */
-export class LoggingConfigurationError extends KitError {
+export class LoggingConfigurationError extends SettingError {
   /** What went wrong, as a stable string: `logging_configuration`. */
   readonly code = "logging_configuration";
 
   /** The configuration key at fault, for example `logging:providers`. */
-  readonly key: string;
+  declare readonly key: string;
   /** The index in `logging:providers`, when a provider is at fault. */
   readonly providerIndex: number | undefined;
   /** The option (or `type`) at fault, when a provider is at fault. */
@@ -41,18 +41,21 @@ export class LoggingConfigurationError extends KitError {
    * @param detail What is wrong, starting with the path of the value.
    * @param providerIndex The provider's index, if any.
    * @param option The option name, if any.
-   * @param options Standard error options (`cause`).
+   * @param options Standard error options (`cause`), and where the value
+   * came from (`source`: a variable's name, a file), when there is one.
    */
   constructor(
     key: string,
     detail: string,
     providerIndex?: number,
     option?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; source?: string },
   ) {
-    super(`Invalid logging configuration: ${detail}`, options);
+    super(`Invalid logging configuration: ${detail}`, {
+      ...options,
+      key,
+    });
     this.name = "LoggingConfigurationError";
-    this.key = key;
     this.providerIndex = providerIndex;
     this.option = option;
   }

@@ -1,3 +1,4 @@
+import { markSettingError } from "../../internal/setting_error_brand.ts";
 import { DatabaseError } from "./database_error.ts";
 
 /**
@@ -39,3 +40,8 @@ export class DatabaseConfigurationError extends DatabaseError {
     this.source = source;
   }
 }
+
+// A DatabaseError first (its code and `instanceof DatabaseError`), and a
+// setting error for `instanceof SettingError`, which a class cannot inherit
+// from both.
+markSettingError(DatabaseConfigurationError);

@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
+import { SettingError } from "../../core/mod.ts";
 import { Application } from "../../platform/mod.ts";
 import {
   type ILogProvider,
@@ -253,6 +254,9 @@ describe("features:enableAnalytics=false", () => {
           error.message,
           'features:enableAnalytics must be true or false, got "off-ish" (from env FEATURE_ANALYTICS)',
         );
+        assert.ok(error instanceof SettingError);
+        assert.equal(error.key, "features:enableAnalytics");
+        assert.equal(error.source, "FEATURE_ANALYTICS");
         return true;
       });
     }

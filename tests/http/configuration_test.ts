@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
+import { SettingError } from "../../core/mod.ts";
 import { HttpClient, HttpConfigurationError } from "../../http/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 
@@ -89,6 +90,51 @@ test("HttpClient.fromConfiguration reads the API_* variables through addStandard
       else process.env[name] = value;
     }
   }
+});
+
+test("HttpClient.fromConfiguration: a bad value from a variable is a SettingError naming the variable as its source", async () => {
+  const saved = {
+    API_BASE_URL: process.env.API_BASE_URL,
+    API_TIMEOUT: process.env.API_TIMEOUT,
+  };
+  process.env.API_BASE_URL = "https://api.example.com";
+  process.env.API_TIMEOUT = "5s";
+  try {
+    const config = new ConfigurationManager();
+    config.addStandardVariables();
+    await config.loadConfiguration();
+    const error = (() => {
+      try {
+        HttpClient.fromConfiguration(config);
+      } catch (error) {
+        return error;
+      }
+      assert.fail("expected an HttpConfigurationError");
+    })();
+    assert.ok(error instanceof HttpConfigurationError);
+    assert.ok(error instanceof SettingError);
+    assert.equal(error.key, "api:timeout");
+    assert.equal(error.source, "API_TIMEOUT");
+    assert.equal(
+      error.message,
+      'api:timeout must be a whole number of milliseconds from 1000 to 60000: "5s"',
+    );
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+});
+
+test("HttpClient.fromConfiguration: a missing setting has no source", async () => {
+  const config = await configOf({ "api:timeout": "5000" });
+  assert.throws(
+    () => HttpClient.fromConfiguration(config),
+    (error: unknown) =>
+      error instanceof SettingError && error.key === "api:baseUrl" &&
+      error.source === undefined,
+  );
 });
 
 test("HttpClient.fromConfiguration: a missing base address names the key and the variable", async () => {

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
+import { SettingError } from "../../core/mod.ts";
 import { HttpClient } from "../../http/mod.ts";
 import {
   LocalizationConfigurationError,
@@ -227,5 +229,38 @@ test("LocalizationManager.fromConfiguration: bad or missing values name the key"
         return true;
       },
     );
+  }
+});
+
+test("LocalizationManager.fromConfiguration: a bad value from a variable is a SettingError naming the variable as its source", async () => {
+  const name = "KITSETTINGS_LOCALIZATION__TIMEOUT";
+  const saved = process.env[name];
+  process.env[name] = "soon";
+  try {
+    const config = new ConfigurationManager();
+    config.addProvider(
+      new MemoryProvider({
+        "localization:resourceUrl": "/i18n/{culture}.json",
+      }),
+    );
+    config.addEnvironmentVariables("KITSETTINGS");
+    await config.loadConfiguration();
+    assert.throws(
+      () => LocalizationManager.fromConfiguration(config),
+      (error: unknown) => {
+        assert.ok(error instanceof LocalizationConfigurationError);
+        assert.ok(error instanceof SettingError);
+        assert.equal(error.key, "localization:timeout");
+        assert.equal(error.source, name);
+        assert.equal(
+          error.message,
+          'localization:timeout must be a whole number of milliseconds >= 0: "soon"',
+        );
+        return true;
+      },
+    );
+  } finally {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
   }
 });

@@ -194,6 +194,7 @@ describe("features:enableInternationalization=false", () => {
           error.message,
           'features:enableInternationalization must be true or false, got "nein" (from env FEATURE_INTERNATIONALIZATION)',
         );
+        assert.equal(error.source, "FEATURE_INTERNATIONALIZATION");
         return true;
       },
     );
