@@ -47,7 +47,10 @@ export abstract class KitError extends Error {
    * @param message The message.
    * @param options The cause, if any.
    */
-  constructor(message?: string, options?: ErrorOptions) {
+  // `{ cause }` spelt out rather than the standard `ErrorOptions`, which
+  // TypeScript's libraries before ES2022 lack: the declarations ship to
+  // projects compiled against those too.
+  constructor(message?: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "KitError";
   }

@@ -5,7 +5,9 @@ import {
 } from "./_setting_error_brand.ts";
 
 /** What a {@linkcode SettingError} knows besides its message. */
-export interface SettingErrorOptions extends ErrorOptions {
+export interface SettingErrorOptions {
+  /** The error that led to this one. */
+  readonly cause?: unknown;
   /** The setting at fault (`api:timeout`), if a key names it. */
   readonly key?: string;
   /**

@@ -62,7 +62,7 @@ export class DatabaseError extends KitError {
   constructor(
     code: DatabaseErrorCode,
     message: string,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = "DatabaseError";

@@ -27,7 +27,11 @@ export class DatabaseTimeoutError extends DatabaseError {
    * @param timeout The limit, in milliseconds.
    * @param options The cause, if any.
    */
-  constructor(statement: string, timeout: number, options?: ErrorOptions) {
+  constructor(
+    statement: string,
+    timeout: number,
+    options?: { cause?: unknown },
+  ) {
     super(
       "statement_timeout",
       `The statement ran past ${timeout} ms (database:timeout) and was cancelled: ${statement}`,

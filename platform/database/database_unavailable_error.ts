@@ -29,7 +29,7 @@ export class DatabaseUnavailableError extends DatabaseError {
    * @param reason What the driver said, masked.
    * @param options The cause, if any.
    */
-  constructor(address: string, reason: string, options?: ErrorOptions) {
+  constructor(address: string, reason: string, options?: { cause?: unknown }) {
     super(
       "unavailable",
       `The database at ${address} is unreachable: ${reason}. Check that the server is running and that database:connectionString points at it; the next query tries again.`,

@@ -28,7 +28,7 @@ export class MigrationError extends DatabaseError {
    * @param message The whole message (it names the file, and what to do).
    * @param options The cause, if any.
    */
-  constructor(file: string, message: string, options?: ErrorOptions) {
+  constructor(file: string, message: string, options?: { cause?: unknown }) {
     super("migration", message, options);
     this.name = "MigrationError";
     this.file = file;
