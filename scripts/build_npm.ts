@@ -80,6 +80,12 @@
  * `KIT_NPM_BUGS`), which are left out when it is unset; `KIT_NPM_OUT`
  * builds into another folder than `npm/`.
  *
+ * A complete build leaves `.kit-build.json` in that folder: a hash of the
+ * checkout's sources and of those settings (scripts/_build_stamp.ts), by
+ * which the project generator (`KIT_NPM_REUSE=1`) and the generator's check
+ * tell whether the build is what building again would make, and use it
+ * instead.
+ *
  * Run: `deno task build:npm`.
  *
  * @module
@@ -108,6 +114,7 @@ import {
 } from "./_packages.ts";
 import { replaceSpecifiers, resolveNpmImport } from "./_specifiers.ts";
 import { assertModuleGraph } from "./_module_graph.ts";
+import { sourcesStamp, STAMP_FILE } from "./_build_stamp.ts";
 import {
   checkVariants,
   type NpmRuntime,
@@ -1280,6 +1287,11 @@ export async function buildAll(): Promise<BuiltPackage[]> {
     VARIANT_TABLE,
   );
   await mkdir(OUT, { recursive: true });
+  // The stamp says what a complete build was made from: the old one goes
+  // first (a build that stops half-way leaves none), and the sources are
+  // read before building (a file changed meanwhile makes it not match).
+  await rm(join(OUT, STAMP_FILE), { force: true });
+  const stamp = await sourcesStamp(ROOT, OUT);
   const built: BuiltPackage[] = [];
   try {
     for (const info of PACKAGES) {
@@ -1290,6 +1302,10 @@ export async function buildAll(): Promise<BuiltPackage[]> {
     // esbuild's service process would keep the caller alive.
     await esbuild.stop();
   }
+  await writeFile(
+    join(OUT, STAMP_FILE),
+    JSON.stringify(stamp, null, 2) + "\n",
+  );
   return built;
 }
 
