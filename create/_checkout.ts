@@ -3,6 +3,11 @@
 // project's vendor/ folder, as a registry would serve them: all eight, of
 // which package.json depends on those the project imports (and the Kit
 // packages they depend on).
+//
+// With KIT_NPM_REUSE=1 a build already in the build folder (KIT_NPM_OUT, or
+// npm/) is packed instead, when its stamp (scripts/_build_stamp.ts) says it
+// was made from the checkout's sources as they are now; otherwise it is
+// built as without the variable. Never by default: a user's run builds.
 import { spawnSync } from "node:child_process";
 import {
   mkdir,
@@ -16,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { PACKAGES } from "../scripts/_packages.ts";
+import { whyNotCurrent } from "../scripts/_build_stamp.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The longest the build may take on a loaded machine. */
@@ -28,11 +34,27 @@ interface Manifest {
   dependencies?: Record<string, string>;
 }
 
+/** How {@linkcode packCheckout} gets Kit's packages. */
+export interface PackOptions {
+  /**
+   * Pack the build already in the build folder (`KIT_NPM_OUT`, or `npm/`)
+   * when its stamp says it was made from the checkout as it is now, rather
+   * than build (`KIT_NPM_REUSE=1`).
+   */
+  reuse: boolean;
+  /** Writes a line of output: with `reuse`, which build was packed. */
+  note?: (text: string) => void;
+}
+
 /**
- * Builds Kit's packages and packs all eight into `<dir>/vendor/`.
+ * Builds Kit's packages (or, with `options.reuse`, takes the build in
+ * the build folder when it is up to date) and packs all eight into
+ * `<dir>/vendor/`.
  *
  * @param dir The project folder.
  * @param names The Kit packages the project imports.
+ * @param options Whether to reuse an up-to-date build, and where to say
+ * which build was packed.
  * @returns package.json dependencies: each Kit package `names` need, by
  * name, with its `file:vendor/<package>.tgz` spec.
  * @throws {Error} When the build or `npm pack` fails.
@@ -40,9 +62,10 @@ interface Manifest {
 export async function packCheckout(
   dir: string,
   names: readonly string[],
+  options: PackOptions = { reuse: false },
 ): Promise<Record<string, string>> {
   const out = new Map<string, { dir: string; manifest: Manifest }>();
-  for (const dir of buildPackages()) {
+  for (const dir of await builtPackages(options)) {
     const manifest = JSON.parse(
       await readFile(join(dir, "package.json"), "utf8"),
     ) as Manifest;
@@ -104,10 +127,51 @@ export async function packCheckout(
   return specs;
 }
 
+/**
+ * Reads `KIT_NPM_REUSE`: whether a build in the build folder is to be packed
+ * when it is up to date.
+ *
+ * @param value The variable's value.
+ * @returns `true` for `1`; `false` for `0`, empty or unset.
+ * @throws {Error} For any other value, naming the variable and the values
+ * it takes.
+ */
+export function reuseSetting(value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "0") return false;
+  if (value === "1") return true;
+  throw new Error(
+    `KIT_NPM_REUSE is '${value}': set it to 1 to pack the build in KIT_NPM_OUT (or npm/) when it is up to date with the checkout, or to 0 (or leave it unset) to build Kit's packages.`,
+  );
+}
+
+/**
+ * The folders of Kit's built packages: the build folder's, after building
+ * into it, or as they are when reuse is asked and they are up to date.
+ */
+async function builtPackages(options: PackOptions): Promise<string[]> {
+  const { reuse, note = () => {} } = options;
+  const out = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
+  const dirs = PACKAGES.map((info) => join(out, info.dir));
+  if (reuse) {
+    const stale = await whyNotCurrent(ROOT, out);
+    if (stale === undefined) {
+      note(
+        `Kit's npm packages: packed the build in ${out}, made from the checkout's sources as they are now (KIT_NPM_REUSE=1).`,
+      );
+      return dirs;
+    }
+    note(
+      `Kit's npm packages: building into ${out}, since the build there cannot be reused: ${stale}.`,
+    );
+  }
+  buildPackages();
+  return dirs;
+}
+
 // The build (the TypeScript compiler, esbuild) runs in a child process with
 // the development configuration, deno.dev.json: the generator itself, and
 // every other program of the checkout's deno.json, never fetch those tools.
-function buildPackages(): string[] {
+function buildPackages(): void {
   const run = spawnSync(process.execPath, [
     "run",
     "-A",
@@ -128,6 +192,4 @@ function buildPackages(): string[] {
       }): ${run.stderr}${run.stdout}`,
     );
   }
-  const out = resolve(ROOT, process.env.KIT_NPM_OUT ?? "npm");
-  return PACKAGES.map((info) => join(out, info.dir));
 }

@@ -14,9 +14,11 @@ import type { CreateOptions } from "./_options.ts";
 import type { KitSource } from "./_project_files.ts";
 import { nearPath, runGenerator } from "./_generate.ts";
 import { kitPackages } from "./_source_files.ts";
-import { packCheckout } from "./_checkout.ts";
+import { packCheckout, reuseSetting } from "./_checkout.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** Exit code of a bad command line or setting, as {@linkcode runGenerator}'s. */
+const USAGE = 2;
 
 /**
  * Runs the generator with Kit from this checkout.
@@ -25,6 +27,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * @returns The exit code.
  */
 export function main(args: string[]): Promise<number> {
+  // Read before anything is written: a bad value stops the run at once.
+  let reuse: boolean;
+  try {
+    reuse = reuseSetting(process.env.KIT_NPM_REUSE);
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    return Promise.resolve(USAGE);
+  }
   return runGenerator(args, {
     command: "deno task create",
     defaultRuntime: "deno",
@@ -38,7 +48,10 @@ export function main(args: string[]): Promise<number> {
       kind: "checkout",
       link: nearPath(dir, ROOT),
       packages: options.runtime === "node"
-        ? await packCheckout(dir, kitPackages(options))
+        ? await packCheckout(dir, kitPackages(options), {
+          reuse,
+          note: (text) => console.log(text),
+        })
         : {},
     }),
     kitFolders: (options: CreateOptions): readonly string[] =>

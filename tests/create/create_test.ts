@@ -41,6 +41,9 @@ const MAIN = join(ROOT, "create", "main.ts");
 // A Node.js project from the checkout: the generator builds Kit's eight npm
 // packages in a child first (about a minute on a busy machine).
 const PACK_LIMIT = 240_000;
+// One from a build already made (KIT_NPM_REUSE=1): the sources hashed and
+// the eight packages packed.
+const REUSE_LIMIT = 120_000;
 
 interface Run {
   code: number | null;
@@ -49,19 +52,31 @@ interface Run {
 }
 
 /**
- * Runs the generator in `cwd`; fails after `limit` (60 s; a Node.js project
- * from the checkout builds Kit's npm packages first: PACK_LIMIT).
+ * Runs the generator in `cwd` with `env` over the test's environment (a
+ * variable set to undefined is removed); fails after `limit` (60 s; a
+ * Node.js project from the checkout builds Kit's npm packages first:
+ * PACK_LIMIT).
  */
 function create(
   cwd: string,
   args: string[],
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   limit = 60_000,
 ): Promise<Run> {
+  // A variable given as undefined is left out of the child's environment.
+  const childEnv: Record<string, string> = {};
+  for (
+    const [name, value] of Object.entries({
+      ...process.env,
+      ...env,
+      INIT_CWD: cwd,
+      NO_COLOR: "1",
+    })
+  ) if (value !== undefined) childEnv[name] = value;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ["run", "-A", MAIN, ...args], {
       cwd,
-      env: { ...process.env, ...env, INIT_CWD: cwd, NO_COLOR: "1" },
+      env: childEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -610,11 +625,14 @@ describe("deno task create: the files written", () => {
 
   it(
     "Node.js: Kit's packages packed from the checkout, tsc to ES modules or CommonJS",
-    // Two generated projects, each building Kit's npm packages.
-    { skip, timeout: 2 * PACK_LIMIT + 60_000 },
+    // Two generated projects from one build of Kit's npm packages: the
+    // first builds them (there is no build in its KIT_NPM_OUT yet), the
+    // second, asked to reuse an up-to-date build, packs that one.
+    { skip, timeout: PACK_LIMIT + REUSE_LIMIT + 60_000 },
     async () => {
       const cwd = await scratch();
-      const env = { KIT_NPM_OUT: join(cwd, "npm") };
+      const npmOut = join(cwd, "npm");
+      const env = { KIT_NPM_OUT: npmOut, KIT_NPM_REUSE: "1" };
       try {
         const esm = await create(
           cwd,
@@ -623,6 +641,12 @@ describe("deno task create: the files written", () => {
           PACK_LIMIT,
         );
         assert.equal(esm.code, 0, esm.stderr);
+        assert.ok(
+          esm.stdout.includes(
+            `Kit's npm packages: building into ${npmOut}, since the build there cannot be reused: it has no .kit-build.json (no complete build there).`,
+          ),
+          esm.stdout,
+        );
         assert.match(esm.stdout, /npm install\n\s+npm test\n\s+npm start/);
         const dir = join(cwd, "esm");
         const files = await listFiles(dir);
@@ -715,9 +739,28 @@ describe("deno task create: the files written", () => {
             "--postgres",
           ],
           env,
-          PACK_LIMIT,
+          REUSE_LIMIT,
         );
         assert.equal(cjs.code, 0, cjs.stderr);
+        assert.ok(
+          cjs.stdout.includes(
+            `Kit's npm packages: packed the build in ${npmOut}, made from the checkout's sources as they are now (KIT_NPM_REUSE=1).`,
+          ),
+          cjs.stdout,
+        );
+        // The same eight packages, packed again from that build.
+        const packs = (await readdir(join(dir, "vendor"))).sort();
+        assert.deepEqual(
+          (await readdir(join(cwd, "cjs", "vendor"))).sort(),
+          packs,
+        );
+        for (const pack of packs) {
+          assert.deepEqual(
+            await readFile(join(cwd, "cjs", "vendor", pack)),
+            await readFile(join(dir, "vendor", pack)),
+            pack,
+          );
+        }
         const cjsManifest = JSON.parse(
           await read(join(cwd, "cjs"), "package.json"),
         );
@@ -786,6 +829,176 @@ describe("deno task create: the files written", () => {
         source,
         new RegExp(`denoland/deno:${denoVersion.replaceAll(".", "\\.")}"`),
       );
+    },
+  );
+});
+
+// What a build of the npm packages records of its sources
+// (scripts/_build_stamp.ts), by which KIT_NPM_REUSE=1 tells an up-to-date
+// build from a stale one.
+interface BuildStamps {
+  STAMP_FILE: string;
+  sourcesStamp(
+    root: string,
+    out: string,
+    env?: Record<string, string | undefined>,
+  ): Promise<{ sources: string; files: number }>;
+  whyNotCurrent(
+    root: string,
+    out: string,
+    env?: Record<string, string | undefined>,
+  ): Promise<string | undefined>;
+}
+
+function buildStamps(): Promise<BuildStamps> {
+  return import(
+    new URL("../../scripts/_build_stamp.ts", import.meta.url).href
+  ) as Promise<BuildStamps>;
+}
+
+describe("deno task create --runtime node: KIT_NPM_REUSE", () => {
+  it(
+    "a build's stamp follows every source file and build setting, not the tests",
+    { skip },
+    async () => {
+      const { STAMP_FILE, sourcesStamp, whyNotCurrent } = await buildStamps();
+      const root = await scratch();
+      try {
+        await mkdir(join(root, "core"), { recursive: true });
+        await mkdir(join(root, "tests", "core"), { recursive: true });
+        await mkdir(join(root, ".git"), { recursive: true });
+        await writeFile(join(root, "deno.json"), '{ "version": "1.0.0" }\n');
+        await writeFile(join(root, "core", "mod.ts"), "export const a = 1;\n");
+        await writeFile(join(root, "tests", "core", "a_test.ts"), "// a\n");
+        const out = join(root, "npm-out");
+        await mkdir(join(out, "kit-core"), { recursive: true });
+        const env = { KIT_NPM_REGISTRY: undefined };
+        const first = await sourcesStamp(root, out, env);
+        assert.match(first.sources, /^[0-9a-f]{64}$/);
+        // deno.json and core/mod.ts: not the tests, .git or the build.
+        assert.equal(first.files, 2);
+        await writeFile(join(out, STAMP_FILE), JSON.stringify(first));
+        assert.equal(await whyNotCurrent(root, out, env), undefined);
+
+        // Neither the tests, nor what git keeps, nor the build itself.
+        await writeFile(join(root, "tests", "core", "a_test.ts"), "// b\n");
+        await writeFile(join(root, ".git", "HEAD"), "ref\n");
+        await writeFile(join(out, "kit-core", "package.json"), "{}\n");
+        assert.equal(
+          (await sourcesStamp(root, out, env)).sources,
+          first.sources,
+        );
+
+        // A setting that changes what the build writes.
+        assert.notEqual(
+          (await sourcesStamp(root, out, {
+            KIT_NPM_REGISTRY: "https://registry.example.test/",
+          })).sources,
+          first.sources,
+        );
+        // A source changed, added, or moved.
+        await writeFile(join(root, "core", "mod.ts"), "export const a = 2;\n");
+        assert.equal(
+          await whyNotCurrent(root, out, env),
+          "it was made from other sources or settings than the checkout's now",
+        );
+        await writeFile(join(root, "core", "mod.ts"), "export const a = 1;\n");
+        assert.equal(await whyNotCurrent(root, out, env), undefined);
+        await mkdir(join(root, "cli"));
+        await writeFile(join(root, "cli", "main.ts"), "\n");
+        assert.notEqual(
+          (await sourcesStamp(root, out, env)).sources,
+          first.sources,
+        );
+        await rm(join(out, STAMP_FILE));
+        assert.equal(
+          await whyNotCurrent(root, out, env),
+          `it has no ${STAMP_FILE} (no complete build there)`,
+        );
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "builds rather than pack a build made from other sources, and says why; without it, always builds",
+    { skip, timeout: 2 * REUSE_LIMIT + 30_000 },
+    async () => {
+      const { STAMP_FILE, sourcesStamp } = await buildStamps();
+      const cwd = await scratch();
+      try {
+        const npmOut = join(cwd, "npm");
+        await mkdir(npmOut);
+        // The build this test starts stops at once, on a variants file that
+        // is not there, instead of building for a minute: its failure shows
+        // the generator building rather than packing what is in npmOut.
+        const env = {
+          KIT_NPM_OUT: npmOut,
+          KIT_NPM_VARIANTS: join(cwd, "missing_variants.json"),
+        };
+        const built =
+          /building Kit's npm packages \(deno run -A --config deno\.dev\.json scripts\/build_npm\.ts\) failed[^]*missing_variants\.json/;
+        // A stamp of the checkout as it is now, but other sources.
+        const current = await sourcesStamp(ROOT, npmOut, env);
+        await writeFile(
+          join(npmOut, STAMP_FILE),
+          JSON.stringify({ ...current, sources: "0".repeat(64) }),
+        );
+        const stale = await create(
+          cwd,
+          ["stale", "--runtime", "node"],
+          { ...env, KIT_NPM_REUSE: "1" },
+          REUSE_LIMIT,
+        );
+        assert.equal(stale.code, 1, stale.stdout + stale.stderr);
+        assert.ok(
+          stale.stdout.includes(
+            `Kit's npm packages: building into ${npmOut}, since the build there cannot be reused: it was made from other sources or settings than the checkout's now.`,
+          ),
+          stale.stdout,
+        );
+        assert.match(stale.stderr, built);
+        assert.deepEqual(await readdir(join(cwd, "stale", "vendor")), []);
+
+        // Without KIT_NPM_REUSE, even a stamp that matches is not looked at.
+        await writeFile(join(npmOut, STAMP_FILE), JSON.stringify(current));
+        const plain = await create(
+          cwd,
+          ["plain", "--runtime", "node"],
+          { ...env, KIT_NPM_REUSE: undefined },
+          REUSE_LIMIT,
+        );
+        assert.equal(plain.code, 1, plain.stdout + plain.stderr);
+        assert.doesNotMatch(plain.stdout, /Kit's npm packages:/);
+        assert.match(plain.stderr, built);
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "refuses a value other than 1 or 0, naming the variable, and writes nothing",
+    { skip },
+    async () => {
+      const cwd = await scratch();
+      try {
+        const run = await create(cwd, ["app", "--runtime", "node"], {
+          KIT_NPM_REUSE: "yes",
+          // Were the value taken, the build would stop at once.
+          KIT_NPM_OUT: join(cwd, "npm"),
+          KIT_NPM_VARIANTS: join(cwd, "missing_variants.json"),
+        });
+        assert.equal(run.code, 2, run.stdout + run.stderr);
+        assert.equal(
+          run.stderr.trim(),
+          "error: KIT_NPM_REUSE is 'yes': set it to 1 to pack the build in KIT_NPM_OUT (or npm/) when it is up to date with the checkout, or to 0 (or leave it unset) to build Kit's packages.",
+        );
+        assert.deepEqual(await readdir(cwd), []);
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
     },
   );
 });
