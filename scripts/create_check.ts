@@ -59,6 +59,13 @@
  * limit, the whole check a deadline; whatever it started is killed on the
  * way out, and its scratch folder is removed.
  *
+ * Kit's npm packages are built once for all the cases: the generator runs
+ * with `KIT_NPM_REUSE=1`, so the first Node.js project builds them and the
+ * others pack that build. They go into the scratch folder; with
+ * `KIT_NPM_OUT` (as CI sets it, to the build `deno task test` made), the
+ * build there is used when its stamp says it was made from the checkout as
+ * it is now (scripts/_build_stamp.ts), and rebuilt there otherwise.
+ *
  * Run: `deno run -A --config deno.dev.json scripts/create_check.ts`. `KIT_CREATE_CHECK` runs only
  * the cases whose name contains one of its comma-separated words
  * (`KIT_CREATE_CHECK=postgres` for the three above with a database); the
@@ -81,6 +88,7 @@ import {
   whyNoBackends,
   withBackends,
 } from "./_create_backends.ts";
+import { whyNotCurrent } from "./_build_stamp.ts";
 import { checkCompose, checkImage } from "./_create_image.ts";
 import { containerLogs, podman, whyNoPodman } from "./_podman.ts";
 import {
@@ -326,8 +334,14 @@ async function expectNotes(url: string): Promise<void> {
 
 async function main(): Promise<number> {
   const scratch = await mkdtemp(join(tmpdir(), "kit-create-check-"));
-  // The packages the generator builds go here, not into the checkout's npm/.
-  const npmOut = join(scratch, "npm");
+  // Kit's npm packages: one build for every case (the generator is told to
+  // reuse a build that is up to date, KIT_NPM_REUSE=1). By default built
+  // into the scratch folder, not into the checkout's npm/; with KIT_NPM_OUT,
+  // the build already there (CI's, which `deno task test` just made) when
+  // it was made from the checkout as it is now, else a new one there.
+  const npmOut = process.env.KIT_NPM_OUT === undefined
+    ? join(scratch, "npm")
+    : resolve(ROOT, process.env.KIT_NPM_OUT);
   const deno = process.execPath;
   const reports: CaseReport[] = [];
   const notSelected: string[] = [];
@@ -364,6 +378,7 @@ async function main(): Promise<number> {
     run(deno, ["run", "-A", join(ROOT, "create", "main.ts"), ...args], ROOT, {
       INIT_CWD: scratch,
       KIT_NPM_OUT: npmOut,
+      KIT_NPM_REUSE: "1",
     });
 
   // The node-esm project, once generated: its image is built afterwards.
@@ -445,10 +460,11 @@ async function main(): Promise<number> {
     });
 
     await attempt("node-cjs (npm package)", async () => {
-      // The packages the previous case built, or a build of our own.
+      // The build a previous case made or reused, or a build of our own
+      // (the generator's package, create-kit, is part of every build).
       const packs = join(scratch, "packs");
       await mkdir(packs, { recursive: true });
-      if (!(await readdir(scratch)).includes("npm")) {
+      if (await whyNotCurrent(ROOT, npmOut) !== undefined) {
         expectOk(
           "scripts/build_npm.ts",
           await run(
