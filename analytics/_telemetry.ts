@@ -22,11 +22,11 @@ import {
 } from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform-analytics";
+export const ANALYTICS_SCOPE = "@vendor/kit-platform-analytics";
 
-const tracerOf = scopeTracer(SCOPE);
+const tracerOf = scopeTracer(ANALYTICS_SCOPE);
 
-const eventsOf = scopeCounter(SCOPE, "kit.analytics.events", {
+const eventsOf = scopeCounter(ANALYTICS_SCOPE, "kit.analytics.events", {
   description:
     "Analytics events by outcome: delivered, dropped, or retried (once per retry of the batch holding them)",
   unit: "{event}",

@@ -21,16 +21,23 @@
 //        requests, so start-up and most of the warm-up cancel out): slow,
 //        but much the same on a busy machine as on an idle one, where the
 //        rate is not (runs still differ by a few per cent: the JIT)
-import autocannon from "autocannon";
 import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Application } from "../platform/mod.ts";
 import { LoggerManager } from "../logging/mod.ts";
-import { startServerProcess } from "./_server_process.ts";
+import {
+  benchRounds,
+  CONNECTIONS,
+  instructionRounds,
+  median,
+  NODE_CPU_ON_SIGTERM,
+  rateRounds,
+  type RateRun,
+  type ServerCommand,
+} from "./_serve_rounds.ts";
 
-const CONNECTIONS = 50;
 // KIT_BENCH_ROUNDS: more rounds on a busy machine.
-const ROUNDS = Number(Deno.env.get("KIT_BENCH_ROUNDS") ?? 3);
+const ROUNDS = benchRounds();
 
 const handler = (_request: Request): Response =>
   new Response('{"ok":true}', {
@@ -80,103 +87,6 @@ async function server(mode: string): Promise<void> {
     await stop();
     Deno.exit(0);
   });
-}
-
-interface Result {
-  requests: number;
-  p50: number;
-  p99: number;
-  /** The server's CPU time per request in µs (Node.js servers only). */
-  cpu?: number;
-}
-
-async function measure(
-  mode: string,
-  seconds: number,
-  command: [string, ...string[]],
-): Promise<Result> {
-  const { child, reader, port, rest } = await startServerProcess(
-    mode,
-    command,
-  );
-  let text = rest;
-  try {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}/`,
-      connections: CONNECTIONS,
-      duration: seconds,
-    });
-    if (result.errors > 0 || result.non2xx > 0) {
-      throw new Error(
-        `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
-      );
-    }
-    child.kill("SIGTERM");
-    // A Node.js server prints its CPU time under load as it stops: on a
-    // busy machine the CPU per request is steadier than the rate.
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    const cpu = /^cpu (\d+)$/m.exec(text);
-    return {
-      requests: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      cpu: cpu === null ? undefined : Number(cpu[1]) / result.requests.total,
-    };
-  } finally {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await child.status;
-    reader.releaseLock();
-  }
-}
-
-// The instructions a server process executes while serving `amount`
-// requests, start-up and exit included.
-async function instructions(
-  mode: string,
-  amount: number,
-  command: [string, ...string[]],
-): Promise<number> {
-  const log = await Deno.makeTempFile({ prefix: "kit-serve-bench-" });
-  try {
-    const { child, reader, port } = await startServerProcess(mode, [
-      "valgrind",
-      "--tool=cachegrind",
-      "--cache-sim=no",
-      "--cachegrind-out-file=/dev/null",
-      `--log-file=${log}`,
-      ...command,
-    ]);
-    try {
-      const result = await autocannon({
-        url: `http://127.0.0.1:${port}/`,
-        connections: CONNECTIONS,
-        amount,
-        timeout: 60,
-      });
-      if (result.errors > 0 || result.non2xx > 0) {
-        throw new Error(
-          `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
-        );
-      }
-    } finally {
-      child.kill("SIGTERM");
-      await reader.cancel();
-      await child.status;
-    }
-    const refs = /I\s+refs:\s+([\d,]+)/.exec(await Deno.readTextFile(log));
-    if (refs === null) throw new Error(`${mode}: no count from valgrind`);
-    return Number(refs[1].replaceAll(",", ""));
-  } finally {
-    await Deno.remove(log);
-  }
 }
 
 // Node.js: Kit's built npm package (scripts/test_npm.ts builds it and
@@ -254,17 +164,9 @@ if (mode === "kit") {
     await app?.stop();
   };
 }
-// The CPU time from listening to the end of the load.
-const base = process.cpuUsage();
-process.on("SIGTERM", async () => {
-  const used = process.cpuUsage(base);
-  console.log("cpu " + (used.user + used.system));
-  await stop();
-  process.exit(0);
-});
-`;
+` + NODE_CPU_ON_SIGTERM;
 
-async function nodeCommand(): Promise<(mode: string) => [string, ...string[]]> {
+async function nodeCommand(): Promise<ServerCommand> {
   const root = new URL("..", import.meta.url).pathname;
   const out = resolve(root, Deno.env.get("KIT_NPM_OUT") ?? "npm");
   if (!existsSync(join(out, "node_modules/@vendor/kit-platform"))) {
@@ -315,10 +217,14 @@ async function main(seconds: number, runtime: string): Promise<void> {
       "hono-std",
     ]);
   const command = deno
-    ? (mode: string): [string, ...string[]] => [
+    ? (mode: string): ReturnType<ServerCommand> => [
       Deno.execPath(),
       "run",
       "-A",
+      // The server imports what this file imports (autocannon), which only
+      // deno.dev.json maps.
+      "--config",
+      new URL("../deno.dev.json", import.meta.url).pathname,
       new URL(import.meta.url).pathname,
       "server",
       mode,
@@ -333,18 +239,12 @@ async function main(seconds: number, runtime: string): Promise<void> {
     }
     return;
   }
-  const results = new Map<string, Result[]>(modes.map((mode) => [mode, []]));
+  let results: Map<string, RateRun[]>;
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of modes) {
-        results.get(mode)!.push(await measure(mode, seconds, command(mode)));
-      }
-    }
+    results = await rateRounds(modes, ROUNDS, seconds, command);
   } finally {
     if (temporary !== undefined) rmSync(temporary, { recursive: true });
   }
-  const median = (values: number[]): number =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const peer = median(results.get(modes[0])!.map((r) => r.requests));
   const peerName = deno ? "bare Deno.serve" : "bare @hono/node-server";
   const version = deno ? Deno.version.deno : new TextDecoder().decode(
@@ -385,21 +285,14 @@ async function main(seconds: number, runtime: string): Promise<void> {
 async function countInstructions(
   modes: string[],
   amount: number,
-  command: (mode: string) => [string, ...string[]],
+  command: ServerCommand,
   runtime: string,
 ): Promise<void> {
-  const perRequest = new Map<string, number[]>(
-    modes.map((mode) => [mode, []]),
-  );
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of modes) {
-      const once = await instructions(mode, amount, command(mode));
-      const thrice = await instructions(mode, 3 * amount, command(mode));
-      perRequest.get(mode)!.push((thrice - once) / (2 * amount));
-    }
-  }
-  const median = (values: number[]): number =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const perRequest = await instructionRounds(modes, ROUNDS, amount, command, {
+    timeoutSeconds: 60,
+    onErrors: "fail",
+    progress: false,
+  });
   const peer = perRequest.get(modes[0])!;
   console.log(
     `${runtime}: instructions per request (${amount} and ${

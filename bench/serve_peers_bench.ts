@@ -45,13 +45,19 @@
 //                              minus serving N, ÷ 2N, so start-up and most of
 //                              the warm-up cancel out): slow, but much the
 //                              same on a busy machine as on an idle one
-import autocannon from "autocannon";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startServerProcess } from "./_server_process.ts";
+import {
+  benchRounds,
+  CONNECTIONS,
+  instructionRounds,
+  median,
+  NODE_CPU_ON_SIGTERM,
+  rateRounds,
+  type ServerCommand,
+} from "./_serve_rounds.ts";
 
-const CONNECTIONS = 50;
-const ROUNDS = Number(Deno.env.get("KIT_BENCH_ROUNDS") ?? 3);
+const ROUNDS = benchRounds();
 
 /** The peers, at the versions measured (BENCHMARKS.md). */
 const PEERS: Record<string, string> = {
@@ -188,14 +194,7 @@ if (mode === "node-server") {
   throw new Error("no server " + mode);
 }
 console.log(port);
-const base = process.cpuUsage();
-process.on("SIGTERM", async () => {
-  const used = process.cpuUsage(base);
-  console.log("cpu " + (used.user + used.system));
-  await stop();
-  process.exit(0);
-});
-`;
+` + NODE_CPU_ON_SIGTERM;
 
 const ROOT = resolve(new URL("..", import.meta.url).pathname);
 const DIR = resolve(
@@ -249,103 +248,11 @@ async function install(): Promise<void> {
   if (!result.success) throw new Error(`npm install in ${DIR} failed`);
 }
 
-const command = (mode: string): [string, ...string[]] => [
+const command: ServerCommand = (mode) => [
   node,
   join(DIR, "server.mjs"),
   mode,
 ];
-
-interface Result {
-  requests: number;
-  p99: number;
-  /** The server's CPU time per request in µs. */
-  cpu: number;
-}
-
-async function measure(mode: string, seconds: number): Promise<Result> {
-  const { child, reader, port, rest } = await startServerProcess(
-    mode,
-    command(mode),
-  );
-  let text = rest;
-  try {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}/`,
-      connections: CONNECTIONS,
-      duration: seconds,
-    });
-    if (result.errors > 0 || result.non2xx > 0) {
-      throw new Error(
-        `${mode}: ${result.errors} errors, ${result.non2xx} non-2xx`,
-      );
-    }
-    child.kill("SIGTERM");
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    const cpu = /^cpu (\d+)$/m.exec(text);
-    return {
-      requests: result.requests.average,
-      p99: result.latency.p99,
-      cpu: cpu === null ? NaN : Number(cpu[1]) / result.requests.total,
-    };
-  } finally {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await child.status;
-    reader.releaseLock();
-  }
-}
-
-// The instructions a server process executes while serving `amount`
-// requests, start-up and exit included.
-async function instructions(mode: string, amount: number): Promise<number> {
-  const log = await Deno.makeTempFile({ prefix: "kit-serve-peers-" });
-  try {
-    const { child, reader, port } = await startServerProcess(mode, [
-      "valgrind",
-      "--tool=cachegrind",
-      "--cache-sim=no",
-      "--cachegrind-out-file=/dev/null",
-      `--log-file=${log}`,
-      ...command(mode),
-    ]);
-    try {
-      const result = await autocannon({
-        url: `http://127.0.0.1:${port}/`,
-        connections: CONNECTIONS,
-        amount,
-        // Seconds: under valgrind on a loaded machine a request waits long.
-        timeout: 600,
-      });
-      if (result.non2xx > 0) {
-        throw new Error(`${mode}: ${result.non2xx} non-2xx responses`);
-      }
-      // Should autocannon still time requests out, the count includes
-      // whatever the server did for them: said, not hidden.
-      if (result.errors > 0) {
-        console.error(`${mode}, ${amount} requests: ${result.errors} errors`);
-      }
-    } finally {
-      child.kill("SIGTERM");
-      await reader.cancel();
-      await child.status;
-    }
-    const refs = /I\s+refs:\s+([\d,]+)/.exec(await Deno.readTextFile(log));
-    if (refs === null) throw new Error(`${mode}: no count from valgrind`);
-    return Number(refs[1].replaceAll(",", ""));
-  } finally {
-    await Deno.remove(log);
-  }
-}
-
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const load = (): string => Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
 
@@ -358,19 +265,14 @@ async function main(seconds: number): Promise<void> {
   const loadBefore = load();
   const amount = Number(Deno.env.get("KIT_BENCH_VALGRIND") ?? 0);
   if (amount > 0) {
-    const perRequest = new Map<string, number[]>(modes.map((m) => [m, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of modes) {
-        const once = await instructions(mode, amount);
-        const thrice = await instructions(mode, 3 * amount);
-        perRequest.get(mode)!.push((thrice - once) / (2 * amount));
-        console.error(
-          `${mode}: ${Math.round((thrice - once) / (2 * amount))} (round ${
-            round + 1
-          })`,
-        );
-      }
-    }
+    const perRequest = await instructionRounds(
+      modes,
+      ROUNDS,
+      amount,
+      command,
+      // Seconds: under valgrind on a loaded machine a request waits long.
+      { timeoutSeconds: 600, onErrors: "report", progress: true },
+    );
     console.log(
       `Node.js ${version}: instructions per request (${amount} and ${
         3 * amount
@@ -389,12 +291,7 @@ async function main(seconds: number): Promise<void> {
     }
     return;
   }
-  const results = new Map<string, Result[]>(modes.map((m) => [m, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of modes) {
-      results.get(mode)!.push(await measure(mode, seconds));
-    }
-  }
+  const results = await rateRounds(modes, ROUNDS, seconds, command);
   console.log(
     `Node.js ${version}: ${CONNECTIONS} connections, ${seconds} s x ${ROUNDS} rounds, median req/s (load ${loadBefore} → ${load()})`,
   );
@@ -408,7 +305,7 @@ async function main(seconds: number): Promise<void> {
       `${mode.padEnd(16)} ${rps.toFixed(0).padStart(7)} req/s  p99 ${
         median(rows.map((r) => r.p99))
       } ms  ${modes[0]} × ${(median(ratios) * 100).toFixed(1)} %  CPU ${
-        median(rows.map((r) => r.cpu)).toFixed(1)
+        median(rows.map((r) => r.cpu ?? NaN)).toFixed(1)
       } µs/req`,
     );
   }

@@ -36,7 +36,7 @@ import { scopeTracer } from "../internal/telemetry.ts";
 import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform-caching";
+export const CACHING_SCOPE = "@vendor/kit-platform-caching";
 
 /** The name of the span around a factory run. */
 export const SPAN_NAME = "cache getOrSet";
@@ -129,14 +129,17 @@ export function ensureMetrics(): void {
   const provider = loadOpenTelemetryApi().metrics.getMeterProvider();
   if (provider === meterProvider) return;
   meterProvider = provider;
-  provider.getMeter(SCOPE).createObservableCounter("kit.cache.requests", {
-    description:
-      "Cache reads by area and result: hit, miss, stale (a stale value served), refresh (a background refresh started), error (a factory failed)",
-    unit: "{request}",
-  }).addCallback(observe);
+  provider.getMeter(CACHING_SCOPE).createObservableCounter(
+    "kit.cache.requests",
+    {
+      description:
+        "Cache reads by area and result: hit, miss, stale (a stale value served), refresh (a background refresh started), error (a factory failed)",
+      unit: "{request}",
+    },
+  ).addCallback(observe);
 }
 
-const tracerOf = scopeTracer(SCOPE);
+const tracerOf = scopeTracer(CACHING_SCOPE);
 
 /**
  * Looks for a new meter provider (at every 1,024th hit of an area).

@@ -13,7 +13,7 @@ import type {
   ConfigurationDiagnosticContext,
 } from "./configuration_provider.ts";
 import type { ConfigurationSchema } from "./configuration_schema.ts";
-import type { ExplainedValue } from "./configuration_manager.ts";
+import type { ExplainedValue } from "./explained_value.ts";
 import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
 import {
   StandardVariableProvider,

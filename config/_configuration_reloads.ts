@@ -12,7 +12,7 @@ import { unrefTimer } from "../internal/unref_timer.ts";
 import type { Signal } from "../platform/mod.ts";
 import type { Span } from "@opentelemetry/api";
 import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import type { ConfigurationChange } from "./configuration_manager.ts";
+import type { ConfigurationChange } from "./configuration_change.ts";
 import type {
   ConfigurationLayers,
   Registration,

@@ -13,11 +13,11 @@ import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
 import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform-configuration";
+export const CONFIG_SCOPE = "@vendor/kit-platform-configuration";
 
-const tracerOf = scopeTracer(SCOPE);
+const tracerOf = scopeTracer(CONFIG_SCOPE);
 
-const failuresOf = scopeCounter(SCOPE, "kit.config.reload.failures", {
+const failuresOf = scopeCounter(CONFIG_SCOPE, "kit.config.reload.failures", {
   description:
     "Configuration reloads that failed (the last good configuration stayed), by the source at fault",
   unit: "{reload}",

@@ -48,87 +48,9 @@ import {
 } from "./_configuration_layers.ts";
 import { ConfigurationReloads } from "./_configuration_reloads.ts";
 import { ConfigurationInspection } from "./_configuration_inspection.ts";
-
-/**
- * Options of {@linkcode ConfigurationManager}.
- *
- * @typeParam Config What the schema produces (`unknown` without one).
- */
-export interface ConfigurationManagerOptions<Config = unknown> {
-  /**
-   * The application root that relative file paths of `addJsonFile` resolve
-   * against. Default: the `KIT_CONFIG_PATH` environment variable when set,
-   * else the working directory.
-   */
-  basePath?: string;
-  /**
-   * A valibot schema the configuration must satisfy. When given, every
-   * `loadConfiguration()` and `reload()` coerces and validates the merged
-   * values (throwing {@linkcode ConfigurationValidationError} with every
-   * failure), `getValue` returns the typed values, and the schema's
-   * defaults apply (their source is `schema default`). Keys the schema does
-   * not describe are kept as the sources supplied them. The manager is then
-   * typed by the schema: `getValue("database:timeout")` is a `number`.
-   */
-  schema?: ConfigurationSchema<unknown, Config>;
-  /**
-   * More words (or patterns tested against each key segment) that mark a
-   * key as secret, added to {@linkcode defaultSecretKeys}.
-   */
-  secretKeys?: readonly (string | RegExp)[];
-  /**
-   * The environment name (`development`, `production`…), used by
-   * `diagnose()` to report a missing `appsettings.<environment>.json`.
-   */
-  environment?: string;
-  /**
-   * What chose {@linkcode ConfigurationManagerOptions.environment}, as
-   * `diagnose()` names it: a variable (`RUNTIME_ENV`, `NODE_ENV`,
-   * `APP_ENV`), `"the environment option"` or `"the default"`.
-   * `createConfiguration()` sets it.
-   */
-  environmentSource?: string;
-  /**
-   * Milliseconds a watched file must stay quiet before the configuration
-   * reloads (debounce). Default `100`.
-   */
-  reloadDelay?: number;
-}
-
-/**
- * One change of an effective value, carried by
- * {@linkcode ConfigurationManager.prototype.changed}. Values of secret keys
- * appear as `***`; read the new value with `getValue`.
- *
- * A reload that failed is reported as a single entry with `error` set, an
- * empty `key`, both values `undefined` and `source` naming the source that
- * failed; the previous configuration stays in force.
- */
-export interface ConfigurationChange {
-  /** The key (spelled as the winning source spells it); `""` for a failure. */
-  readonly key: string;
-  /** The value before, `undefined` when the key is new. */
-  readonly oldValue: unknown;
-  /** The value after, `undefined` when the key was removed. */
-  readonly newValue: unknown;
-  /** The source of the new value (of the old one when removed). */
-  readonly source: string;
-  /** Set when the reload failed. */
-  readonly error?: Error;
-}
-
-/** One effective value as {@linkcode ConfigurationManager.prototype.explain} lists it. */
-export interface ExplainedValue {
-  /** The key, spelled as the winning source spells it. */
-  readonly key: string;
-  /** The value (`***` for a secret key). */
-  readonly value: unknown;
-  /**
-   * The source that won: a file path as given (`appsettings.production.json`),
-   * `env APP_DATABASE__TIMEOUT`, `memory`, `schema default`…
-   */
-  readonly source: string;
-}
+import type { ConfigurationManagerOptions } from "./configuration_manager_options.ts";
+import type { ConfigurationChange } from "./configuration_change.ts";
+import type { ExplainedValue } from "./explained_value.ts";
 
 /**
  * Layered configuration from JSON files, environment variables, `.env`

@@ -14,9 +14,9 @@ import {
   varyNames,
 } from "./_cache_rules.ts";
 import {
-  type CacheEntry,
-  type CacheResult,
   type HttpCache,
+  type HttpCacheEntry,
+  type HttpCacheResult,
   STALE_KEEP,
 } from "./_http_cache.ts";
 import { logDebug, logUrl } from "./_log.ts";
@@ -55,11 +55,11 @@ export class CachedCall {
   readonly #requestTime: number;
   #key: string | undefined;
   /** The stored entry that matches the call (fresh or not). */
-  #entry: CacheEntry | undefined;
+  #entry: HttpCacheEntry | undefined;
   #responseTime = 0;
   /** The 304's headers merged over the entry's, once revalidated. */
   #refreshed: Headers | undefined;
-  result: CacheResult = "miss";
+  result: HttpCacheResult = "miss";
 
   constructor(cache: HttpCache, url: string, noCache: boolean) {
     this.#cache = cache;
@@ -222,7 +222,7 @@ export class CachedCall {
     response: Response,
     body: string,
     sent: SentHeaders,
-  ): { entry: CacheEntry; ttl: number } | string {
+  ): { entry: HttpCacheEntry; ttl: number } | string {
     const status = response.status;
     if (!STORED_STATUSES.has(status)) return `status ${status}`;
     // Reached through a redirect (or sent elsewhere by an interceptor): the
@@ -257,7 +257,7 @@ export class CachedCall {
     body: string,
     vary: Record<string, string | null>,
     control: CacheControl = parseCacheControl(headers.get("cache-control")),
-  ): { entry: CacheEntry; ttl: number } | string {
+  ): { entry: HttpCacheEntry; ttl: number } | string {
     if (control.has("no-store")) return "Cache-Control: no-store";
     const limit = this.#cache.maxEntrySize;
     const size = utf8Size(body, limit);

@@ -14,7 +14,7 @@ import type { HttpCacheStore } from "./http_cache_store.ts";
  * A stored response: plain strings and numbers, so that a store that keeps
  * JSON (Redis) keeps it as it is.
  */
-export interface CacheEntry {
+export interface HttpCacheEntry {
   /** The format, for a store shared with other versions of Kit. */
   readonly v: 1;
   readonly status: number;
@@ -31,7 +31,7 @@ export interface CacheEntry {
 }
 
 /** What the HTTP cache did for a call, as spans and logs show it. */
-export type CacheResult = "hit" | "revalidated" | "miss";
+export type HttpCacheResult = "hit" | "revalidated" | "miss";
 
 /** Longest wait for the store: past it a read is a miss, a write skipped. */
 export const STORE_TIMEOUT = 1_000;
@@ -100,13 +100,13 @@ export class HttpCache {
   }
 
   /** The entry under `key`; undefined when none, or not one of ours. */
-  async read(key: string): Promise<CacheEntry | undefined> {
+  async read(key: string): Promise<HttpCacheEntry | undefined> {
     const value = await this.#bounded(() => this.#store.get(key), "read");
     return isEntry(value) ? value : undefined;
   }
 
   /** Stores an entry for `ttl` milliseconds (never throws). */
-  async write(key: string, entry: CacheEntry, ttl: number): Promise<void> {
+  async write(key: string, entry: HttpCacheEntry, ttl: number): Promise<void> {
     await this.#bounded(
       () => this.#store.set(key, entry, { ttl: Math.ceil(ttl) }),
       "write",
@@ -184,9 +184,9 @@ const USE = Object.freeze({ use: true, noCache: false });
 const SKIP = Object.freeze({ use: false, noCache: false });
 const REVALIDATE = Object.freeze({ use: true, noCache: true });
 
-function isEntry(value: unknown): value is CacheEntry {
+function isEntry(value: unknown): value is HttpCacheEntry {
   if (value === null || typeof value !== "object") return false;
-  const entry = value as Partial<CacheEntry>;
+  const entry = value as Partial<HttpCacheEntry>;
   return entry.v === 1 && typeof entry.status === "number" &&
     typeof entry.body === "string" && typeof entry.size === "number" &&
     typeof entry.freshUntil === "number" &&

@@ -39,13 +39,13 @@ import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform-http";
+export const HTTP_SCOPE = "@vendor/kit-platform-http";
 
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
 
 /** The tracer, or undefined while no tracer provider is registered. */
-const tracerOf = createScopeTracer(SCOPE);
+const tracerOf = createScopeTracer(HTTP_SCOPE);
 
 /**
  * The histogram, or undefined while no meter provider is registered or the
@@ -62,7 +62,7 @@ function durationOf(api: OpenTelemetryApi): Histogram | undefined {
   const provider = api.metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
-    const meter = provider.getMeter(SCOPE);
+    const meter = provider.getMeter(HTTP_SCOPE);
     duration = meter === api.createNoopMeter()
       ? undefined
       : meter.createHistogram(

@@ -22,7 +22,7 @@ import type { LogEntry } from "./log_entry.ts";
 import type { Redactor } from "./_redactor.ts";
 import { entryErrorBudget, serializeError } from "./_serialize_error.ts";
 import { safeStringify } from "./_format.ts";
-import { SCOPE } from "./_telemetry.ts";
+import { LOGGING_SCOPE } from "./_telemetry.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
 import { readBodyText } from "../internal/bounded_body.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
@@ -132,7 +132,7 @@ export class OtlpFormatter {
     this.#redactor = redactor;
     this.#head = '{"resourceLogs":[{"resource":{"attributes":[' +
       keyValue("service.name", serviceName) +
-      ']},"scopeLogs":[{"scope":{"name":' + JSON.stringify(SCOPE) +
+      ']},"scopeLogs":[{"scope":{"name":' + JSON.stringify(LOGGING_SCOPE) +
       '},"logRecords":[';
   }
 

@@ -26,7 +26,7 @@ import {
 } from "../internal/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform-logging";
+export const LOGGING_SCOPE = "@vendor/kit-platform-logging";
 
 // The entry's ids, from the last span context seen (entries of one span
 // share it, so the validity check runs once per span).
@@ -51,9 +51,9 @@ export function activeSpanContext(): SpanContext | undefined {
   return lastValid ? spanContext : undefined;
 }
 
-const tracerOf = scopeTracer(SCOPE);
+const tracerOf = scopeTracer(LOGGING_SCOPE);
 
-const recordsOf = scopeCounter(SCOPE, "kit.log.records", {
+const recordsOf = scopeCounter(LOGGING_SCOPE, "kit.log.records", {
   description:
     "Log entries of a provider that buffers and sends them, by outcome",
   unit: "{record}",

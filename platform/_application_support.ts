@@ -3,7 +3,7 @@
 import { maskSecretText } from "../core/mod.ts";
 import { escapeControls, escapedStack } from "../internal/escape_controls.ts";
 import { unrefTimer } from "../internal/unref_timer.ts";
-import type { ApplicationLogger } from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
 
 /** Whether `KIT_LOG_LEVEL` asks for the host's diagnostics. */
 export function diagnosticsEnabled(value: string | undefined): boolean {

@@ -5,7 +5,7 @@
 // config module, so the configuration is duck-typed: any object with a
 // `diagnose()` method returning findings `{ code, message, variable?,
 // suggestion?, key? }`; only those of code `single-underscore` are logged.
-import type { ApplicationLogger } from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
 
 /** The code of a near-miss finding. */
 const NEAR_MISS = "single-underscore";

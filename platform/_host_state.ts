@@ -3,8 +3,8 @@
 // (starting, running, stopping, stopped). Application is its public face;
 // the start-up (_start_up.ts) and the shutdown (_shutdown.ts) work on it.
 // Not re-exported.
+import type { ApplicationLogger } from "./application_logger.ts";
 import type {
-  ApplicationLogger,
   ApplicationOptions,
   ShutdownReport,
 } from "./application_options.ts";

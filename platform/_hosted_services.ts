@@ -5,10 +5,8 @@
 // re-exported.
 import { deadlineSignal } from "../core/mod.ts";
 import { abandonAfter, messageOf } from "./_application_support.ts";
-import type {
-  ApplicationLogger,
-  HostedService,
-} from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
+import type { HostedService } from "./application_options.ts";
 import { ApplicationStartError } from "./application_start_error.ts";
 import type { ServiceLocator } from "./service_locator.ts";
 

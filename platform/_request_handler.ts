@@ -18,7 +18,8 @@ import {
   type ServerSpan,
   startServerSpan,
 } from "./_telemetry.ts";
-import type { ApplicationLogger, FetchHandler } from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
+import type { FetchHandler } from "./application_options.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
 // (spaces, quotes, line breaks, a 10 kB header) is replaced, so a client

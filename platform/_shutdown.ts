@@ -4,11 +4,8 @@
 // last), all within one deadline, with a reserve of it for logging's last
 // flush.
 import { deadlineSignal } from "../core/mod.ts";
-import type {
-  ApplicationLogger,
-  HostedService,
-  ShutdownReport,
-} from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
+import type { HostedService, ShutdownReport } from "./application_options.ts";
 import { abandonAfter, errorOf } from "./_application_support.ts";
 import { disposeValue } from "./_dispose.ts";
 import type { CreatedService } from "./_locator_hooks.ts";

@@ -32,7 +32,7 @@ import { createScopeTracer } from "../internal/scope_tracer.ts";
 import type { HealthReport, HealthStatus } from "./health.ts";
 
 /** The instrumentation scope: the npm package's name. */
-export const SCOPE = "@vendor/kit-platform";
+export const PLATFORM_SCOPE = "@vendor/kit-platform";
 
 let meterProvider: MeterProvider | undefined;
 let duration: Histogram | undefined;
@@ -46,7 +46,7 @@ function nothingRegistered(): boolean {
 }
 
 /** The tracer, or undefined while no tracer provider is registered. */
-const tracerOf = createScopeTracer(SCOPE);
+const tracerOf = createScopeTracer(PLATFORM_SCOPE);
 
 // Whether the meter provider in use is the API's no-op one (no SDK).
 let meterIsNoop = true;
@@ -59,7 +59,7 @@ function meterProviderOf(): MeterProvider {
   const provider = metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
-    meterIsNoop = provider.getMeter(SCOPE) === createNoopMeter();
+    meterIsNoop = provider.getMeter(PLATFORM_SCOPE) === createNoopMeter();
     duration = undefined;
     healthInstrument = undefined;
   }
@@ -68,7 +68,7 @@ function meterProviderOf(): MeterProvider {
 
 function durationOf(): Histogram {
   const provider = meterProviderOf();
-  return duration ??= provider.getMeter(SCOPE).createHistogram(
+  return duration ??= provider.getMeter(PLATFORM_SCOPE).createHistogram(
     "http.server.request.duration",
     {
       description: "Duration of HTTP server requests handled by app.handle()",
@@ -82,13 +82,14 @@ function durationOf(): Histogram {
 
 function healthInstrumentOf(): ObservableGauge {
   const provider = meterProviderOf();
-  return healthInstrument ??= provider.getMeter(SCOPE).createObservableGauge(
-    "kit.health.status",
-    {
-      description:
-        "Status of each health check in the last health report: 1 healthy, 0.5 degraded, 0 unhealthy",
-    },
-  );
+  return healthInstrument ??= provider.getMeter(PLATFORM_SCOPE)
+    .createObservableGauge(
+      "kit.health.status",
+      {
+        description:
+          "Status of each health check in the last health report: 1 healthy, 0.5 degraded, 0 unhealthy",
+      },
+    );
 }
 
 const HEADERS_GETTER: TextMapGetter<Headers> = {

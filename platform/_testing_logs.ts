@@ -4,7 +4,7 @@
 // lines to instead of the console. Values come from ./mod.ts only: the npm
 // build bundles the testing entry apart and must share the main one's.
 import { RequestContext } from "./mod.ts";
-import type { ApplicationLogger } from "./mod.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
 import type { LogRecord, LogRecordLevel } from "./testing.ts";
 
 const LEVELS: readonly LogRecordLevel[] = ["debug", "info", "warning", "error"];

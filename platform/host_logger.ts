@@ -1,4 +1,4 @@
-import type { ApplicationLogger } from "./application_options.ts";
+import type { ApplicationLogger } from "./application_logger.ts";
 import { loggerOf } from "./_application_support.ts";
 import { currentHostLogging } from "./_host_logging.ts";
 

@@ -36,6 +36,7 @@ export * from "./signal.ts";
 export * from "./health.ts";
 export * from "./request_context.ts";
 export * from "./application.ts";
+export * from "./application_logger.ts";
 export * from "./application_options.ts";
 export * from "./define_application.ts";
 export * from "./application_start_error.ts";

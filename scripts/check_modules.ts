@@ -1,7 +1,8 @@
 /**
  * Checks the direction of imports between Kit's folders against the `uses`
  * of scripts/_packages.ts (scripts/_module_graph.ts), and that
- * docs/architecture.svg still draws that declaration. Part of
+ * docs/architecture.svg still draws that declaration, and that no two
+ * modules define an export of the same name (scripts/_export_names.ts). Part of
  * `deno task check`; the npm build refuses the same imports.
  *
  * Run: `deno run --allow-read --allow-env --config deno.dev.json scripts/check_modules.ts`; with `--write`
@@ -14,6 +15,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { checkModuleGraph } from "./_module_graph.ts";
+import { checkExportNames } from "./_export_names.ts";
 import { architectureSvg } from "./_architecture_svg.ts";
 import { INTERNAL_USES, PACKAGES } from "./_packages.ts";
 
@@ -33,7 +35,10 @@ if (Deno.args.includes("--write")) {
   process.exit(0);
 }
 
-const problems = await checkModuleGraph(ROOT);
+const problems = [
+  ...await checkModuleGraph(ROOT),
+  ...await checkExportNames(ROOT),
+];
 let current: string | undefined;
 try {
   current = await readFile(PICTURE, "utf8");
@@ -56,4 +61,6 @@ if (problems.length > 0) {
   );
   process.exit(1);
 }
-console.log("module check: every import keeps the declared direction");
+console.log(
+  "module check: every import keeps the declared direction, and every exported name is one thing",
+);
