@@ -12,7 +12,7 @@ import * as http from "../../http/mod.ts";
 import * as localization from "../../localization/mod.ts";
 import * as caching from "../../caching/mod.ts";
 import * as analytics from "../../analytics/mod.ts";
-import { KIT_ERROR_BRAND } from "../../internal/kit_error_brand.ts";
+import { KIT_ERROR_BRAND } from "../../internal/error_marks.ts";
 
 const { isKitError, KitError } = core;
 
