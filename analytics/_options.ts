@@ -2,6 +2,7 @@
 // providers.
 import { type Clock, systemClock } from "../core/mod.ts";
 import { pageAddress } from "../internal/page_address.ts";
+import { findSetting, quoteSetting } from "../internal/setting.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { ErrorRoute } from "./_error_route.ts";
@@ -184,6 +185,7 @@ export function configString(config: IConfiguration, key: string): string {
   if (value === undefined || value === null || String(value).trim() === "") {
     throw new AnalyticsConfigurationError(
       `Configuration value not found: ${key}`,
+      key,
     );
   }
   return String(value);
@@ -208,11 +210,7 @@ export function optionalConfigNumber(
   const value = config.getValue<unknown>(key, undefined);
   if (value === undefined || value === null || value === "") return undefined;
   const number = typeof value === "number" ? value : Number(String(value));
-  if (!Number.isFinite(number)) {
-    throw new AnalyticsConfigurationError(
-      `${key} must be a number: ${String(value)}`,
-    );
-  }
+  if (!Number.isFinite(number)) throw badSetting(config, key, "a number");
   return number;
 }
 
@@ -227,7 +225,22 @@ export function optionalConfigBoolean(
   const text = String(value).trim().toLowerCase();
   if (text === "true" || text === "1" || text === "yes") return true;
   if (text === "false" || text === "0" || text === "no") return false;
-  throw new AnalyticsConfigurationError(
-    `${key} must be a boolean: ${String(value)}`,
+  throw badSetting(config, key, "a boolean");
+}
+
+// A value that is not what `key` needs: the message quotes it masked and
+// bounded (`***` when read from a file), the error carries its source.
+function badSetting(
+  config: IConfiguration,
+  key: string,
+  what: string,
+): AnalyticsConfigurationError {
+  const found = findSetting(config, [key]);
+  return new AnalyticsConfigurationError(
+    `${key} must be ${what}: ${
+      found === undefined ? "" : quoteSetting(found, key)
+    }`,
+    key,
+    found?.source,
   );
 }

@@ -5,14 +5,30 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
-import { findDeclared, readSetting } from "../internal/setting.ts";
+import {
+  findDeclared,
+  readSetting,
+  type SettingProblem,
+} from "../internal/setting.ts";
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
+import { CacheSettingError } from "./cache_setting_error.ts";
+import { configuredSources } from "./_remote_store_settings.ts";
+
+// The value as these messages have always shown it, bare (`: abc`), but
+// masked and bounded as Kit quotes a setting (a URL's password is `***`,
+// a value read from a file `***` whole): a text's quotes are taken off.
+function shown(problem: SettingProblem): string {
+  const quoted = problem.quoted ?? "";
+  return quoted.length >= 2 && quoted.startsWith('"') && quoted.endsWith('"')
+    ? quoted.slice(1, -1)
+    : quoted;
+}
 
 /**
  * `options` completed from the `cache:redis` keys of `config`.
  *
- * @throws {RangeError} For a number or flag that does not read as one, or a
- * sentinel name without nodes (or the reverse).
+ * @throws {CacheSettingError} For a number or flag that does not read as
+ * one, or a sentinel name without nodes (or the reverse): a `RangeError`.
  */
 export function remoteStoreOptionsFromConfiguration(
   config: IConfiguration,
@@ -33,15 +49,23 @@ export function remoteStoreOptionsFromConfiguration(
     readSetting<number>(
       config,
       { keys: [`cache:redis:${name}`], type: "number", emptyIsUnset: true },
-      ({ key, found }) =>
-        new RangeError(`${key} must be a number: ${String(found?.value)}`),
+      (problem) =>
+        new CacheSettingError(
+          problem.key,
+          `${problem.key} must be a number: ${shown(problem)}`,
+          problem.found?.source,
+        ),
     );
   const flag = (name: string): boolean | undefined =>
     readSetting<boolean>(
       config,
       { keys: [`cache:redis:${name}`], type: "boolean", emptyIsUnset: true },
-      ({ key, found }) =>
-        new RangeError(`${key} must be true or false: ${String(found?.value)}`),
+      (problem) =>
+        new CacheSettingError(
+          problem.key,
+          `${problem.key} must be true or false: ${shown(problem)}`,
+          problem.found?.source,
+        ),
     );
   // The keys read and their types are the configuration's declaration of
   // the `cache:redis` section, the one appConfigSchema checks by.
@@ -73,7 +97,9 @@ export function remoteStoreOptionsFromConfiguration(
   const sentinelName = text("sentinel:name");
   if (sentinelNodes !== undefined || sentinelName !== undefined) {
     if (sentinelNodes === undefined || sentinelName === undefined) {
-      throw new RangeError(
+      // The key at fault is the one missing: it has no source.
+      throw new CacheSettingError(
+        `cache:redis:sentinel:${sentinelName === undefined ? "name" : "nodes"}`,
         `cache:redis:sentinel:name and cache:redis:sentinel:nodes go together (REDIS_SENTINEL_NAME, REDIS_SENTINELS): only ${
           sentinelName === undefined ? "the nodes are" : "the name is"
         } set`,
@@ -91,10 +117,19 @@ export function remoteStoreOptionsFromConfiguration(
     delete fromConfig.sentinel;
   }
   const merged: Record<string, unknown> = { ...options };
+  // Where each filled option came from, for the constructor's checks.
+  const sources = new Map<string, string>();
   for (const [name, value] of Object.entries(fromConfig)) {
     if (merged[name] === undefined && value !== undefined) {
       merged[name] = value;
+      const found = findDeclared(config, {
+        keys: [`cache:redis:${name}`],
+        emptyIsUnset: true,
+      });
+      if (found !== undefined) sources.set(name, found.source);
     }
   }
-  return merged as RemoteStoreCacheProviderOptions;
+  const result = merged as RemoteStoreCacheProviderOptions;
+  configuredSources.set(result, sources);
+  return result;
 }

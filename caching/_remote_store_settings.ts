@@ -11,6 +11,32 @@ import {
   type RedisTopology,
 } from "./_redis_topology.ts";
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
+import { CacheSettingError } from "./cache_setting_error.ts";
+
+/**
+ * Where `fromConfiguration` found the options it filled in, by option name
+ * (`REDIS_PORT` for `port`), for the options object it built: a value out of
+ * range then names its key and source, though the constructor checks it.
+ */
+export const configuredSources: WeakMap<
+  RemoteStoreCacheProviderOptions,
+  ReadonlyMap<string, string>
+> = new WeakMap();
+
+// The options a `cache:redis:*` key sets: a bad one is named by its key.
+const CONFIGURED = new Set(["port", "database", "hashTag", "required"]);
+
+function settingError(
+  options: RemoteStoreCacheProviderOptions,
+  name: string,
+  message: string,
+): CacheSettingError {
+  return new CacheSettingError(
+    CONFIGURED.has(name) ? `cache:redis:${name}` : undefined,
+    message,
+    configuredSources.get(options)?.get(name),
+  );
+}
 
 /** The provider's options, checked, with every default filled in. */
 export interface RemoteStoreSettings {
@@ -31,6 +57,7 @@ export interface RemoteStoreSettings {
 }
 
 function checkNumber(
+  options: RemoteStoreCacheProviderOptions,
   name: string,
   value: number,
   min: number,
@@ -41,7 +68,9 @@ function checkNumber(
     typeof value !== "number" || !(value >= min) || !(value <= max) ||
     (integer && !Number.isInteger(value))
   ) {
-    throw new RangeError(
+    throw settingError(
+      options,
+      name,
       `RemoteStoreCacheProvider ${name} must be ${
         integer ? "an integer" : "a number"
       } from ${min} to ${max}: ${value}`,
@@ -50,9 +79,15 @@ function checkNumber(
   return value;
 }
 
-function checkBoolean(name: string, value: boolean): boolean {
+function checkBoolean(
+  options: RemoteStoreCacheProviderOptions,
+  name: string,
+  value: boolean,
+): boolean {
   if (typeof value !== "boolean") {
-    throw new RangeError(
+    throw settingError(
+      options,
+      name,
       `RemoteStoreCacheProvider ${name} must be a boolean: ${value}`,
     );
   }
@@ -62,16 +97,18 @@ function checkBoolean(name: string, value: boolean): boolean {
 /**
  * Checks `options` and fills in the defaults.
  *
- * @throws {RangeError} As the provider's constructor documents.
+ * @throws {CacheSettingError} As the provider's constructor documents (a
+ * `RangeError`).
  */
 export function remoteStoreSettings(
   options: RemoteStoreCacheProviderOptions,
 ): RemoteStoreSettings {
   const host = options.host ?? "localhost";
-  const port = checkNumber("port", options.port ?? 6379, 1, 65535);
-  const database = checkNumber("database", options.database ?? 0, 0);
+  const port = checkNumber(options, "port", options.port ?? 6379, 1, 65535);
+  const database = checkNumber(options, "database", options.database ?? 0, 0);
   const keyPrefix = options.keyPrefix ?? "kit:cache:";
   const defaultTtl = checkNumber(
+    options,
     "defaultTtl",
     options.defaultTtl ?? 300_000,
     1,
@@ -87,14 +124,16 @@ export function remoteStoreSettings(
     sentinel: options.sentinel,
   });
   const address = describeTopology(topology);
-  const hashTag = checkBoolean("hashTag", options.hashTag ?? false);
+  const hashTag = checkBoolean(options, "hashTag", options.hashTag ?? false);
   const tagRetention = checkNumber(
+    options,
     "tagRetention",
     options.tagRetention ?? 604_800_000,
     1,
   );
-  const required = checkBoolean("required", options.required ?? false);
+  const required = checkBoolean(options, "required", options.required ?? false);
   const outageJournalSize = checkNumber(
+    options,
     "outageJournalSize",
     options.outageJournalSize ?? 1000,
     0,
@@ -108,16 +147,19 @@ export function remoteStoreSettings(
     password: options.password,
     database,
     connectTimeout: checkNumber(
+      options,
       "connectTimeout",
       options.connectTimeout ?? 5000,
       1,
     ),
     reconnectDelay: checkNumber(
+      options,
       "reconnectDelay",
       options.reconnectDelay ?? 100,
       1,
     ),
     maxReconnectDelay: checkNumber(
+      options,
       "maxReconnectDelay",
       options.maxReconnectDelay ?? 2000,
       1,
@@ -128,6 +170,7 @@ export function remoteStoreSettings(
     name: "cache",
   };
   const commandTimeout = checkNumber(
+    options,
     "commandTimeout",
     options.commandTimeout ?? 1000,
     1,

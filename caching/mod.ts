@@ -39,5 +39,6 @@ export * from "./cache_store_error.ts";
 export * from "./cache_store_recovered.ts";
 export * from "./cache_store_unavailable_error.ts";
 export * from "./cache_value_error.ts";
+export * from "./cache_setting_error.ts";
 export type { DisposeOptions } from "../core/mod.ts";
 export type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";

@@ -245,9 +245,11 @@ export class RemoteStoreCacheProvider
    * Creates the provider; no connection is opened before the first use.
    *
    * @param options Connection, key prefix, timing and error options.
-   * @throws {RangeError} `RemoteStoreCacheProvider <option> must be an
-   * integer from <min> to <max>: <value>` for a bad port, database or time;
-   * for a malformed `cluster.nodes` or `sentinel.nodes` (naming the entry),
+   * @throws {CacheSettingError} `RemoteStoreCacheProvider <option> must be
+   * an integer from <min> to <max>: <value>` for a bad port, database or
+   * time (a `RangeError`, naming the key and the variable when
+   * `fromConfiguration` read the value).
+   * @throws {RangeError} For a malformed `cluster.nodes` or `sentinel.nodes` (naming the entry),
    * an empty `sentinel.name`, both `cluster` and `sentinel`, or, on a
    * cluster, a database other than 0 or a key prefix with an unclosed `{`.
    */
@@ -341,10 +343,12 @@ export class RemoteStoreCacheProvider
    * @param options Options; each one set here wins over its configuration
    * key.
    * @returns The provider (not yet connected).
-   * @throws {RangeError} `cache:redis:<key> must be a number: <value>` for a
-   * port or database that is not a number, `cache:redis:required must be
-   * true or false: <value>`, a sentinel name without nodes (or the
-   * reverse), or as the constructor.
+   * @throws {CacheSettingError} `cache:redis:<key> must be a number:
+   * <value>` for a port or database that is not a number,
+   * `cache:redis:required must be true or false: <value>`, a sentinel name
+   * without nodes (or the reverse): a `RangeError` carrying the key and the
+   * source (the variable), the value masked and bounded.
+   * @throws {RangeError} As the constructor.
    *
    * @example Usage
    * ```ts

@@ -1,4 +1,4 @@
-import { KIT_ERROR_BRAND, markKitError } from "./_kit_error_brand.ts";
+import { KIT_ERROR_BRAND, markKitError } from "./_error_marks.ts";
 
 /**
  * The base of every error Kit throws or reports. Each one has a stable

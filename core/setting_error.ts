@@ -1,8 +1,5 @@
 import { KitError } from "./kit_error.ts";
-import {
-  markSettingError,
-  SETTING_ERROR_BRAND,
-} from "./_setting_error_brand.ts";
+import { markSettingError, SETTING_ERROR_BRAND } from "./_error_marks.ts";
 
 /** What a {@linkcode SettingError} knows besides its message. */
 export interface SettingErrorOptions {

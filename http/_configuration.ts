@@ -4,7 +4,11 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
-import { findDeclared, readSetting } from "../internal/setting.ts";
+import {
+  findDeclared,
+  quoteSetting,
+  readSetting,
+} from "../internal/setting.ts";
 import { displayUrl } from "./_display_url.ts";
 import { resolveBase } from "./_url.ts";
 import { HttpConfigurationError } from "./http_configuration_error.ts";
@@ -62,7 +66,7 @@ export function readApiConfiguration(
         found.key,
         `${found.key} must be an absolute http(s) URL or a path starting ` +
           `with "/", without query or fragment: ${
-            JSON.stringify(displayUrl(baseUrl))
+            quoteSetting({ ...found, value: displayUrl(baseUrl) }, found.key)
           } (${reasonOf(error)})`,
         found.source,
       );
@@ -95,12 +99,10 @@ export function readApiConfiguration(
         oneOrZero: true,
         emptyIsUnset: true,
       },
-      ({ key, found }) =>
+      ({ key, found, quoted }) =>
         new HttpConfigurationError(
           key,
-          `${key} must be true or false (or 1 or 0): ${
-            JSON.stringify(found?.value)
-          }`,
+          `${key} must be true or false (or 1 or 0): ${quoted}`,
           found?.source,
         ),
     ),
@@ -117,12 +119,10 @@ function whole(
   return readSetting<number>(
     config,
     { keys, type: "whole number", min, max, emptyIsUnset: true },
-    ({ key, found }) =>
+    ({ key, found, quoted }) =>
       new HttpConfigurationError(
         key,
-        `${key} must be ${what} from ${min} to ${max}: ${
-          JSON.stringify(found?.value)
-        }`,
+        `${key} must be ${what} from ${min} to ${max}: ${quoted}`,
         found?.source,
       ),
   );

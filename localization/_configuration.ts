@@ -16,7 +16,12 @@ import type { LocalizationProvider } from "./localization_provider.ts";
 import type { LocalizationManagerConfigurationOptions } from "./localization_manager_options.ts";
 import { readCultureList } from "../internal/culture_names.ts";
 import { readFeatureSwitch, sourceOf } from "../internal/feature_switch.ts";
-import { findSetting, readSetting } from "../internal/setting.ts";
+import {
+  findSetting,
+  type FoundSetting,
+  quoteSetting,
+  readSetting,
+} from "../internal/setting.ts";
 
 // Types, bounds and the default culture come from the configuration's one
 // declaration of these keys, the one appConfigSchema checks by.
@@ -165,12 +170,13 @@ export function switchedOff(
 function cultureOf(config: IConfiguration, key: string): string | undefined {
   const value = text(config, key);
   if (value !== undefined && !isCultureName(value)) {
+    const found = findSetting(config, [key]);
     throw new LocalizationConfigurationError(
       key,
       `${key} must be a BCP 47 culture name such as "en" or "fr-CA": ${
-        JSON.stringify(value)
+        quoteFound(found, key, value)
       }`,
-      findSetting(config, [key])?.source,
+      found?.source,
     );
   }
   return value;
@@ -213,12 +219,13 @@ function providerOf(
   }
   const template = (url ?? path)!;
   if (key !== undefined && !template.includes("{culture}")) {
+    const found = findSetting(config, [key]);
     throw new LocalizationConfigurationError(
       key,
       `${key} must contain the placeholder {culture}: ${
-        JSON.stringify(template)
+        quoteFound(found, key, template)
       }`,
-      findSetting(config, [key])?.source,
+      found?.source,
     );
   }
   if (path !== undefined) {
@@ -242,10 +249,10 @@ function text(config: IConfiguration, key: string): string | undefined {
   return readSetting<string>(
     config,
     { keys: [key], type: "string", emptyIsUnset: true },
-    ({ found }) =>
+    ({ found, quoted }) =>
       new LocalizationConfigurationError(
         key,
-        `${key} must be text: ${describe(found?.value)}`,
+        `${key} must be text: ${quoted}`,
         found?.source,
       ),
   );
@@ -260,19 +267,24 @@ function whole(
   return readSetting<number>(
     config,
     { keys: [key], type: "whole number", min, emptyIsUnset: true },
-    ({ found }) =>
+    ({ found, quoted }) =>
       new LocalizationConfigurationError(
         key,
-        `${key} must be ${what}: ${describe(found?.value)}`,
+        `${key} must be ${what}: ${quoted}`,
         found?.source,
       ),
   );
 }
 
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+// The value as the message quotes it: masked and bounded as Kit quotes a
+// setting (`***` when read from a file or its key names a secret).
+function quoteFound(
+  found: FoundSetting | undefined,
+  key: string,
+  value: string,
+): string {
+  return quoteSetting(
+    found === undefined ? { key, value, source: "code" } : { ...found, value },
+    key,
+  );
 }

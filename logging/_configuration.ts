@@ -3,6 +3,7 @@
 import type { IConfiguration } from "../config/mod.ts";
 import { invalidLogLevelMessage } from "../core/mod.ts";
 import { readEnvironmentVariable } from "../internal/environment.ts";
+import { findSetting } from "../internal/setting.ts";
 import type { ILogProvider } from "./log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";
@@ -115,6 +116,16 @@ function sourceOf(config: IConfiguration, key: string): string {
   return typeof source === "string" ? source : key;
 }
 
+// Where a setting's value came from, as a SettingError's `source` says it:
+// the variable's name (`LOG_LEVEL`), the file, or "the configuration";
+// `undefined` when none of `keys` holds a value.
+function settingSource(
+  config: IConfiguration,
+  keys: readonly string[],
+): string | undefined {
+  return findSetting(config, keys)?.source;
+}
+
 // A relative log file name resolves against the configuration's application
 // root (`basePath`, else KIT_CONFIG_PATH), as its JSON and .env files do;
 // without one, against the working directory.
@@ -217,7 +228,7 @@ export function optionsFromConfiguration(
       invalidLogLevelMessage(rawLevel, sourceOf(config, levelKey!)),
       undefined,
       undefined,
-      { cause: error },
+      { cause: error, source: settingSource(config, [levelKey!]) },
     );
   }
 
@@ -230,29 +241,53 @@ export function optionsFromConfiguration(
     throw new LoggingConfigurationError(
       PROVIDERS,
       `${PROVIDERS} must be a list of { type, options }${describeValue(raw)}`,
+      undefined,
+      undefined,
+      { source: settingSource(config, [PROVIDERS]) },
     );
   }
   if (list.length === 0) {
     throw new LoggingConfigurationError(
       PROVIDERS,
       `${PROVIDERS} must list at least one provider`,
+      undefined,
+      undefined,
+      { source: settingSource(config, [PROVIDERS]) },
     );
   }
 
   const entries: { key: string; create: () => ILogProvider }[] = [];
   list.forEach((item, index) => {
     const path = `${PROVIDERS}[${index}]`;
+    // Where each option filled from another key came from (LOG_FILE_PATH).
+    const filledFrom = new Map<string, string>();
     const fail = (
       option: string | undefined,
       detail: string,
       cause?: unknown,
+      missing = false,
     ): never => {
+      // The option's own source when another key filled it, else the
+      // entry's (its option, the entry, or the list, as the source knows);
+      // none for a required option that is missing.
+      const entry = `${PROVIDERS}:${index}`;
+      const source = missing
+        ? undefined
+        : (option === undefined ? undefined : filledFrom.get(option)) ??
+          settingSource(config, [
+            ...(option === undefined ? [] : [
+              `${entry}:${option}`,
+              `${entry}:options:${option}`,
+            ]),
+            entry,
+            PROVIDERS,
+          ]);
       throw new LoggingConfigurationError(
         PROVIDERS,
         detail,
         index,
         option,
-        cause === undefined ? undefined : { cause },
+        { source, ...(cause === undefined ? {} : { cause }) },
       );
     };
     if (!isRecord(item)) {
@@ -293,16 +328,24 @@ export function optionsFromConfiguration(
     for (const { option, keys, when, map, environment } of kind.fill) {
       if (filled[option] !== undefined || (when && !when(filled))) continue;
       let value = read(config, keys);
+      let source = value === undefined ? undefined : settingSource(
+        config,
+        keys.filter((key) => read(config, [key]) !== undefined),
+      );
       if (value === undefined && environment) {
         for (const key of keys) {
           const text = readEnvironmentVariable(key);
           if (text !== undefined && text.trim() !== "") {
             value = text;
+            source = key;
             break;
           }
         }
       }
-      if (value !== undefined) filled[option] = map ? map(value) : value;
+      if (value !== undefined) {
+        filled[option] = map ? map(value) : value;
+        if (source !== undefined) filledFrom.set(option, source);
+      }
     }
     if (type === "file") {
       filled.filename = resolveFilename(config, filled.filename);
@@ -334,6 +377,7 @@ export function optionsFromConfiguration(
             describeValue(error.value, error.option)
           }${hint}`,
           error,
+          error.problem === "is required",
         );
       }
       throw error;

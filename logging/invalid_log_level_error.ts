@@ -1,4 +1,4 @@
-import { markKitError } from "../internal/kit_error_brand.ts";
+import { markKitError } from "../internal/error_marks.ts";
 import { invalidLogLevelMessage } from "../core/mod.ts";
 
 /**

@@ -1,9 +1,10 @@
 // The host's settings from code first, then the configuration step's value
 // (duck-typed: a ConfigurationManager's getValue/hasValue/getSource, or a
 // plain object walked by the colon path), then defaults. Strings (from
-// environment variables) are read as whole numbers; a bad value names its
-// key and the source that set it, and is quoted as the configuration quotes
-// one (masked, at most 60 characters, `***` when read from a file).
+// environment variables) are read as whole numbers; a bad value is a
+// ServerSettingError naming its key and the source that set it, quoted as
+// the configuration quotes one (masked, at most 60 characters, `***` when
+// read from a file).
 import { readEnvironmentVariable } from "../internal/environment.ts";
 import { quoteValue } from "../internal/quote_value.ts";
 import {
@@ -12,6 +13,7 @@ import {
   wholeNumberOf,
 } from "../internal/setting.ts";
 import type { ServerOptions } from "./server_options.ts";
+import { ServerSettingError } from "./server_setting_error.ts";
 import { serverConfigurationKeys } from "../internal/server_configuration_keys.ts";
 
 /** The server's settings in force. */
@@ -40,6 +42,8 @@ interface Setting {
   readonly source: string;
   /** Read from a `<NAME>_FILE` variable's file: never printed. */
   readonly fromFile?: boolean;
+  /** Passed in code (the `server` option): the error has no source. */
+  readonly inCode?: boolean;
 }
 
 function pick(
@@ -48,7 +52,9 @@ function pick(
   config: unknown,
   key: string,
 ): Setting | undefined {
-  if (code !== undefined) return { key, value: code, source: codeName };
+  if (code !== undefined) {
+    return { key, value: code, source: codeName, inCode: true };
+  }
   return findSetting(config, [key]);
 }
 
@@ -61,10 +67,12 @@ export function wholeNumber(
 ): number {
   const value = wholeNumberOf(setting.value);
   if (value === undefined || value < min || value > max) {
-    throw new RangeError(
+    throw new ServerSettingError(
+      key,
       `${key} must be a whole number from ${min} to ${max}: ${
         quoteSetting(setting, key)
       } (from ${setting.source})`,
+      setting.inCode === true ? undefined : setting.source,
     );
   }
   return value;
@@ -87,7 +95,8 @@ function number(
  * The server's settings from `options.server`, then the configuration,
  * then (for the port) the `PORT` variable, then the defaults.
  *
- * @throws {RangeError} Naming the key and the source of a bad value.
+ * @throws {ServerSettingError} Naming the key and the source of a bad value
+ * (a `RangeError`).
  */
 export function serverSettings(
   code: ServerOptions | undefined,
@@ -116,10 +125,12 @@ export function serverSettings(
     host !== undefined &&
     (typeof host.value !== "string" || host.value.trim() === "")
   ) {
-    throw new TypeError(
+    throw new ServerSettingError(
+      "server:host",
       `server:host must be a host name or an IP address: ${
         quoteSetting(host, "server:host")
       } (from ${host.source})`,
+      host.inCode === true ? undefined : host.source,
     );
   }
   if (options.health !== undefined && typeof options.health !== "boolean") {
@@ -180,7 +191,7 @@ export function serverSettings(
  * `host:shutdownTimeout` from the configuration, when code gave none;
  * `undefined` when neither did.
  *
- * @throws {RangeError} Naming the source of a bad value.
+ * @throws {ServerSettingError} Naming the source of a bad value.
  */
 export function configuredShutdownTimeout(config: unknown): number | undefined {
   const setting = findSetting(config, ["host:shutdownTimeout"]);

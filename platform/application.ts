@@ -102,8 +102,8 @@ export class Application<TServices extends object = ServiceMap> {
    * @throws {ApplicationStartError} When a step, an eager service or a
    * hosted service's `start` fails, when a server option or
    * `host:shutdownTimeout` has a bad value (step 1, naming the key and its
-   * source), or when the server cannot listen (step 4, naming the address);
-   * what was created is disposed first.
+   * source; its cause is a `ServerSettingError`), or when the server cannot
+   * listen (step 4, naming the address); what was created is disposed first.
    * @throws {RangeError} When `shutdownTimeout` is not a number of 0 or more.
    *
    * @example Usage

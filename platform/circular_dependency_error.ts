@@ -1,4 +1,4 @@
-import { markKitError } from "../internal/kit_error_brand.ts";
+import { markKitError } from "../internal/error_marks.ts";
 
 /**
  * Thrown when creating a service needs that same service, directly or

@@ -44,3 +44,4 @@ export * from "./service_scope.ts";
 export * from "./service_lifetime_error.ts";
 export * from "./server_options.ts";
 export * from "./host_logger.ts";
+export * from "./server_setting_error.ts";

@@ -1,4 +1,4 @@
-import { markSettingError } from "../../internal/setting_error_brand.ts";
+import { markSettingError } from "../../internal/error_marks.ts";
 import { DatabaseError } from "./database_error.ts";
 
 /**

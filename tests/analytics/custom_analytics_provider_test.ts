@@ -7,8 +7,10 @@ import {
   AnalyticsManager,
   AnalyticsQueueFullError,
   CustomAnalyticsProvider,
+  ExternalAnalyticsProvider,
 } from "../../analytics/mod.ts";
-import type { IConfiguration } from "../../config/mod.ts";
+import { ConfigurationManager, type IConfiguration } from "../../config/mod.ts";
+import process from "node:process";
 import {
   delay,
   errorSink,
@@ -426,6 +428,56 @@ test("CustomAnalyticsProvider.fromConfiguration() reports a missing endpoint wit
   assert.throws(
     () => CustomAnalyticsProvider.fromConfiguration(configOf({})),
     { message: "Configuration value not found: analytics:endpoint" },
+  );
+});
+
+test("fromConfiguration(): a bad number or switch names its key and variable, its value masked", async () => {
+  const values: Record<string, string> = {
+    APP_ANALYTICS__ENDPOINT: "https://collector.example.com/events",
+    APP_ANALYTICS__TRACKING_ID: "G-TEST",
+    APP_ANALYTICS__BATCH_SIZE: "redis://app:hunter2@cache:6379/0",
+    APP_ANALYTICS__ANONYMIZE_IP: "x".repeat(1000),
+  };
+  const saved = Object.fromEntries(
+    Object.keys(values).map((name) => [name, process.env[name]]),
+  );
+  Object.assign(process.env, values);
+  let config: ConfigurationManager;
+  try {
+    config = new ConfigurationManager();
+    config.addEnvironmentVariables("APP");
+    await config.loadConfiguration();
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  assert.throws(
+    () => CustomAnalyticsProvider.fromConfiguration(config),
+    (error: unknown) => {
+      assert.ok(error instanceof AnalyticsConfigurationError);
+      assert.equal(error.key, "analytics:batchSize");
+      assert.equal(error.source, "APP_ANALYTICS__BATCH_SIZE");
+      assert.equal(
+        error.message,
+        'analytics:batchSize must be a number: "redis://app:***@cache:6379/0"',
+      );
+      return true;
+    },
+  );
+  assert.throws(
+    () => ExternalAnalyticsProvider.fromConfiguration(config),
+    (error: unknown) => {
+      assert.ok(error instanceof AnalyticsConfigurationError);
+      assert.equal(error.key, "analytics:anonymizeIp");
+      assert.equal(error.source, "APP_ANALYTICS__ANONYMIZE_IP");
+      assert.equal(
+        error.message,
+        `analytics:anonymizeIp must be a boolean: "${"x".repeat(57)}..."`,
+      );
+      return true;
+    },
   );
 });
 

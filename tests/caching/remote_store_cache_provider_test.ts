@@ -573,10 +573,13 @@ test("RemoteStoreCacheProvider.fromConfiguration() defaults and rejects a bad po
       RemoteStoreCacheProvider.fromConfiguration(
         configFrom({ "cache:redis:port": "abc" }),
       ),
-    { name: "RangeError", message: "cache:redis:port must be a number: abc" },
+    {
+      name: "CacheSettingError",
+      message: "cache:redis:port must be a number: abc",
+    },
   );
   assert.throws(() => new RemoteStoreCacheProvider({ port: 70000 }), {
-    name: "RangeError",
+    name: "CacheSettingError",
     message:
       "RemoteStoreCacheProvider port must be an integer from 1 to 65535: 70000",
   });
@@ -616,7 +619,7 @@ test("RemoteStoreCacheProvider.fromConfiguration(): an option given in code wins
 
 test("RemoteStoreCacheProvider: every command is bounded (commandTimeout 0 is refused)", () => {
   assert.throws(() => new RemoteStoreCacheProvider({ commandTimeout: 0 }), {
-    name: "RangeError",
+    name: "CacheSettingError",
     message:
       "RemoteStoreCacheProvider commandTimeout must be an integer from 1 to 9007199254740991: 0",
   });

@@ -176,16 +176,20 @@ test("fromConfiguration reads cache:redis:required; a bad value is an error nami
       RemoteStoreCacheProvider.fromConfiguration(
         configFrom({ "cache:redis:required": "maybe" }),
       ),
-    new RangeError("cache:redis:required must be true or false: maybe"),
+    {
+      name: "CacheSettingError",
+      message: "cache:redis:required must be true or false: maybe",
+    },
   );
   assert.throws(
     () =>
       new RemoteStoreCacheProvider({
         required: "yes" as unknown as boolean,
       }),
-    new RangeError(
-      "RemoteStoreCacheProvider required must be a boolean: yes",
-    ),
+    {
+      name: "CacheSettingError",
+      message: "RemoteStoreCacheProvider required must be a boolean: yes",
+    },
   );
 });
 

@@ -340,7 +340,7 @@ test(
 test("bad outage options are refused with a message naming the option", () => {
   assert.throws(
     () => new RemoteStoreCacheProvider({ outageJournalSize: -1 }),
-    /^RangeError: RemoteStoreCacheProvider outageJournalSize must be an integer from 0 to \d+: -1$/,
+    /^CacheSettingError: RemoteStoreCacheProvider outageJournalSize must be an integer from 0 to \d+: -1$/,
   );
   assert.throws(
     () =>

@@ -12,7 +12,10 @@ import * as http from "../../http/mod.ts";
 import * as localization from "../../localization/mod.ts";
 import * as caching from "../../caching/mod.ts";
 import * as analytics from "../../analytics/mod.ts";
-import { KIT_ERROR_BRAND } from "../../internal/kit_error_brand.ts";
+import {
+  KIT_ERROR_BRAND,
+  SETTING_ERROR_BRAND,
+} from "../../internal/error_marks.ts";
 
 const { isKitError, KitError } = core;
 
@@ -113,6 +116,40 @@ describe("instanceof KitError", () => {
 });
 
 describe("every exported error class", () => {
+  it("that is a setting error is marked as one, and a Kit error", () => {
+    const settingErrors: string[] = [];
+    for (
+      const [entry, exports] of Object.entries({
+        core,
+        platform,
+        database,
+        logging,
+        http,
+        localization,
+        caching,
+        analytics,
+      })
+    ) {
+      for (const [name, value] of Object.entries(exports)) {
+        if (typeof value !== "function") continue;
+        const prototype = value.prototype as Record<symbol, unknown> | null;
+        if (prototype?.[SETTING_ERROR_BRAND] !== true) continue;
+        settingErrors.push(`${entry}.${name}`);
+        assert.equal(prototype[KIT_ERROR_BRAND], true, name);
+      }
+    }
+    assert.deepEqual(settingErrors.sort(), [
+      "analytics.AnalyticsConfigurationError",
+      "caching.CacheSettingError",
+      "core.SettingError",
+      "database.DatabaseConfigurationError",
+      "http.HttpConfigurationError",
+      "localization.LocalizationConfigurationError",
+      "logging.LoggingConfigurationError",
+      "platform.ServerSettingError",
+    ]);
+  });
+
   it("is a KitError", () => {
     const entryPoints = {
       core,
@@ -139,7 +176,13 @@ describe("every exported error class", () => {
       }
     }
     // Enough classes seen that the walk over the exports did run.
-    assert.ok(errorClasses.length >= 45, errorClasses.join(", "));
+    assert.ok(errorClasses.length >= 47, errorClasses.join(", "));
+    // The setting errors that keep their RangeError base are among them.
+    for (
+      const name of ["platform.ServerSettingError", "caching.CacheSettingError"]
+    ) {
+      assert.ok(errorClasses.includes(name), name);
+    }
     assert.deepEqual(notKit, []);
   });
 });

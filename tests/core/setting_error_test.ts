@@ -10,6 +10,8 @@ import * as logging from "../../logging/mod.ts";
 import * as http from "../../http/mod.ts";
 import * as localization from "../../localization/mod.ts";
 import * as analytics from "../../analytics/mod.ts";
+import * as platform from "../../platform/mod.ts";
+import * as caching from "../../caching/mod.ts";
 
 /** A configuration with nothing set. */
 const empty = {
@@ -119,6 +121,30 @@ describe("SettingError", () => {
       assert.equal((error as Error).name, name);
       if (key !== undefined) assert.equal(error.key, key, name);
     }
+    // The two that keep their RangeError base.
+    const kept: [unknown, string][] = [
+      [
+        new platform.ServerSettingError(
+          "server:port",
+          'server:port must be a whole number from 0 to 65535: "abc" (from PORT)',
+          "PORT",
+        ),
+        "server_setting",
+      ],
+      [
+        caught(() => new caching.RemoteStoreCacheProvider({ port: 0 })),
+        "cache_setting",
+      ],
+    ];
+    for (const [error, code] of kept) {
+      assert.ok(error instanceof SettingError, code);
+      assert.ok(error instanceof RangeError, code);
+      assert.ok(isKitError(error, code), code);
+    }
+    assert.equal(
+      kept[1][0] instanceof SettingError && kept[1][0].key,
+      "cache:redis:port",
+    );
     // Still what the module's own code catches.
     assert.ok(errors[0][0] instanceof http.HttpConfigurationError);
     assert.ok(errors[4][0] instanceof database.DatabaseError);

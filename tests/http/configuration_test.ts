@@ -175,6 +175,24 @@ test("HttpClient.fromConfiguration: out-of-range values name the key and the val
       "api:retryAttempts",
       'api:retryAttempts must be a whole number from 0 to 10: "-1"',
     ],
+    // A value with a password is masked, a long one cut.
+    [
+      { "api:timeout": "redis://app:hunter2@cache:6379/0" },
+      "api:timeout",
+      'api:timeout must be a whole number of milliseconds from 1000 to 60000: "redis://app:***@cache:6379/0"',
+    ],
+    [
+      { "api:enableCaching": "postgres://app:hunter2@db/app" },
+      "api:enableCaching",
+      'api:enableCaching must be true or false (or 1 or 0): "postgres://app:***@db/app"',
+    ],
+    [
+      { "api:retryAttempts": "9".repeat(1000) },
+      "api:retryAttempts",
+      `api:retryAttempts must be a whole number from 0 to 10: "${
+        "9".repeat(57)
+      }..."`,
+    ],
   ];
   for (const [values, key, message] of cases) {
     const config = await configOf({ ...base, ...values });

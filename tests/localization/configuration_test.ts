@@ -217,6 +217,25 @@ test("LocalizationManager.fromConfiguration: bad or missing values name the key"
       "localization:timeout",
       'localization:timeout must be a whole number of milliseconds >= 0: "-5"',
     ],
+    // A password in an address is masked; a long value is cut.
+    [
+      {
+        "localization:resourceUrl":
+          "https://app:hunter2@i18n.example.com/en.json",
+      },
+      "localization:resourceUrl",
+      'localization:resourceUrl must contain the placeholder {culture}: "https://app:***@i18n.example.com/en.json"',
+    ],
+    [
+      {
+        "localization:resourceUrl": "/i18n/{culture}.json",
+        "localization:defaultCulture": "x".repeat(1000),
+      },
+      "localization:defaultCulture",
+      `localization:defaultCulture must be a BCP 47 culture name such as "en" or "fr-CA": "${
+        "x".repeat(57)
+      }..."`,
+    ],
   ];
   for (const [values, key, message] of cases) {
     const config = await configOf(values);

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import {
   ConsoleLogProvider,
   FileLogProvider,
@@ -283,4 +284,62 @@ test("LoggerManager.fromConfiguration(): an invalid level gives the one log leve
     error.message,
     "Invalid logging configuration: Invalid log level: verbose (allowed: debug, info, warning, error; from memory)",
   );
+});
+
+/** A ConfigurationManager over these variables (standard and APP_*). */
+async function configWith(
+  values: Record<string, string>,
+): Promise<ConfigurationManager> {
+  const saved = Object.fromEntries(
+    Object.keys(values).map((name) => [name, process.env[name]]),
+  );
+  Object.assign(process.env, values);
+  try {
+    const config = new ConfigurationManager();
+    config.addStandardVariables();
+    config.addEnvironmentVariables("APP");
+    await config.loadConfiguration();
+    return config;
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+test("LoggerManager.fromConfiguration(): a bad value names the variable it came from as its source", async () => {
+  const byLevel = await configWith({ LOG_LEVEL: "verbose" });
+  const byEndpoint = await configWith({
+    LOG_REMOTE_ENDPOINT: "not an address",
+    APP_LOGGING__PROVIDERS__0__TYPE: "remote",
+  });
+  const byType = await configWith({
+    APP_LOGGING__PROVIDERS__0__TYPE: "syslog",
+  });
+  const level = failure(() => new LoggerManager().fromConfiguration(byLevel));
+  assert.equal(level.key, "logging:level");
+  assert.equal(level.source, "LOG_LEVEL");
+  // An option filled from another key names that key's variable.
+  const endpoint = failure(() =>
+    new LoggerManager().fromConfiguration(byEndpoint)
+  );
+  assert.equal(endpoint.providerIndex, 0);
+  assert.equal(endpoint.option, "endpoint");
+  assert.equal(endpoint.source, "LOG_REMOTE_ENDPOINT");
+  // An entry's own value names its variable.
+  const type = failure(() => new LoggerManager().fromConfiguration(byType));
+  assert.equal(type.providerIndex, 0);
+  assert.equal(type.option, "type");
+  assert.equal(type.source, "APP_LOGGING__PROVIDERS__0__TYPE");
+});
+
+test("LoggerManager.fromConfiguration(): a required option that is missing has no source", () => {
+  const error = failure(() =>
+    new LoggerManager().fromConfiguration(
+      memoryConfig({ "logging:providers": [{ type: "file" }] }),
+    )
+  );
+  assert.equal(error.option, "filename");
+  assert.equal(error.source, undefined);
 });

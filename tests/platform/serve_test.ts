@@ -8,7 +8,12 @@ import { createServer } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Application, ApplicationStartError } from "../../platform/mod.ts";
+import {
+  Application,
+  ApplicationStartError,
+  ServerSettingError,
+} from "../../platform/mod.ts";
+import { isKitError, KitError, SettingError } from "../../core/mod.ts";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { send } from "./_serve_support.ts";
 
@@ -316,6 +321,72 @@ describe("Application serve", () => {
           "Start-up step 1 (configuration) failed: server:host must be a host name or an IP address: an object (from the configuration)",
       },
     );
+  });
+
+  it("throws a ServerSettingError as the cause: a SettingError with key and source, still a RangeError", async () => {
+    // The cause of the start-up error, for the options given.
+    const causeOf = async (
+      options: Omit<Parameters<typeof Application.start>[0], "serve">,
+    ): Promise<ServerSettingError> => {
+      const error = await Application.start({ ...options, serve: () => hello })
+        .then(
+          () => assert.fail("start-up should fail"),
+          (error: unknown) => error,
+        );
+      assert.ok(error instanceof ApplicationStartError);
+      const cause = error.cause;
+      assert.ok(cause instanceof ServerSettingError);
+      assert.ok(cause instanceof RangeError, "callers catching RangeError");
+      assert.ok(cause instanceof SettingError);
+      assert.ok(cause instanceof KitError);
+      assert.ok(isKitError(cause, "server_setting"));
+      assert.equal(cause.name, "ServerSettingError");
+      return cause;
+    };
+    process.env.APP_SERVER__PORT = "abc";
+    try {
+      const config = new ConfigurationManager();
+      config.addEnvironmentVariables("APP");
+      await config.loadConfiguration();
+      const fromVariable = await causeOf({ configuration: () => config });
+      assert.equal(fromVariable.key, "server:port");
+      assert.equal(fromVariable.source, "APP_SERVER__PORT");
+    } finally {
+      delete process.env.APP_SERVER__PORT;
+    }
+    const savedPort = process.env.PORT;
+    process.env.PORT = "http://app:hunter2@example.com";
+    try {
+      const fromPort = await causeOf({ configuration: () => ({}) });
+      assert.equal(fromPort.key, "server:port");
+      assert.equal(fromPort.source, "PORT");
+      assert.ok(!fromPort.message.includes("hunter2"), fromPort.message);
+    } finally {
+      if (savedPort === undefined) delete process.env.PORT;
+      else process.env.PORT = savedPort;
+    }
+    // A value passed in code has no source.
+    const inCode = await causeOf({
+      configuration: () => ({}),
+      server: { maxBodySize: -1 },
+    });
+    assert.equal(inCode.key, "server:maxBodySize");
+    assert.equal(inCode.source, undefined);
+    const shutdown = await causeOf({
+      configuration: () => ({ host: { shutdownTimeout: "soon" } }),
+    });
+    assert.equal(shutdown.key, "host:shutdownTimeout");
+    assert.equal(shutdown.source, "the configuration");
+    const upload = await causeOf({
+      configuration: () => ({ features: { maxFileUploadSize: 0 } }),
+    });
+    assert.equal(upload.key, "features:maxFileUploadSize");
+    // A host that is no text is one too (it was a TypeError).
+    const host = await causeOf({
+      configuration: () => ({ server: { host: { name: "db" } } }),
+    });
+    assert.equal(host.key, "server:host");
+    assert.equal(host.source, "the configuration");
   });
 
   it("fails start-up when the port is in use, naming the address, and disposes what it made", async () => {

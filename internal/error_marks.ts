@@ -1,0 +1,89 @@
+// The error marks for modules other than core (core keeps its own copy in
+// core/_error_marks.ts, as it imports nothing else of Kit): each mark is a
+// registered symbol, so both copies set the very same ones, and an error
+// that keeps another base (`CircularDependencyError` is a `RangeError`,
+// `DatabaseConfigurationError` a `DatabaseError`) is recognised all the same.
+
+/**
+ * The mark every Kit error carries on its prototype. It is a registered
+ * symbol (`Symbol.for`), so an error thrown by one copy of a Kit package is
+ * recognised by another (two bundles, or an npm package beside the JSR one).
+ */
+export const KIT_ERROR_BRAND: unique symbol = Symbol.for(
+  "@vendor/kit.KitError",
+);
+
+/**
+ * The mark every setting error carries on its prototype: a registered
+ * symbol (`Symbol.for`), so another copy of Kit recognises it too.
+ */
+export const SETTING_ERROR_BRAND: unique symbol = Symbol.for(
+  "@vendor/kit.SettingError",
+);
+
+/** Sets one mark on a class's prototype. */
+export type MarkError = (
+  errorClass: abstract new (...args: never[]) => Error,
+) => void;
+
+/**
+ * A function that sets `symbol` on a class's prototype, so that every
+ * instance carries it (the mark is not enumerable and cannot be changed).
+ *
+ * @param symbol The mark.
+ * @returns The function that marks a class.
+ *
+ * @example Usage
+ * ```ts
+ * import { mark } from "./error_marks.ts";
+ *
+ * const markQuota = mark(Symbol.for("example.QuotaError"));
+ * class QuotaError extends RangeError {}
+ * markQuota(QuotaError);
+ * ```
+ */
+export function mark(symbol: symbol): MarkError {
+  return (errorClass) => {
+    Object.defineProperty(errorClass.prototype, symbol, { value: true });
+  };
+}
+
+/**
+ * Marks a class as a Kit error. `KitError` marks itself and so every class
+ * extending it; an error that must keep another built-in base
+ * (`CircularDependencyError` stays a `RangeError`) is marked with this, so
+ * that `isKitError` and `instanceof KitError` accept it.
+ *
+ * @param errorClass The class whose instances are Kit errors.
+ *
+ * @example Usage
+ * ```ts
+ * import { markKitError } from "./error_marks.ts";
+ *
+ * class OutOfRange extends RangeError {
+ *   readonly code = "out_of_range";
+ * }
+ * markKitError(OutOfRange);
+ * ```
+ */
+export const markKitError: MarkError = mark(KIT_ERROR_BRAND);
+
+/**
+ * Marks a class as a setting error, so that `instanceof SettingError`
+ * accepts its instances although it extends another base. The class still
+ * carries `key` and `source` itself.
+ *
+ * @param errorClass The class whose instances are setting errors.
+ *
+ * @example Usage
+ * ```ts
+ * import { markSettingError } from "./error_marks.ts";
+ *
+ * class PortError extends RangeError {
+ *   readonly key = "server:port";
+ *   readonly source = "PORT";
+ * }
+ * markSettingError(PortError);
+ * ```
+ */
+export const markSettingError: MarkError = mark(SETTING_ERROR_BRAND);
