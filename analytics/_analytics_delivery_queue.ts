@@ -1,5 +1,5 @@
 // Internal: the analytics providers' side of the shared delivery queue
-// (internal/delivery_queue.ts, which owns batching, bounds, retries through
+// (internal/delivery/delivery_queue.ts, which owns batching, bounds, retries through
 // the backoff, the outage breaker and flush deadlines). Here is what is
 // analytics' own: its error classes, the kit.analytics.events counts, the
 // delivery span, and the health shape.
@@ -20,7 +20,7 @@ import type { ResolvedDeliveryOptions } from "./_options.ts";
 import {
   type DeliveryFailure,
   DeliveryQueue as SharedQueue,
-} from "../internal/delivery_queue.ts";
+} from "../internal/delivery/delivery_queue.ts";
 
 /**
  * Sends one batch. Throws SendFailure (or anything, treated as not

@@ -2,7 +2,7 @@
 //
 // A collector may answer an error with a body of any length (a proxy's HTML
 // page, or a stream that never ends); only a short part of it is ever shown,
-// so only that much is read (internal/post_json.ts reads it) and the rest is
+// so only that much is read (internal/delivery/post_json.ts reads it) and the rest is
 // cancelled, which also closes the connection instead of draining it.
 //
 // The logging package needs none of this: its remote provider cancels an
@@ -25,7 +25,7 @@ const CUT_MARGIN = 256;
  * most {@linkcode SNIPPET_CHARS} characters, control characters escaped
  * (`\x1b`), so a collector's answer can neither show a secret nor drive the
  * terminal an error is printed on. `text` is what was read of the body (at
- * most {@linkcode SNIPPET_READ_BYTES}, internal/post_json.ts's bound);
+ * most {@linkcode SNIPPET_READ_BYTES}, internal/delivery/post_json.ts's bound);
  * `cut` says whether the body went on.
  */
 export function snippetOf(

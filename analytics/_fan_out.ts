@@ -9,7 +9,7 @@ import type {
 import type { AnalyticsProviderOperation } from "./analytics_errors.ts";
 import { secretMasker } from "./_mask.ts";
 import type { HealthCheckResult, HealthStatus } from "../platform/mod.ts";
-import { MAX_TIMER_MS } from "../internal/backoff.ts";
+import { MAX_TIMER_MS } from "../internal/delivery/backoff.ts";
 
 /** Reports a provider's failure in an operation. */
 export type ProviderReport = (

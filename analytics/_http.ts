@@ -1,13 +1,16 @@
-// Internal: one JSON POST (internal/post_json.ts: the deadline, the bounded
+// Internal: one JSON POST (internal/delivery/post_json.ts: the deadline, the bounded
 // read, redirects only within the origin), its answer classified for the
 // retry policy of the delivery queue and worded for analytics' errors.
-import { parseRetryAfter } from "../internal/retry_after.ts";
+import { parseRetryAfter } from "../internal/delivery/retry_after.ts";
 import { SNIPPET_READ_BYTES, snippetOf } from "./_body_snippet.ts";
-import { MAX_REDIRECTS, type RedirectVerdict } from "../internal/redirect.ts";
+import {
+  MAX_REDIRECTS,
+  type RedirectVerdict,
+} from "../internal/delivery/redirect.ts";
 import {
   postJson as post,
   type PostJsonAnswer,
-} from "../internal/post_json.ts";
+} from "../internal/delivery/post_json.ts";
 
 /** Why a send failed, and whether trying again can help. */
 export interface SendFailureInfo {
@@ -114,7 +117,7 @@ export async function postAnalyticsJson(
 }
 
 /**
- * Why a redirect is not followed (the rule is internal/redirect.ts's), in
+ * Why a redirect is not followed (the rule is internal/delivery/redirect.ts's), in
  * the words of this package.
  */
 function redirectReason(

@@ -2,7 +2,7 @@
 // providers.
 import { type Clock, systemClock } from "../core/mod.ts";
 import { pageAddress } from "../internal/page_address.ts";
-import { findSetting, quoteSetting } from "../internal/setting.ts";
+import { findSetting, quoteSetting } from "../internal/settings/setting.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 import { ErrorRoute } from "./_error_route.ts";

@@ -10,8 +10,8 @@ import {
   readFeatureSwitch,
   sayOnce,
   switchedOffBy,
-} from "../internal/feature_switch.ts";
-import { findSetting } from "../internal/setting.ts";
+} from "../internal/settings/feature_switch.ts";
+import { findSetting } from "../internal/settings/setting.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
 
 /** The key of the switch. */

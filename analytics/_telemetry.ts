@@ -2,7 +2,7 @@
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "analytics batch delivery" per POST and the counter kit.analytics.events
 // (delivered, dropped, retried). The tracer and the counter follow the
-// global providers (internal/telemetry.ts).
+// global providers (internal/telemetry/telemetry.ts).
 //
 // The API is reached only through core's loadOpenTelemetryApi(), once
 // isOpenTelemetryRegistered() found something registered: in Node.js and Bun
@@ -13,13 +13,13 @@ import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../internal/open_telemetry.ts";
+} from "../internal/telemetry/open_telemetry.ts";
 import {
   addCount,
   scopeCounter,
   scopeTracer,
   serverAttributes,
-} from "../internal/telemetry.ts";
+} from "../internal/telemetry/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const ANALYTICS_SCOPE = "@vendor/kit-platform-analytics";

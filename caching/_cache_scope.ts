@@ -12,7 +12,7 @@ import type {
   CacheSetOptions,
   ICacheArea,
 } from "./cache.ts";
-import { isOpenTelemetryRegistered } from "../internal/open_telemetry.ts";
+import { isOpenTelemetryRegistered } from "../internal/telemetry/open_telemetry.ts";
 import {
   type CacheCore,
   type Flight,

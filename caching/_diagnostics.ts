@@ -2,7 +2,7 @@
 // connect and handshake outcomes): written to standard error, prefixed
 // `[kit] `, only when KIT_LOG_LEVEL is `debug`, as the application host does
 // for its start-up steps.
-import { readEnvironmentVariable as readEnv } from "../internal/environment.ts";
+import { readEnvironmentVariable as readEnv } from "../internal/settings/environment.ts";
 
 /** Writes one diagnostic line. */
 export type Diagnostics = (message: string) => void;

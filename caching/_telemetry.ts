@@ -18,7 +18,7 @@
 // provider changes (one global look-up when a scope is made, per factory run
 // and at every 1,024th hit of an area for the meter provider).
 //
-// The API itself is reached only through loadOpenTelemetryApi() (internal/open_telemetry.ts), and
+// The API itself is reached only through loadOpenTelemetryApi() (internal/telemetry/open_telemetry.ts), and
 // only once isOpenTelemetryRegistered() found something registered: in
 // Node.js and Bun a process without an SDK never loads it.
 import type {
@@ -31,9 +31,9 @@ import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../internal/open_telemetry.ts";
-import { scopeTracer } from "../internal/telemetry.ts";
-import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
+} from "../internal/telemetry/open_telemetry.ts";
+import { scopeTracer } from "../internal/telemetry/telemetry.ts";
+import { NON_RECORDING_SPAN } from "../internal/telemetry/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const CACHING_SCOPE = "@vendor/kit-platform-caching";

@@ -8,7 +8,7 @@ import { clockOption } from "./_clock.ts";
 import type { HealthCheckResult } from "../platform/mod.ts";
 import { CacheCore } from "./_cache_core.ts";
 import { CacheScope } from "./_cache_scope.ts";
-import { settleWithin } from "./_deadlines.ts";
+import { settleWithin } from "./redis/_deadlines.ts";
 import type {
   CacheFactory,
   CacheGetOrSetOptions,

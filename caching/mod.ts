@@ -29,7 +29,7 @@ export type * from "./cache_provider.ts";
 export type * from "./cache_stats.ts";
 export type * from "./cache_invalidation.ts";
 export * from "./memory_cache_provider.ts";
-export * from "./remote_store_cache_provider.ts";
+export * from "./redis/remote_store_cache_provider.ts";
 export * from "./tiered_cache_provider.ts";
 export * from "./cache_error.ts";
 export * from "./cache_factory_error.ts";

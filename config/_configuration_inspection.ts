@@ -11,15 +11,15 @@ import type { HealthCheckResult } from "../platform/mod.ts";
 import type {
   ConfigurationDiagnostic,
   ConfigurationDiagnosticContext,
-} from "./configuration_provider.ts";
-import type { ConfigurationSchema } from "./configuration_schema.ts";
+} from "./providers/configuration_provider.ts";
+import type { ConfigurationSchema } from "./schema/configuration_schema.ts";
 import type { ExplainedValue } from "./explained_value.ts";
-import { EnvironmentVariableProvider } from "./environment_variable_provider.ts";
+import { EnvironmentVariableProvider } from "./providers/environment_variable_provider.ts";
 import {
   StandardVariableProvider,
   standardVariables,
-} from "./standard_variable_provider.ts";
-import { appConfigSchema } from "./app_config_schema.ts";
+} from "./providers/standard_variable_provider.ts";
+import { appConfigSchema } from "./schema/app_config_schema.ts";
 import {
   buildLayer,
   cloneJson,
@@ -27,11 +27,14 @@ import {
   mergeNodes,
   snapshot,
 } from "./_tree.ts";
-import { schemaKnows } from "./_schema.ts";
+import { schemaKnows } from "./schema/_schema.ts";
 import { maskTree } from "./_secrets.ts";
-import { readEnvironment } from "#config/environment";
-import { KIT_OPTIONAL_KEYS } from "./_kit_keys.ts";
-import { withFileSecrets, withoutFileSuffix } from "./_secret_files.ts";
+import { readEnvironment } from "#config/providers/environment";
+import { KIT_OPTIONAL_KEYS } from "./schema/_kit_keys.ts";
+import {
+  withFileSecrets,
+  withoutFileSuffix,
+} from "./providers/_secret_files.ts";
 import type {
   ConfigurationLayers,
   ReplacedArray,

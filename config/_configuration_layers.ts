@@ -13,9 +13,9 @@ import {
 import type {
   ConfigurationEntry,
   ConfigurationProvider,
-} from "./configuration_provider.ts";
-import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import type { ConfigurationSchema } from "./configuration_schema.ts";
+} from "./providers/configuration_provider.ts";
+import { ConfigurationValidationError } from "./schema/configuration_validation_error.ts";
+import type { ConfigurationSchema } from "./schema/configuration_schema.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import {
   buildLayer,
@@ -29,11 +29,11 @@ import {
   type Snapshot,
   snapshot,
 } from "./_tree.ts";
-import { UnsafeJsonError, validateAgainst } from "./_schema.ts";
+import { UnsafeJsonError, validateAgainst } from "./schema/_schema.ts";
 import { secretLiterals } from "./_secrets.ts";
-import { annotateFailures, type HintSource } from "./_hints.ts";
-import { whereToSet } from "./_where_to_set.ts";
-import { withFileSecrets } from "./_secret_files.ts";
+import { annotateFailures, type HintSource } from "./schema/_hints.ts";
+import { whereToSet } from "./schema/_where_to_set.ts";
+import { withFileSecrets } from "./providers/_secret_files.ts";
 
 /** One registered source. */
 export interface Registration {

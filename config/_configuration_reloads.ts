@@ -11,7 +11,7 @@ import {
 import { unrefTimer } from "../internal/unref_timer.ts";
 import type { Signal } from "../platform/mod.ts";
 import type { Span } from "@opentelemetry/api";
-import { ConfigurationValidationError } from "./configuration_validation_error.ts";
+import { ConfigurationValidationError } from "./schema/configuration_validation_error.ts";
 import type { ConfigurationChange } from "./configuration_change.ts";
 import type {
   ConfigurationLayers,
@@ -19,7 +19,7 @@ import type {
 } from "./_configuration_layers.ts";
 import { cloneJson, type LeafInfo, sameLeaf } from "./_tree.ts";
 import { secretLiterals } from "./_secrets.ts";
-import { withFileSecrets } from "./_secret_files.ts";
+import { withFileSecrets } from "./providers/_secret_files.ts";
 import { inReloadSpan, reloadFailed, reloadSucceeded } from "./_telemetry.ts";
 
 /** The last load or reload that failed, secrets masked. */

@@ -2,15 +2,19 @@
 // until an SDK, or Deno's built-in exporter, registers providers): a span
 // "configuration reload" around each reload, and the counter
 // kit.config.reload.failures per source. The tracer and the counter follow
-// the global providers (internal/telemetry.ts); the API itself is loaded
+// the global providers (internal/telemetry/telemetry.ts); the API itself is loaded
 // only once something is registered.
 import type { Span } from "@opentelemetry/api";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../internal/open_telemetry.ts";
-import { addCount, scopeCounter, scopeTracer } from "../internal/telemetry.ts";
-import { NON_RECORDING_SPAN } from "../internal/non_recording_span.ts";
+} from "../internal/telemetry/open_telemetry.ts";
+import {
+  addCount,
+  scopeCounter,
+  scopeTracer,
+} from "../internal/telemetry/telemetry.ts";
+import { NON_RECORDING_SPAN } from "../internal/telemetry/non_recording_span.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const CONFIG_SCOPE = "@vendor/kit-platform-configuration";

@@ -2,8 +2,8 @@
 // of nodes (a layer), layers merge in precedence order, and the result is
 // flattened once into a lower-cased key index so lookups are one Map.get.
 import { isPlainObject } from "../core/mod.ts";
-import type { ConfigurationEntry } from "./configuration_provider.ts";
-import { ConfigurationSourceError } from "./configuration_source_error.ts";
+import type { ConfigurationEntry } from "./providers/configuration_provider.ts";
+import { ConfigurationSourceError } from "./providers/configuration_source_error.ts";
 import { UnsafeConfigurationKeyError } from "./unsafe_configuration_key_error.ts";
 import { MAX_DEPTH, shortenPath } from "./_limits.ts";
 

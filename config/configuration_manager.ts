@@ -6,7 +6,7 @@
 // they print). This file stays longer than the others because it carries
 // the documentation and examples of every public method; the method bodies
 // here only hand over to those parts.
-import { currentTestConfiguration } from "../internal/test_configuration.ts";
+import { currentTestConfiguration } from "../internal/settings/test_configuration.ts";
 import {
   type HealthCheckable,
   type HealthCheckResult,
@@ -17,11 +17,11 @@ import type {
   ConfigurationDiagnostic,
   ConfigurationProvider,
   ConfigurationValue,
-} from "./configuration_provider.ts";
+} from "./providers/configuration_provider.ts";
 import type {
   ConfigurationSchema,
   InferConfiguration,
-} from "./configuration_schema.ts";
+} from "./schema/configuration_schema.ts";
 import type {
   ConfigurationPath,
   ConfigurationPathValue,
@@ -31,17 +31,17 @@ import { ConfigurationValueNotFoundError } from "./configuration_value_not_found
 import {
   type EnvironmentVariableOptions,
   EnvironmentVariableProvider,
-} from "./environment_variable_provider.ts";
-import { StandardVariableProvider } from "./standard_variable_provider.ts";
+} from "./providers/environment_variable_provider.ts";
+import { StandardVariableProvider } from "./providers/standard_variable_provider.ts";
 import {
   type JsonFileOptions,
   JsonFileProvider,
-} from "./json_file_provider.ts";
+} from "./providers/json_file_provider.ts";
 import { cloneJson, type IndexEntry } from "./_tree.ts";
 import { createSecretMatcher } from "../core/mod.ts";
-import { getEnvironmentVariable } from "#config/environment";
-import { registerHints, registerWhereToSet } from "./_hints.ts";
-import { whereToSet } from "./_where_to_set.ts";
+import { getEnvironmentVariable } from "#config/providers/environment";
+import { registerHints, registerWhereToSet } from "./schema/_hints.ts";
+import { whereToSet } from "./schema/_where_to_set.ts";
 import {
   ConfigurationLayers,
   type ReplacedArray,

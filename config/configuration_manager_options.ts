@@ -1,5 +1,5 @@
 // The options a ConfigurationManager is created with.
-import type { ConfigurationSchema } from "./configuration_schema.ts";
+import type { ConfigurationSchema } from "./schema/configuration_schema.ts";
 
 /**
  * Options of {@linkcode ConfigurationManager}.

@@ -1,10 +1,10 @@
 import { ConfigurationManager } from "./configuration_manager.ts";
-import type { ConfigurationSchema } from "./configuration_schema.ts";
-import type { ConfigurationDiagnostic } from "./configuration_provider.ts";
-import { DotEnvProvider } from "./dot_env_provider.ts";
-import { validateConfiguration } from "./validate_configuration.ts";
-import { ConfigurationValidationError } from "./configuration_validation_error.ts";
-import { getEnvironmentVariable } from "#config/environment";
+import type { ConfigurationSchema } from "./schema/configuration_schema.ts";
+import type { ConfigurationDiagnostic } from "./providers/configuration_provider.ts";
+import { DotEnvProvider } from "./providers/dot_env_provider.ts";
+import { validateConfiguration } from "./schema/validate_configuration.ts";
+import { ConfigurationValidationError } from "./schema/configuration_validation_error.ts";
+import { getEnvironmentVariable } from "#config/providers/environment";
 
 /**
  * Options of {@linkcode createConfiguration}.

@@ -46,29 +46,29 @@
  * @module
  */
 export type * from "./configuration.ts";
-export * from "./configuration_provider.ts";
-export type * from "./configuration_schema.ts";
+export * from "./providers/configuration_provider.ts";
+export type * from "./schema/configuration_schema.ts";
 export type * from "./configuration_path.ts";
 export * from "./configuration_manager.ts";
 export * from "./configuration_manager_options.ts";
 export * from "./configuration_change.ts";
 export * from "./explained_value.ts";
 export * from "./create_configuration.ts";
-export * from "./json_file_provider.ts";
-export * from "./environment_variable_provider.ts";
-export * from "./standard_variable_provider.ts";
-export * from "./memory_provider.ts";
-export * from "./dot_env_provider.ts";
-export * from "./json_url_provider.ts";
-export * from "./app_config_schema.ts";
-export * from "./extend_section.ts";
-export * from "./kit_configuration_keys.ts";
-export * from "./validate_configuration.ts";
-export * from "./log_level_rule.ts";
+export * from "./providers/json_file_provider.ts";
+export * from "./providers/environment_variable_provider.ts";
+export * from "./providers/standard_variable_provider.ts";
+export * from "./providers/memory_provider.ts";
+export * from "./providers/dot_env_provider.ts";
+export * from "./providers/json_url_provider.ts";
+export * from "./schema/app_config_schema.ts";
+export * from "./schema/extend_section.ts";
+export * from "./schema/kit_configuration_keys.ts";
+export * from "./schema/validate_configuration.ts";
+export * from "./schema/log_level_rule.ts";
 export * from "./secret_keys.ts";
 export * from "./configuration_value_not_found_error.ts";
-export * from "./configuration_validation_error.ts";
-export * from "./configuration_source_error.ts";
+export * from "./schema/configuration_validation_error.ts";
+export * from "./providers/configuration_source_error.ts";
 export * from "./unsafe_configuration_key_error.ts";
 export type {
   HealthCheckable,

@@ -1,11 +1,11 @@
 // The options of an HttpClient as its calls apply them: checked once when the
 // client is made, defaults filled in, and the transport built.
 import type { Clock } from "../core/mod.ts";
-import { type CacheSetup, createHttpCache } from "./_cache_setup.ts";
-import type { HttpCache } from "./_http_cache.ts";
-import { type RedirectPolicy, trustedOrigins } from "./_redirect.ts";
-import { CALLER_CLOCK } from "./_retry.ts";
-import { createTransport, type Transport } from "./_transport.ts";
+import { type CacheSetup, createHttpCache } from "./cache/_cache_setup.ts";
+import type { HttpCache } from "./cache/_http_cache.ts";
+import { type RedirectPolicy, trustedOrigins } from "./request/_redirect.ts";
+import { CALLER_CLOCK } from "./request/_retry.ts";
+import { createTransport, type Transport } from "./request/_transport.ts";
 import { byteCount, count, MAX_TIMER, milliseconds } from "./_validate.ts";
 import type {
   HttpClientOptions,

@@ -8,7 +8,7 @@ import {
   findDeclared,
   quoteSetting,
   readSetting,
-} from "../internal/setting.ts";
+} from "../internal/settings/setting.ts";
 import { displayUrl } from "./_display_url.ts";
 import { resolveBase } from "./_url.ts";
 import { HttpConfigurationError } from "./http_configuration_error.ts";

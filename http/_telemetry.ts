@@ -12,7 +12,7 @@
 // call costs two property reads (isOpenTelemetryRegistered): no span, no
 // context, no clock read.
 //
-// The API itself comes from internal/open_telemetry.ts (loadOpenTelemetryApi) only once something
+// The API itself comes from internal/telemetry/open_telemetry.ts (loadOpenTelemetryApi) only once something
 // is registered, so that a process without an SDK never loads it (in
 // Node.js it is about 25 ms of a cold start). What is registered may come
 // from another copy of the API than the one loaded (the CommonJS bundle, or
@@ -32,9 +32,9 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   type OpenTelemetryApi,
-} from "../internal/open_telemetry.ts";
-import { HTTP_DURATION_BUCKETS } from "../internal/http_duration_buckets.ts";
-import { createScopeTracer } from "../internal/scope_tracer.ts";
+} from "../internal/telemetry/open_telemetry.ts";
+import { HTTP_DURATION_BUCKETS } from "../internal/telemetry/http_duration_buckets.ts";
+import { createScopeTracer } from "../internal/telemetry/scope_tracer.ts";
 import { HttpError } from "./http_error.ts";
 import { TimeoutError } from "./timeout_error.ts";
 

@@ -10,9 +10,9 @@ import {
   publicOptions,
   resolveClientOptions,
 } from "./_client_options.ts";
-import { cacheSetup } from "./_cache_setup.ts";
+import { cacheSetup } from "./cache/_cache_setup.ts";
 import { readApiConfiguration } from "./_configuration.ts";
-import { RequestEngine } from "./_request_engine.ts";
+import { RequestEngine } from "./request/_request_engine.ts";
 import { resolveBase, withQuery } from "./_url.ts";
 import type {
   HttpClientConfigurationOptions,

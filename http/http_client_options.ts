@@ -1,7 +1,7 @@
 // The option types of HttpClient: the client's options, a call's options,
 // what onRetry receives and the resolved options `client.options` returns.
 import type { Clock } from "../core/mod.ts";
-import type { HttpCacheStore } from "./http_cache_store.ts";
+import type { HttpCacheStore } from "./cache/http_cache_store.ts";
 
 /** Options of {@linkcode HttpClient}. */
 export interface HttpClientOptions {

@@ -35,7 +35,7 @@
  */
 export * from "./http_client.ts";
 export type * from "./http_client_options.ts";
-export type * from "./http_cache_store.ts";
+export type * from "./cache/http_cache_store.ts";
 export type * from "./http_interceptor.ts";
 export * from "./http_error.ts";
 export * from "./response_too_large_error.ts";
@@ -43,6 +43,6 @@ export * from "./timeout_error.ts";
 export * from "./redirect_error.ts";
 export * from "./http_configuration_error.ts";
 export * from "./error_interceptor.ts";
-export * from "./auth_interceptor.ts";
-export * from "./storage_token_source.ts";
-export * from "./memory_storage.ts";
+export * from "./auth/auth_interceptor.ts";
+export * from "./auth/storage_token_source.ts";
+export * from "./auth/memory_storage.ts";

@@ -4,24 +4,27 @@ import {
   type IConfiguration,
   kitConfigurationSections,
 } from "../config/mod.ts";
-import { isCultureName } from "./culture_name.ts";
-import type { CultureProvider } from "./culture_provider.ts";
-import { DefaultCultureProvider } from "./default_culture_provider.ts";
-import { HttpLocalizationLoader } from "./http_localization_loader.ts";
-import { JsonFileLocalizationLoader } from "./json_file_localization_loader.ts";
-import { LoaderLocalizationProvider } from "./loader_localization_provider.ts";
+import { isCultureName } from "./cultures/culture_name.ts";
+import type { CultureProvider } from "./cultures/culture_provider.ts";
+import { DefaultCultureProvider } from "./cultures/default_culture_provider.ts";
+import { HttpLocalizationLoader } from "./loading/http_localization_loader.ts";
+import { JsonFileLocalizationLoader } from "./loading/json_file_localization_loader.ts";
+import { LoaderLocalizationProvider } from "./loading/loader_localization_provider.ts";
 import { LocalizationCache } from "./localization_cache.ts";
 import { LocalizationConfigurationError } from "./localization_configuration_error.ts";
-import type { LocalizationProvider } from "./localization_provider.ts";
+import type { LocalizationProvider } from "./loading/localization_provider.ts";
 import type { LocalizationManagerConfigurationOptions } from "./localization_manager_options.ts";
 import { readCultureList } from "../internal/culture_names.ts";
-import { readFeatureSwitch, sourceOf } from "../internal/feature_switch.ts";
+import {
+  readFeatureSwitch,
+  sourceOf,
+} from "../internal/settings/feature_switch.ts";
 import {
   findSetting,
   type FoundSetting,
   quoteSetting,
   readSetting,
-} from "../internal/setting.ts";
+} from "../internal/settings/setting.ts";
 
 // Types, bounds and the default culture come from the configuration's one
 // declaration of these keys, the one appConfigSchema checks by.

@@ -2,16 +2,20 @@
 // shared by the manager (its current culture) and the translators of
 // forCulture. Replaced as a whole, so translate never sees half of a change.
 import { hostLogger } from "../platform/mod.ts";
-import { type Render, type Source, TranslationCompiler } from "./_compiler.ts";
-import { dateFormatter, numberFormatter } from "./_formatters.ts";
-import type { LocalizationKeyResolver } from "./key_resolver.ts";
-import { LocalizationMessageError } from "./localization_message_error.ts";
+import {
+  type Render,
+  type Source,
+  TranslationCompiler,
+} from "./messages/_compiler.ts";
+import { dateFormatter, numberFormatter } from "./messages/_formatters.ts";
+import type { LocalizationKeyResolver } from "./messages/key_resolver.ts";
+import { LocalizationMessageError } from "./messages/localization_message_error.ts";
 import type {
   MissingTranslationHandler,
   MissingTranslationReport,
 } from "./localization_manager_options.ts";
 import type { TranslateFunction, Translator } from "./translator.ts";
-import type { LocalizationValueParser } from "./value_parser.ts";
+import type { LocalizationValueParser } from "./messages/value_parser.ts";
 
 /** What the manager lends every set of translations. */
 export interface Host {

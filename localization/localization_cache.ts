@@ -2,7 +2,7 @@ import type { LRUCache } from "lru-cache";
 import { loadLruCache } from "#internal/lru_cache";
 import { cacheClocks } from "./_cache_clock.ts";
 import type { Clock } from "../core/mod.ts";
-import type { LocalizationResources } from "./localization_provider.ts";
+import type { LocalizationResources } from "./loading/localization_provider.ts";
 
 /** Options of a {@linkcode LocalizationCache}. */
 export interface LocalizationCacheOptions {

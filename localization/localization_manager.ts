@@ -1,10 +1,10 @@
 import type { IConfiguration } from "../config/mod.ts";
 import type { Signal } from "../platform/mod.ts";
 import { partsFromConfiguration } from "./_configuration.ts";
-import { announceSingleCulture } from "./_single_culture.ts";
+import { announceSingleCulture } from "./cultures/_single_culture.ts";
 import { cultureChain } from "../internal/culture_chain.ts";
-import { cultureOfRequest } from "./_request_culture.ts";
-import { ResourceLoader } from "./_resource_loading.ts";
+import { cultureOfRequest } from "./cultures/_request_culture.ts";
+import { ResourceLoader } from "./loading/_resource_loading.ts";
 import { type Slot, TranslatorCache } from "./_translator_cache.ts";
 import {
   CultureTranslator,
@@ -12,13 +12,13 @@ import {
   messageErrorByDefault,
   Translations,
 } from "./_translations.ts";
-import { assertCultureName, isCultureName } from "./culture_name.ts";
-import { InvalidCultureError } from "./invalid_culture_error.ts";
-import type { CultureProvider } from "./culture_provider.ts";
-import { FormatLocalizationValueParser } from "./format_localization_value_parser.ts";
-import { IcuLocalizationValueParser } from "./icu_localization_value_parser.ts";
-import { IdentityKeyResolver } from "./identity_key_resolver.ts";
-import type { LocalizationKeyResolver } from "./key_resolver.ts";
+import { assertCultureName, isCultureName } from "./cultures/culture_name.ts";
+import { InvalidCultureError } from "./cultures/invalid_culture_error.ts";
+import type { CultureProvider } from "./cultures/culture_provider.ts";
+import { FormatLocalizationValueParser } from "./messages/format_localization_value_parser.ts";
+import { IcuLocalizationValueParser } from "./messages/icu_localization_value_parser.ts";
+import { IdentityKeyResolver } from "./messages/identity_key_resolver.ts";
+import type { LocalizationKeyResolver } from "./messages/key_resolver.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
 import type {
   ForRequestOptions,
@@ -27,10 +27,10 @@ import type {
   LocalizationRequest,
   MissingTranslationHandler,
 } from "./localization_manager_options.ts";
-import type { LocalizationProvider } from "./localization_provider.ts";
-import { RefLocalizationValueParser } from "./ref_localization_value_parser.ts";
+import type { LocalizationProvider } from "./loading/localization_provider.ts";
+import { RefLocalizationValueParser } from "./messages/ref_localization_value_parser.ts";
 import type { TranslateFunction, Translator } from "./translator.ts";
-import type { LocalizationValueParser } from "./value_parser.ts";
+import type { LocalizationValueParser } from "./messages/value_parser.ts";
 
 // A façade: loading the catalogs (_resource_loading.ts), the per-culture
 // translators of forCulture (_translator_cache.ts) and the culture of a

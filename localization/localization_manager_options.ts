@@ -1,12 +1,12 @@
 // The options and request shape of LocalizationManager, apart from its class
 // so that the manager's file holds its behaviour (like application_options.ts).
-import type { CultureProvider } from "./culture_provider.ts";
-import type { LocalizationHttpClient } from "./http_localization_loader.ts";
-import type { LocalizationKeyResolver } from "./key_resolver.ts";
+import type { CultureProvider } from "./cultures/culture_provider.ts";
+import type { LocalizationHttpClient } from "./loading/http_localization_loader.ts";
+import type { LocalizationKeyResolver } from "./messages/key_resolver.ts";
 import type { LocalizationCache } from "./localization_cache.ts";
-import type { LocalizationMessageError } from "./localization_message_error.ts";
-import type { LocalizationProvider } from "./localization_provider.ts";
-import type { LocalizationValueParser } from "./value_parser.ts";
+import type { LocalizationMessageError } from "./messages/localization_message_error.ts";
+import type { LocalizationProvider } from "./loading/localization_provider.ts";
+import type { LocalizationValueParser } from "./messages/value_parser.ts";
 
 /**
  * Produces the text shown for a key no culture of the fallback chain has

@@ -2,24 +2,24 @@
 // configuration into manager options.
 import type { IConfiguration } from "../config/mod.ts";
 import { invalidLogLevelMessage } from "../core/mod.ts";
-import { readEnvironmentVariable } from "../internal/environment.ts";
-import { findSetting } from "../internal/setting.ts";
-import type { ILogProvider } from "./log_provider.ts";
+import { readEnvironmentVariable } from "../internal/settings/environment.ts";
+import { findSetting } from "../internal/settings/setting.ts";
+import type { ILogProvider } from "./providers/log_provider.ts";
 import { type LogLevel, parseLogLevel } from "./log_level.ts";
 import { LoggingConfigurationError } from "./logging_configuration_error.ts";
-import { LogProviderOptionError } from "./log_provider_option_error.ts";
-import { describeValue } from "./_describe.ts";
-import { checkOptions, type Rules } from "./_options.ts";
-import { CONSOLE_RULES, FILE_RULES, REMOTE_RULES } from "./_rules.ts";
-import { ConsoleLogProvider } from "./console_log_provider.ts";
+import { LogProviderOptionError } from "./providers/log_provider_option_error.ts";
+import { describeValue } from "./providers/_describe.ts";
+import { checkOptions, type Rules } from "./providers/_options.ts";
+import { CONSOLE_RULES, FILE_RULES, REMOTE_RULES } from "./providers/_rules.ts";
+import { ConsoleLogProvider } from "./providers/console_log_provider.ts";
 import {
   FileLogProvider,
   type FileLogProviderOptions,
-} from "./file_log_provider.ts";
+} from "./providers/file_log_provider.ts";
 import {
   RemoteLogProvider,
   type RemoteLogProviderOptions,
-} from "./remote_log_provider.ts";
+} from "./providers/remote_log_provider.ts";
 
 const PROVIDERS = "logging:providers";
 const TYPES = ["console", "file", "remote"] as const;

@@ -7,9 +7,9 @@ import { RequestContext, type RequestContextValues } from "../platform/mod.ts";
 import { maskSecretText } from "../core/mod.ts";
 import type { LogEntry, LogProperties } from "./log_entry.ts";
 import type { LogLevel } from "./log_level.ts";
-import type { ILogProvider } from "./log_provider.ts";
+import type { ILogProvider } from "./providers/log_provider.ts";
 import type { Logger } from "./logger.ts";
-import { RESOLVED } from "./_resolved.ts";
+import { RESOLVED } from "./providers/_resolved.ts";
 import { activeSpanContext } from "./_telemetry.ts";
 
 /** Above every level: nothing is written. */

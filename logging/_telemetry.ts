@@ -4,10 +4,10 @@
 // - the counter `kit.log.records` (delivered / dropped / retried);
 // - the CLIENT span "log batch delivery" around each POST of a batch.
 // The tracer and the counter follow the global providers
-// (internal/telemetry.ts): one global look-up per use, and they are used
+// (internal/telemetry/telemetry.ts): one global look-up per use, and they are used
 // per batch.
 //
-// The API itself is got from internal/open_telemetry.ts (loadOpenTelemetryApi) only on a path that
+// The API itself is got from internal/telemetry/open_telemetry.ts (loadOpenTelemetryApi) only on a path that
 // already knows the part it needs is registered: in Node.js the npm package
 // then never loads it in a process without an SDK (about 25 ms of a cold
 // start). What the API would do with nothing registered is done here
@@ -17,13 +17,13 @@ import { maskSecretText } from "../core/mod.ts";
 import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
-} from "../internal/open_telemetry.ts";
+} from "../internal/telemetry/open_telemetry.ts";
 import {
   addCount,
   scopeCounter,
   scopeTracer,
   type ServerAttributes,
-} from "../internal/telemetry.ts";
+} from "../internal/telemetry/telemetry.ts";
 
 /** The instrumentation scope: the npm package's name. */
 export const LOGGING_SCOPE = "@vendor/kit-platform-logging";

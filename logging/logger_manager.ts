@@ -6,7 +6,7 @@ import {
   type LogLevelName,
   parseLogLevel,
 } from "./log_level.ts";
-import type { ILogProvider } from "./log_provider.ts";
+import type { ILogProvider } from "./providers/log_provider.ts";
 import type { Logger } from "./logger.ts";
 import { Core, createLogger, OFF } from "./_logger.ts";
 import { optionsFromConfiguration } from "./_configuration.ts";

@@ -45,17 +45,17 @@
  */
 export * from "./log_level.ts";
 export type * from "./log_entry.ts";
-export type * from "./log_provider.ts";
+export type * from "./providers/log_provider.ts";
 export type * from "./logger.ts";
 export * from "./logger_manager.ts";
-export * from "./console_log_provider.ts";
-export * from "./file_log_provider.ts";
-export * from "./remote_log_provider.ts";
+export * from "./providers/console_log_provider.ts";
+export * from "./providers/file_log_provider.ts";
+export * from "./providers/remote_log_provider.ts";
 export * from "./redact.ts";
 export * from "./invalid_log_level_error.ts";
-export * from "./log_provider_option_error.ts";
+export * from "./providers/log_provider_option_error.ts";
 export * from "./logging_configuration_error.ts";
-export * from "./log_delivery_error.ts";
+export * from "./providers/log_delivery_error.ts";
 // The configuration interface `LoggerManager.fromConfiguration` takes, so the
 // logging docs are complete on their own (the same type as in `../config`).
 export type { IConfiguration } from "../config/mod.ts";

@@ -39,7 +39,7 @@
  *
  * @module
  */
-import { type ContextFrame, frames } from "./_async_context_frame.ts";
+import { type ContextFrame, frames } from "./server/_async_context_frame.ts";
 
 /**
  * What {@linkcode kit} uses of Hono's `Context` (`c`): Hono's own `Context`

@@ -25,23 +25,23 @@
  *
  * @module
  */
-export * from "./service_locator.ts";
-export type * from "./service_registration.ts";
-export * from "./service_not_found_error.ts";
-export * from "./circular_dependency_error.ts";
-export * from "./async_service_error.ts";
-export * from "./service_creation_error.ts";
+export * from "./locator/service_locator.ts";
+export type * from "./locator/service_registration.ts";
+export * from "./locator/service_not_found_error.ts";
+export * from "./locator/circular_dependency_error.ts";
+export * from "./locator/async_service_error.ts";
+export * from "./locator/service_creation_error.ts";
 export * from "./event_aggregator.ts";
 export * from "./signal.ts";
-export * from "./health.ts";
-export * from "./request_context.ts";
-export * from "./application.ts";
-export * from "./application_logger.ts";
-export * from "./application_options.ts";
-export * from "./define_application.ts";
-export * from "./application_start_error.ts";
-export * from "./service_scope.ts";
-export * from "./service_lifetime_error.ts";
-export * from "./server_options.ts";
-export * from "./host_logger.ts";
-export * from "./server_setting_error.ts";
+export * from "./host/health.ts";
+export * from "./server/request_context.ts";
+export * from "./host/application.ts";
+export * from "./host/application_logger.ts";
+export * from "./host/application_options.ts";
+export * from "./host/define_application.ts";
+export * from "./host/application_start_error.ts";
+export * from "./locator/service_scope.ts";
+export * from "./locator/service_lifetime_error.ts";
+export * from "./server/server_options.ts";
+export * from "./host/host_logger.ts";
+export * from "./server/server_setting_error.ts";

@@ -33,20 +33,23 @@ import {
   type ServiceMap,
   type ServiceName,
 } from "./mod.ts";
-import { TEST_HOOKS, type TestHooks } from "./_testing_hooks.ts";
-import { recordingLogging, recordManager } from "./_testing_logs.ts";
+import { TEST_HOOKS, type TestHooks } from "./testing/_testing_hooks.ts";
+import { recordingLogging, recordManager } from "./testing/_testing_logs.ts";
 import {
   checkKey,
   layerConfiguration,
   runWithTestConfiguration,
-} from "./_testing_config.ts";
-import { applyOverrides, noteRegistrations } from "./_testing_overrides.ts";
+} from "./testing/_testing_config.ts";
+import {
+  applyOverrides,
+  noteRegistrations,
+} from "./testing/_testing_overrides.ts";
 
 export {
   FakeClock,
   type FakeClockOptions,
   type WaitForTimersOptions,
-} from "./fake_clock.ts";
+} from "./testing/fake_clock.ts";
 export {
   createTestDatabase,
   type TestDatabaseOptions,

@@ -2,7 +2,7 @@
  * One name per thing across Kit's modules: no two modules (the eight
  * packages' folders and internal/) define an export of the same name, so a
  * search for a class, function, type or constant finds one thing. Inside a
- * module the files behind one runtime variant (`#platform/server`) define
+ * module the files behind one runtime variant (`#platform/server/server`) define
  * the same names by design, and may share them with the module's other
  * files; that stays allowed.
  *

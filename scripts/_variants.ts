@@ -30,7 +30,7 @@
  * 1. `node`: the file Node.js takes on npm (its `node` condition, or the
  *    `default` it falls back to). Its code uses Node.js's API (`node:`
  *    modules), which Bun has too and Deno as well: deno.json may map the
- *    same file (`#platform/async_context`).
+ *    same file (`#platform/server/async_context`).
  * 2. `deno`: deno.json's file where Node.js takes another one; browsers may
  *    share it through `default` (`#http/ky`: the Deno file imports ky with
  *    the module, the Node.js file loads it on first use).
@@ -71,17 +71,17 @@ export type NpmRuntime = keyof typeof NPM_RUNTIMES;
 export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   // Dependencies loaded on first use in Node.js and Bun (requireDependency),
   // imported with the module in Deno and browsers.
-  "#internal/open_telemetry_api": {
-    node: "internal/_open_telemetry_api_node.ts",
-    default: "internal/_open_telemetry_api_deno.ts",
+  "#internal/telemetry/open_telemetry_api": {
+    node: "internal/telemetry/_open_telemetry_api_node.ts",
+    default: "internal/telemetry/_open_telemetry_api_deno.ts",
   },
   "#internal/lru_cache": {
     node: "internal/_lru_cache_node.ts",
     default: "internal/_lru_cache_deno.ts",
   },
-  "#config/valibot": {
-    node: "config/_valibot_node.ts",
-    default: "config/_valibot_deno.ts",
+  "#config/schema/valibot": {
+    node: "config/schema/_valibot_node.ts",
+    default: "config/schema/_valibot_deno.ts",
   },
   "#http/ky": {
     node: "http/_ky_node.ts",
@@ -91,13 +91,13 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
     node: "logging/_logtape_node.ts",
     default: "logging/_logtape_deno.ts",
   },
-  "#localization/icu_parser": {
-    node: "localization/_icu_parser_node.ts",
-    default: "localization/_icu_parser_deno.ts",
+  "#localization/messages/icu_parser": {
+    node: "localization/messages/_icu_parser_node.ts",
+    default: "localization/messages/_icu_parser_deno.ts",
   },
-  "#localization/locale_matcher": {
-    node: "localization/_locale_matcher_node.ts",
-    default: "localization/_locale_matcher_deno.ts",
+  "#localization/cultures/locale_matcher": {
+    node: "localization/cultures/_locale_matcher_node.ts",
+    default: "localization/cultures/_locale_matcher_deno.ts",
   },
   // Loading a dependency synchronously: Node.js and Bun only.
   "#internal/require_dependency": {
@@ -108,52 +108,56 @@ export const VARIANTS: Readonly<Record<string, VariantFiles>> = {
   // (they test what the runtime has).
   "#core/unref": { default: "core/_unref_node.ts" },
   "#internal/unref": { default: "internal/_unref_node.ts" },
-  "#internal/env": { default: "internal/_env_node.ts" },
-  "#config/environment": { default: "config/_environment_node.ts" },
-  "#logging/terminal": { default: "logging/_terminal_node.ts" },
+  "#internal/settings/env": { default: "internal/settings/_env_node.ts" },
+  "#config/providers/environment": {
+    default: "config/providers/_environment_node.ts",
+  },
+  "#logging/providers/terminal": {
+    default: "logging/providers/_terminal_node.ts",
+  },
   "#analytics/runtime_errors": {
     default: "analytics/_runtime_errors_node.ts",
   },
   // Servers (Node.js and Bun) and browsers apart.
-  "#caching/redis_driver": {
-    default: "caching/_redis_driver_node.ts",
-    browser: "caching/_redis_driver_browser.ts",
+  "#caching/redis/redis_driver": {
+    default: "caching/redis/_redis_driver_node.ts",
+    browser: "caching/redis/_redis_driver_browser.ts",
   },
-  "#config/dotenv": {
-    default: "config/_dotenv_node.ts",
-    browser: "config/_dotenv_browser.ts",
+  "#config/providers/dotenv": {
+    default: "config/providers/_dotenv_node.ts",
+    browser: "config/providers/_dotenv_browser.ts",
   },
-  "#config/file_system": {
-    default: "config/_file_system_node.ts",
-    browser: "config/_file_system_browser.ts",
+  "#config/providers/file_system": {
+    default: "config/providers/_file_system_node.ts",
+    browser: "config/providers/_file_system_browser.ts",
   },
-  "#http/redirect_mode": {
-    default: "http/_redirect_mode_node.ts",
-    browser: "http/_redirect_mode_browser.ts",
+  "#http/request/redirect_mode": {
+    default: "http/request/_redirect_mode_node.ts",
+    browser: "http/request/_redirect_mode_browser.ts",
   },
-  "#localization/fs": {
-    default: "localization/_fs_node.ts",
-    browser: "localization/_fs_browser.ts",
+  "#localization/loading/fs": {
+    default: "localization/loading/_fs_node.ts",
+    browser: "localization/loading/_fs_browser.ts",
   },
-  "#logging/node_file": {
-    default: "logging/_node_file_node.ts",
-    browser: "logging/_node_file_browser.ts",
+  "#logging/providers/node_file": {
+    default: "logging/providers/_node_file_node.ts",
+    browser: "logging/providers/_node_file_browser.ts",
   },
   "#logging/exit": {
     node: "logging/_exit_node.ts",
     browser: "logging/_exit_browser.ts",
   },
-  "#platform/async_context": {
-    default: "platform/_async_context_node.ts",
-    browser: "platform/_async_context_browser.ts",
+  "#platform/server/async_context": {
+    default: "platform/server/_async_context_node.ts",
+    browser: "platform/server/_async_context_browser.ts",
   },
-  "#platform/process": {
-    node: "platform/_process_node.ts",
-    browser: "platform/_process_browser.ts",
+  "#platform/host/process": {
+    node: "platform/host/_process_node.ts",
+    browser: "platform/host/_process_browser.ts",
   },
-  "#platform/server": {
-    node: "platform/_server_node.ts",
-    browser: "platform/_server_browser.ts",
+  "#platform/server/server": {
+    node: "platform/server/_server_node.ts",
+    browser: "platform/server/_server_browser.ts",
   },
 };
 
@@ -263,7 +267,9 @@ function checkFileNames(
     bun: taken("bun"),
     browser: taken("browser"),
   };
-  const [folder, what] = name.slice(1).split(/\/(.*)/s);
+  const slash = name.lastIndexOf("/");
+  const folder = name.slice(1, slash);
+  const what = name.slice(slash + 1);
   for (const file of new Set([denoFile, ...Object.values(files)])) {
     const runtime = FILE_RUNTIMES.find((runtime) => takers[runtime] === file) ??
       "browser";

@@ -295,7 +295,7 @@ for (const info of PACKAGES) {
     const code = await readFile(join(dir, bundle), "utf8");
     for (const specifier of deferredImports(bundle, code)) {
       problems.push(
-        `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as internal/_open_telemetry_api_deno.ts / _open_telemetry_api_node.ts, see scripts/_variants.ts)`,
+        `${info.name}: ${bundle} loads ${specifier} at import; load it on first use (an adapter pair such as internal/telemetry/_open_telemetry_api_deno.ts / _open_telemetry_api_node.ts, see scripts/_variants.ts)`,
       );
     }
   }

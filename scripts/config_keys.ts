@@ -23,8 +23,8 @@ import {
   kitConfigurationSections,
   standardVariables,
 } from "../config/mod.ts";
-import { declaredKeys } from "../config/_kit_sections.ts";
-import { keyToVariable } from "../internal/env_naming.ts";
+import { declaredKeys } from "../config/schema/_kit_sections.ts";
+import { keyToVariable } from "../internal/settings/env_naming.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const START = "<!-- kit-config-keys:start -->";

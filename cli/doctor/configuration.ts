@@ -22,7 +22,7 @@ import {
   normalizePrefix,
   stripPrefix,
   variableToKey,
-} from "../../internal/env_naming.ts";
+} from "../../internal/settings/env_naming.ts";
 import type { Check } from "./report.ts";
 
 const GROUP = "Configuration" as const;

@@ -6,7 +6,7 @@
 // under the timeout; nothing is read or written in the store. The topology
 // is chosen as the cache provider's `fromConfiguration` chooses it: cluster
 // or sentinel replace host and port, and both at once is an error.
-import { describeNetworkError } from "../../internal/network_error.ts";
+import { describeNetworkError } from "../../internal/delivery/network_error.ts";
 import {
   type ConfigurationManager,
   kitConfigurationSections,

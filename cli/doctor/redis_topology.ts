@@ -4,7 +4,7 @@
 // every listed sentinel is asked SENTINEL get-master-addr-by-name at once,
 // then the primary most of them name is asked PING and ROLE. Every address
 // that fails is named, with what to do.
-import { describeNetworkError } from "../../internal/network_error.ts";
+import { describeNetworkError } from "../../internal/delivery/network_error.ts";
 import { REDIS, variableAndKey } from "./declared.ts";
 import type { Check } from "./report.ts";
 import {

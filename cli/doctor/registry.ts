@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { describeNetworkError } from "../../internal/network_error.ts";
+import { describeNetworkError } from "../../internal/delivery/network_error.ts";
 import { readText, UnreadableFileError } from "./files.ts";
 import {
   detectPackageManager,

@@ -3,9 +3,9 @@
 // address of the configured culture returns a resource, and the remote log
 // and analytics endpoints accept an empty batch. Each waits at most the
 // timeout; secrets never reach the output.
-import { readEnvironmentVariable } from "../../internal/environment.ts";
+import { readEnvironmentVariable } from "../../internal/settings/environment.ts";
 import { readBodyText } from "../../internal/bounded_body.ts";
-import { describeNetworkError } from "../../internal/network_error.ts";
+import { describeNetworkError } from "../../internal/delivery/network_error.ts";
 import type { ConfigurationManager } from "../../config/mod.ts";
 import { SERVICES, variableAndKey } from "./declared.ts";
 import { checkRedis } from "./redis.ts";

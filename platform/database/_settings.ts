@@ -2,15 +2,15 @@
 // (for fromConfiguration) the `database` section of the configuration with
 // the standard variables' own names as a fallback, then the defaults. Each
 // bad value fails with the key, its source and the value masked.
-import { databaseKeys } from "../../internal/database_keys.ts";
+import { databaseKeys } from "../../internal/settings/database_keys.ts";
 import {
   booleanOf,
   findSetting,
   type FoundSetting,
   quoteSetting,
   wholeNumberOf,
-} from "../../internal/setting.ts";
-import { readEnvironmentVariable } from "../../internal/environment.ts";
+} from "../../internal/settings/setting.ts";
+import { readEnvironmentVariable } from "../../internal/settings/environment.ts";
 import {
   type ConnectionTarget,
   parseConnectionString,

@@ -15,8 +15,8 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   type OpenTelemetryApi,
-} from "../../internal/open_telemetry.ts";
-import { createScopeTracer } from "../../internal/scope_tracer.ts";
+} from "../../internal/telemetry/open_telemetry.ts";
+import { createScopeTracer } from "../../internal/telemetry/scope_tracer.ts";
 import { DatabaseError } from "./database_error.ts";
 import { DatabaseQueryError } from "./database_query_error.ts";
 import { loggedText, operationOf } from "./_statement.ts";

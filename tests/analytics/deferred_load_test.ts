@@ -1,5 +1,5 @@
 // The analytics package reaches @opentelemetry/api only through
-// loadOpenTelemetryApi() (internal/open_telemetry.ts), once something is registered: a process without an
+// loadOpenTelemetryApi() (internal/telemetry/open_telemetry.ts), once something is registered: a process without an
 // SDK never loads it. Node.js lists what require() and require(esm) loaded in
 // require.cache, so the npm pass for Node.js checks that importing the
 // package and delivering batches (which, with an SDK, make spans and count

@@ -1,5 +1,5 @@
 // The caching package reaches @opentelemetry/api only through
-// loadOpenTelemetryApi() (internal/open_telemetry.ts), once something is registered: a process without an
+// loadOpenTelemetryApi() (internal/telemetry/open_telemetry.ts), once something is registered: a process without an
 // SDK never loads it; lru-cache loads with the first MemoryCacheProvider.
 // Node.js lists what require() and require(esm) loaded in require.cache, so the npm pass for Node.js checks that importing the
 // package and using a cache (misses, hits, a failing factory) added nothing

@@ -5,7 +5,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Clock } from "../../core/mod.ts";
-import { backoffDelay, retryDelay, sleep } from "../../internal/backoff.ts";
+import {
+  backoffDelay,
+  retryDelay,
+  sleep,
+} from "../../internal/delivery/backoff.ts";
 
 // A clock whose timers fire only when the test says so.
 class ManualClock implements Clock {

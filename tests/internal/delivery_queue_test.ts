@@ -11,8 +11,8 @@ import {
   DeliveryQueue,
   type DeliveryQueueOptions,
   type FailedBatch,
-} from "../../internal/delivery_queue.ts";
-import { postJson } from "../../internal/post_json.ts";
+} from "../../internal/delivery/delivery_queue.ts";
+import { postJson } from "../../internal/delivery/post_json.ts";
 import {
   sendJson,
   startTestServer,

@@ -5,7 +5,7 @@ import {
   normalizePrefix,
   stripPrefix,
   variableToKey,
-} from "../../internal/env_naming.ts";
+} from "../../internal/settings/env_naming.ts";
 
 test("normalizePrefix() ends every spelling of a prefix in one underscore, upper case", () => {
   assert.equal(normalizePrefix("APP"), "APP_");

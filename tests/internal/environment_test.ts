@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { readEnvironmentVariable } from "../../internal/environment.ts";
+import { readEnvironmentVariable } from "../../internal/settings/environment.ts";
 
 test("readEnvironmentVariable() reads a variable, and undefined when unset", () => {
   process.env.KIT_TEST_VARIABLE = "value-1";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import {
   isFileSource,
   withoutFileSuffix,
-} from "../../internal/file_variable.ts";
+} from "../../internal/settings/file_variable.ts";
 
 test("withoutFileSuffix() names the variable a _FILE variable stands for", () => {
   assert.equal(withoutFileSuffix("APP_DB__PASSWORD_FILE"), "APP_DB__PASSWORD");

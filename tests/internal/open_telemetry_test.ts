@@ -17,11 +17,11 @@ import {
   isOpenTelemetryRegistered,
   loadOpenTelemetryApi,
   type OpenTelemetryPart,
-} from "../../internal/open_telemetry.ts";
-import { HTTP_DURATION_BUCKETS } from "../../internal/http_duration_buckets.ts";
+} from "../../internal/telemetry/open_telemetry.ts";
+import { HTTP_DURATION_BUCKETS } from "../../internal/telemetry/http_duration_buckets.ts";
 import { memoizeLast } from "../../internal/memoize_last.ts";
-import { NON_RECORDING_SPAN } from "../../internal/non_recording_span.ts";
-import { createScopeTracer } from "../../internal/scope_tracer.ts";
+import { NON_RECORDING_SPAN } from "../../internal/telemetry/non_recording_span.ts";
+import { createScopeTracer } from "../../internal/telemetry/scope_tracer.ts";
 import { isNpmPass, moduleUrl } from "../_support/module_url.ts";
 import {
   type ChildResult,
@@ -34,12 +34,16 @@ import { CHILD_PROCESS_LIMIT, limited } from "../_support/limits.ts";
 // runner (tests/_support/limits.ts).
 const it = limited(nodeIt, CHILD_PROCESS_LIMIT);
 
-// The URL of a file of internal/ for a child process: the source under
-// `deno test`, its transpiled copy (beside the tests) in the npm passes.
+// internal/ for a child process: the source under `deno test`, its
+// transpiled copy (beside the tests) in the npm passes.
+const INTERNAL = isNpmPass()
+  ? new URL("../_kit_internal/", import.meta.url)
+  : new URL("../../internal/", import.meta.url);
+
+// The URL of a file of internal/ (`telemetry/open_telemetry`) for a child
+// process.
 function internalUrl(name: string): string {
-  return isNpmPass()
-    ? new URL(`../_kit_internal/${name}.js`, import.meta.url).href
-    : new URL(`../../internal/${name}.ts`, import.meta.url).href;
+  return new URL(`${name}.${isNpmPass() ? "js" : "ts"}`, INTERNAL).href;
 }
 
 const KEY = Symbol.for("opentelemetry.js.api.1");
@@ -155,7 +159,10 @@ function printed(result: ChildResult): unknown {
 // passes), without Deno's own OpenTelemetry.
 function runChild(source: string): Promise<ChildResult> {
   return runChildScript(
-    source.replace("CORE", JSON.stringify(internalUrl("open_telemetry"))),
+    source.replace(
+      "CORE",
+      JSON.stringify(internalUrl("telemetry/open_telemetry")),
+    ),
     {
       env: { OTEL_DENO: "false" },
     },
@@ -285,9 +292,7 @@ describe("loadOpenTelemetryApi() when the API cannot be loaded", () => {
     async () => {
       // The loader (internal/, transpiled beside the tests) and core's
       // package, alone in a folder with no @opentelemetry/api to find.
-      const internal = fileURLToPath(
-        new URL(".", internalUrl("open_telemetry")),
-      );
+      const internal = fileURLToPath(INTERNAL);
       const corePackage = dirname(dirname(fileURLToPath(moduleUrl("core"))));
       const dir = await mkdtemp(join(tmpdir(), "kit-otel-missing-"));
       try {
@@ -311,7 +316,9 @@ const warnings = [];
 console.warn = (text) => warnings.push(String(text));
 globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.0", trace: {} };
 const core = await import(${
-            JSON.stringify(pathToFileURL(join(copy, "open_telemetry.js")).href)
+            JSON.stringify(
+              pathToFileURL(join(copy, "telemetry", "open_telemetry.js")).href,
+            )
           });
 // The flavour of core the loader's copy requires or imports.
 const { DependencyLoadError } = ${
@@ -367,9 +374,7 @@ describe("loadOpenTelemetryApi() in several packages' copies", () => {
       ? false
       : "only the npm packages load the API on first use (Deno imports it with core)",
   }, async () => {
-    const internal = fileURLToPath(
-      new URL(".", internalUrl("open_telemetry")),
-    );
+    const internal = fileURLToPath(INTERNAL);
     const corePackage = dirname(dirname(fileURLToPath(moduleUrl("core"))));
     const isCjs = fileURLToPath(moduleUrl("core")).includes("/script/");
     const dir = await mkdtemp(join(tmpdir(), "kit-otel-copies-"));
@@ -386,7 +391,7 @@ describe("loadOpenTelemetryApi() in several packages' copies", () => {
       });
       const url = (copy: string): string =>
         JSON.stringify(
-          pathToFileURL(join(dir, copy, "open_telemetry.js")).href,
+          pathToFileURL(join(dir, copy, "telemetry", "open_telemetry.js")).href,
         );
       const result = await runChildScript(
         `

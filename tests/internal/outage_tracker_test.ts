@@ -3,7 +3,7 @@
 // time and no more often than minProbeInterval on the clock given.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { OutageTracker } from "../../internal/outage_tracker.ts";
+import { OutageTracker } from "../../internal/delivery/outage_tracker.ts";
 
 // A clock whose "now" the test moves.
 function manualClock(): { now(): number; at: number } {

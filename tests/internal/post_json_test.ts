@@ -3,7 +3,7 @@
 // origin, and the exchange ends at its deadline or its signal.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { postJson } from "../../internal/post_json.ts";
+import { postJson } from "../../internal/delivery/post_json.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
 
 const KEY = { "x-api-key": "secret-key" };

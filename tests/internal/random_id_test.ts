@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { describeNetworkError } from "../../internal/network_error.ts";
+import { describeNetworkError } from "../../internal/delivery/network_error.ts";
 import { randomId } from "../../internal/random_id.ts";
 
 const UUID_V4 =

@@ -3,7 +3,10 @@
 // keeps the method and the body, and only a few times.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MAX_REDIRECTS, redirectVerdict } from "../../internal/redirect.ts";
+import {
+  MAX_REDIRECTS,
+  redirectVerdict,
+} from "../../internal/delivery/redirect.ts";
 
 const FROM = "http://127.0.0.1:4318/v1/logs?key=secret";
 

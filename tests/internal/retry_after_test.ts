@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseRetryAfter } from "../../internal/retry_after.ts";
+import { parseRetryAfter } from "../../internal/delivery/retry_after.ts";
 
 test("parseRetryAfter() reads seconds, fractions included, as milliseconds", () => {
   assert.equal(parseRetryAfter("120"), 120_000);

@@ -13,7 +13,7 @@ import {
   readSetting,
   type SettingProblem,
   wholeNumberOf,
-} from "../../internal/setting.ts";
+} from "../../internal/settings/setting.ts";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 
 test("findSetting() walks a plain object and takes the first key that holds a value", () => {

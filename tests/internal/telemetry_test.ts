@@ -10,7 +10,7 @@ import {
   scopeCounter,
   scopeTracer,
   serverAttributes,
-} from "../../internal/telemetry.ts";
+} from "../../internal/telemetry/telemetry.ts";
 import { installOtelSdk } from "../_support/otel_sdk.ts";
 
 const SCOPE = "kit-internal-telemetry-test";

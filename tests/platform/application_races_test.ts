@@ -122,8 +122,10 @@ test(
       "reads the TypeScript twin directly; the npm build's browser files are bundled and run in Chromium by the consumer check",
   },
   async () => {
-    const url =
-      new URL("../../platform/_async_context_browser.ts", import.meta.url).href;
+    const url = new URL(
+      "../../platform/server/_async_context_browser.ts",
+      import.meta.url,
+    ).href;
     // The module's shape, declared here: the npm passes transpile this
     // file and refuse imports of internal files, even type-only ones.
     const { contextStore } = await import(url) as {

@@ -55,7 +55,7 @@ describe("one name per thing across modules", { skip }, () => {
     assert.deepEqual(
       repeatedNames([
         {
-          file: "http/_http_cache.ts",
+          file: "http/cache/_http_cache.ts",
           source: "export interface CacheEntry {}",
         },
         {
@@ -65,7 +65,7 @@ describe("one name per thing across modules", { skip }, () => {
         { file: "caching/_telemetry.ts", source: "export const SCOPE = 1;" },
       ]),
       [
-        "'CacheEntry' is defined by caching/cache_provider.ts, http/_http_cache.ts: one name per thing across modules; rename all but one (a module's private names can carry its name, as HTTP_SCOPE does)",
+        "'CacheEntry' is defined by caching/cache_provider.ts, http/cache/_http_cache.ts: one name per thing across modules; rename all but one (a module's private names can carry its name, as HTTP_SCOPE does)",
       ],
     );
   });

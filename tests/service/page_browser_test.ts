@@ -167,9 +167,9 @@ if (SKIP) {
       // Kit's modules came in, each with its browser flavour.
       for (
         const file of [
-          "http/auth_interceptor.ts",
-          "localization/_fs_browser.ts",
-          "platform/_async_context_browser.ts",
+          "http/auth/auth_interceptor.ts",
+          "localization/loading/_fs_browser.ts",
+          "platform/server/_async_context_browser.ts",
           "analytics/_browser_tracking.ts",
         ]
       ) {
@@ -188,7 +188,7 @@ if (SKIP) {
         return [denoImports[name].replace(/^\.\//, ""), ...Object.values(files)]
           .filter((file) => file !== browser);
       });
-      assert.ok(serverFiles.includes("localization/_fs_node.ts"));
+      assert.ok(serverFiles.includes("localization/loading/_fs_node.ts"));
       assert.deepEqual(
         kit.filter((p) => serverFiles.some((file) => p.endsWith(file))),
         [],
