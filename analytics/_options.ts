@@ -2,6 +2,7 @@
 // providers.
 import { type Clock, systemClock } from "../core/mod.ts";
 import { pageAddress } from "../internal/page_address.ts";
+import { quoteValue } from "../internal/quote_value.ts";
 import { findSetting, quoteSetting } from "../internal/settings/setting.ts";
 import type { IConfiguration } from "../config/mod.ts";
 import { AnalyticsConfigurationError } from "./analytics_errors.ts";
@@ -139,7 +140,8 @@ function numberOption(
 
 /**
  * Checks an endpoint. Absolute http(s) URLs everywhere; in a browser also a
- * path relative to the page (`/api/analytics`), resolved against it.
+ * path relative to the page (`/api/analytics`), resolved against it. A
+ * refused one is quoted masked (an address's password is `***`) and bounded.
  */
 export function resolveEndpoint(
   owner: string,
@@ -155,12 +157,12 @@ export function resolveEndpoint(
     url = new URL(value, base);
   } catch {
     throw new AnalyticsConfigurationError(
-      `${owner}: ${name} is not a valid URL: ${value}`,
+      `${owner}: ${name} is not a valid URL: ${quoteValue(value)}`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new AnalyticsConfigurationError(
-      `${owner}: ${name} must be an http or https URL: ${value}`,
+      `${owner}: ${name} must be an http or https URL: ${quoteValue(value)}`,
     );
   }
   return url.href;

@@ -365,6 +365,29 @@ test("CustomAnalyticsProvider drops only the event that cannot be serialized", a
   await analytics.dispose();
 });
 
+test("CustomAnalyticsProvider quotes a refused endpoint with its password masked", () => {
+  assert.throws(
+    () =>
+      new CustomAnalyticsProvider({
+        endpoint: "ftp://collector:hunter2@example.com/x",
+      }),
+    new AnalyticsConfigurationError(
+      'CustomAnalyticsProvider: endpoint must be an http or https URL: "ftp://collector:***@example.com/x"',
+    ),
+  );
+  assert.throws(
+    () =>
+      new CustomAnalyticsProvider({
+        endpoint: "http://collector:hunter2@[bad/x",
+      }),
+    (error: unknown) =>
+      error instanceof AnalyticsConfigurationError &&
+      error.message.startsWith(
+        "CustomAnalyticsProvider: endpoint is not a valid URL: ",
+      ) && !error.message.includes("hunter2"),
+  );
+});
+
 test("CustomAnalyticsProvider rejects invalid options with clear errors", () => {
   assert.throws(
     () => new CustomAnalyticsProvider({ endpoint: "" }),
@@ -374,7 +397,9 @@ test("CustomAnalyticsProvider rejects invalid options with clear errors", () => 
   );
   assert.throws(
     () => new CustomAnalyticsProvider({ endpoint: "ftp://example.com/x" }),
-    /CustomAnalyticsProvider: endpoint must be an http or https URL: ftp:\/\/example\.com\/x/,
+    new AnalyticsConfigurationError(
+      'CustomAnalyticsProvider: endpoint must be an http or https URL: "ftp://example.com/x"',
+    ),
   );
   assert.throws(
     () =>
