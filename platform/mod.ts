@@ -42,6 +42,7 @@ export * from "./host/define_application.ts";
 export * from "./host/application_start_error.ts";
 export * from "./locator/service_scope.ts";
 export * from "./locator/service_lifetime_error.ts";
+export * from "./server/fetch_handler.ts";
 export * from "./server/server_options.ts";
 export * from "./host/host_logger.ts";
 export * from "./server/server_setting_error.ts";

@@ -2,12 +2,12 @@ import type {
   ApplicationOptions,
   ApplicationRunOptions,
   ApplicationServices,
-  FetchHandler,
   HostedService,
   InferredApplicationOptions,
   InferredApplicationRunOptions,
   ShutdownReport,
 } from "./application_options.ts";
+import type { FetchHandler } from "../server/fetch_handler.ts";
 import type {
   HealthCheck,
   HealthCheckOptions,

@@ -360,24 +360,6 @@ export interface ApplicationRunOptions<
 }
 
 /**
- * A Fetch-style request handler, with whatever extra arguments the server
- * passes after the request (Deno's connection info, Hono's environment).
- *
- * @typeParam A The extra arguments.
- *
- * @example Usage
- * ```ts
- * import type { FetchHandler } from "@vendor/kit/platform";
- *
- * const handler: FetchHandler<[]> = () => new Response("ok");
- * ```
- */
-export type FetchHandler<A extends unknown[]> = (
-  request: Request,
-  ...args: A
-) => Response | Promise<Response>;
-
-/**
  * The handler `serve` returns: a Fetch-style handler. It also receives,
  * after the request, what the runtime passes there (Deno's connection info,
  * Bun's server; nothing on Node.js), as Hono's `app.fetch` expects.

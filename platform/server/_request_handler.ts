@@ -19,7 +19,7 @@ import {
   startServerSpan,
 } from "../host/_telemetry.ts";
 import type { ApplicationLogger } from "../host/application_logger.ts";
-import type { FetchHandler } from "../host/application_options.ts";
+import type { FetchHandler } from "./fetch_handler.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
 // (spaces, quotes, line breaks, a 10 kB header) is replaced, so a client
