@@ -13,8 +13,9 @@
  *
  * @module
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { sourceFiles } from "./_module_graph.ts";
 import { PACKAGES } from "./_packages.ts";
 
 /** A file and the names it defines with `export`. */
@@ -81,22 +82,6 @@ export function repeatedNames(
   return problems;
 }
 
-async function libraryFiles(root: string, folder: string): Promise<string[]> {
-  const files: string[] = [];
-  let entries;
-  try {
-    entries = await readdir(join(root, folder), { withFileTypes: true });
-  } catch {
-    return files;
-  }
-  for (const entry of entries) {
-    const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) files.push(...await libraryFiles(root, path));
-    else if (entry.name.endsWith(".ts")) files.push(path);
-  }
-  return files;
-}
-
 /**
  * Checks the modules under `root` for names defined twice.
  *
@@ -108,7 +93,8 @@ export async function checkExportNames(root: string): Promise<string[]> {
   const folders = [...PACKAGES.map((pkg) => pkg.folder), "internal"];
   const files: ExportedNames[] = [];
   for (const folder of folders) {
-    for (const file of await libraryFiles(root, folder)) {
+    for (const file of await sourceFiles(root, folder)) {
+      if (!file.endsWith(".ts")) continue;
       files.push({ file, source: await readFile(join(root, file), "utf8") });
     }
   }

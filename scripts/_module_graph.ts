@@ -305,7 +305,18 @@ export function checkSource(
   return violations;
 }
 
-async function sourceFiles(root: string, folder: string): Promise<string[]> {
+/**
+ * The source files under `folder` (from `root`), in any depth, skipping
+ * node_modules and hidden folders.
+ *
+ * @param root The repository root.
+ * @param folder A folder from the root (`platform`).
+ * @returns Their paths from the root (`platform/host/application.ts`).
+ */
+export async function sourceFiles(
+  root: string,
+  folder: string,
+): Promise<string[]> {
   const files: string[] = [];
   let entries;
   try {
