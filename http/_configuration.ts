@@ -129,8 +129,8 @@ function whole(
 }
 
 function reasonOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // resolveBase quotes the whole value; keep only its reason.
-  const cut = message.indexOf("; ");
-  return cut < 0 ? message : message.slice(cut + 2);
+  // resolveBase's error carries its reason apart from the quoted value.
+  const reason = (error as { reason?: unknown } | undefined)?.reason;
+  if (typeof reason === "string") return reason;
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 // Address helpers of HttpClient: the base address, query strings.
+import { displayUrl } from "./_display_url.ts";
 import { pageAddress } from "../internal/page_address.ts";
 
 /** A query-string value; `null` and `undefined` entries are left out. */
@@ -43,9 +44,18 @@ const HOST_WITHOUT_SCHEME =
 
 /** Validates the base address; returns it with a trailing slash. */
 export function resolveBase(baseUrl: string): string | undefined {
+  // The value as messages show it (no credentials, query or fragment), and
+  // the reason kept apart for HttpClient.fromConfiguration's own wording.
   const invalid = (why: string): TypeError =>
-    new TypeError(
-      `Invalid base URL: ${JSON.stringify(baseUrl)}; ${why}`,
+    Object.assign(
+      new TypeError(
+        `Invalid base URL: ${
+          JSON.stringify(
+            typeof baseUrl === "string" ? displayUrl(baseUrl) : baseUrl,
+          )
+        }; ${why}`,
+      ),
+      { reason: why },
     );
   if (typeof baseUrl !== "string" || baseUrl.trim() === "") {
     throw invalid(
@@ -68,7 +78,15 @@ export function resolveBase(baseUrl: string): string | undefined {
     // `localhost:4010` or `api.example.com/v1`: a host without a scheme
     // (which `new URL` reads as the scheme `localhost:`, or rejects).
     const suggestion = HOST_WITHOUT_SCHEME.test(baseUrl.trim())
-      ? `; did you mean ${JSON.stringify(`http://${baseUrl.trim()}`)}?`
+      ? `; did you mean ${
+        // No credentials can match the pattern; a query is cut, as
+        // displayUrl does.
+        JSON.stringify(
+          `http://${baseUrl.trim()}`.replace(
+            /[?#].*$/s,
+            (rest) => rest.startsWith("?") ? "?…" : "",
+          ),
+        )}?`
       : "";
     try {
       url = new URL(baseUrl);

@@ -13,7 +13,7 @@
  *   so a trace names a bundle line a person can read. A linked source map
  *   beside each bundle (`mod.js.map`) names the TypeScript file and line of
  *   every position (`node --enable-source-maps`) as a path inside the
- *   package (`src/service_locator.ts`, relative to the map), and carries
+ *   package (`src/locator/service_locator.ts`, relative to the map), and carries
  *   the text of those files, which do not ship themselves;
  * - declarations from the TypeScript compiler, one `.d.ts` per public file
  *   (and per internal file a public one reaches) in `esm/` and in `script/`
@@ -653,7 +653,7 @@ const BUNDLE_OPTIONS: esbuild.BuildOptions = {
 
 /**
  * The folder of a package that its source maps name the TypeScript files
- * in (`src/service_locator.ts`). The files themselves do not ship: each map
+ * in (`src/locator/service_locator.ts`). The files themselves do not ship: each map
  * carries their text (`sourcesContent`).
  */
 const MAP_SOURCES_FOLDER = "src";
@@ -662,7 +662,7 @@ const MAP_SOURCES_FOLDER = "src";
  * Rewrites the `sources` of a source map esbuild wrote for a bundle of
  * `moduleDir` (relative to the map, leading out of the package into the
  * checkout) to paths relative to the map inside the package
- * (`../src/service_locator.ts`), so they resolve wherever the package is
+ * (`../src/locator/service_locator.ts`), so they resolve wherever the package is
  * installed.
  *
  * @throws {Error} When a source is not a file of `moduleDir`.
@@ -761,7 +761,7 @@ async function bundle(
   const result = await esbuild.build({
     ...BUNDLE_OPTIONS,
     // The comment esbuild writes where each source file starts names it
-    // from here: `// service_locator.ts`, as in the package's source maps.
+    // from here: `// locator/service_locator.ts`, as in the package's source maps.
     absWorkingDir: moduleDir,
     ...options,
     plugins: [...(options.plugins ?? []), withoutComments],

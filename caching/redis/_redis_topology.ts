@@ -12,6 +12,14 @@ import type {
 } from "./_redis_link.ts";
 import { RedisSentinelConnection } from "./_redis_sentinel_connection.ts";
 import { hasUnclosedBrace } from "./_redis_slots.ts";
+import { quoteValue } from "../../internal/quote_value.ts";
+
+/**
+ * Makes the error for a topology option that cannot be used: `option` is
+ * its name in the provider's options (`cluster.nodes`, `sentinel.name`,
+ * `database`, `keyPrefix`).
+ */
+export type TopologyError = (option: string, message: string) => Error;
 
 /** The topology, checked. */
 export type RedisTopology =
@@ -28,18 +36,24 @@ export type RedisTopology =
  * Nodes from `"host:port,host:port"` or an array of `"host:port"` (an IPv6
  * host in brackets: `[::1]:7000`).
  *
- * @throws {RangeError} Naming `option` and the entry at fault.
+ * @throws {RangeError} Naming `option` and the entry at fault (quoted
+ * masked and bounded), made by `fail`.
  */
-export function parseNodes(option: string, value: unknown): RedisNodeAddress[] {
+export function parseNodes(
+  option: string,
+  value: unknown,
+  fail: TopologyError,
+): RedisNodeAddress[] {
   const list = typeof value === "string"
     ? value.split(",")
     : Array.isArray(value)
     ? value
     : undefined;
   if (list === undefined) {
-    throw new RangeError(
+    throw fail(
+      option,
       `RemoteStoreCacheProvider ${option} must be a list of host:port (an array, or comma-separated): ${
-        String(value)
+        quoteValue(value)
       }`,
     );
   }
@@ -49,16 +63,18 @@ export function parseNodes(option: string, value: unknown): RedisNodeAddress[] {
     const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(text);
     const port = match === null ? NaN : Number(match[2]);
     if (match === null || !(port >= 1 && port <= 65535)) {
-      throw new RangeError(
+      throw fail(
+        option,
         `RemoteStoreCacheProvider ${option} must be a list of host:port (an array, or comma-separated): bad entry ${
-          JSON.stringify(entry)
+          quoteValue(entry)
         }`,
       );
     }
     nodes.push({ host: match[1].replace(/^\[|\]$/g, ""), port });
   }
   if (nodes.length === 0) {
-    throw new RangeError(
+    throw fail(
+      option,
       `RemoteStoreCacheProvider ${option} must name at least one host:port`,
     );
   }
@@ -80,50 +96,63 @@ export interface TopologyOptions {
  *
  * @throws {RangeError} For both `cluster` and `sentinel`, a bad node list,
  * a missing sentinel name, a database other than 0 on a cluster, or a key
- * prefix with an unclosed `{` on a cluster.
+ * prefix with an unclosed `{` on a cluster (values quoted masked and
+ * bounded), made by `fail`.
  */
-export function checkTopology(options: TopologyOptions): RedisTopology {
+export function checkTopology(
+  options: TopologyOptions,
+  fail: TopologyError,
+): RedisTopology {
   const { cluster, sentinel } = options;
   if (cluster !== undefined && sentinel !== undefined) {
-    throw new RangeError(
+    throw fail(
+      "cluster",
       "RemoteStoreCacheProvider takes cluster or sentinel, not both",
     );
   }
   if (cluster !== undefined) {
     if (options.database !== 0) {
-      throw new RangeError(
-        `RemoteStoreCacheProvider database must be 0 on a Redis Cluster (a cluster has one database): ${options.database}`,
+      throw fail(
+        "database",
+        `RemoteStoreCacheProvider database must be 0 on a Redis Cluster (a cluster has one database): ${
+          quoteValue(options.database)
+        }`,
       );
     }
     if (hasUnclosedBrace(options.keyPrefix)) {
-      throw new RangeError(
-        `RemoteStoreCacheProvider keyPrefix must not hold an unclosed "{" on a Redis Cluster (it would change the slot of lock keys): ${options.keyPrefix}`,
+      throw fail(
+        "keyPrefix",
+        `RemoteStoreCacheProvider keyPrefix must not hold an unclosed "{" on a Redis Cluster (it would change the slot of lock keys): ${
+          quoteValue(options.keyPrefix)
+        }`,
       );
     }
     return {
       kind: "cluster",
-      nodes: parseNodes("cluster.nodes", cluster.nodes),
+      nodes: parseNodes("cluster.nodes", cluster.nodes, fail),
     };
   }
   if (sentinel !== undefined) {
     const name = sentinel.name;
     if (typeof name !== "string" || name.trim() === "") {
-      throw new RangeError(
+      throw fail(
+        "sentinel.name",
         `RemoteStoreCacheProvider sentinel.name must be the name the sentinels monitor the primary under: ${
-          String(name)
+          quoteValue(name)
         }`,
       );
     }
     const password = sentinel.password;
     if (password !== undefined && typeof password !== "string") {
-      throw new RangeError(
+      throw fail(
+        "sentinel.password",
         "RemoteStoreCacheProvider sentinel.password must be a string",
       );
     }
     return {
       kind: "sentinel",
       name,
-      nodes: parseNodes("sentinel.nodes", sentinel.nodes),
+      nodes: parseNodes("sentinel.nodes", sentinel.nodes, fail),
       password: password === "" ? undefined : password,
     };
   }

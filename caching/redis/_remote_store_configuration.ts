@@ -129,6 +129,22 @@ export function remoteStoreOptionsFromConfiguration(
       if (found !== undefined) sources.set(name, found.source);
     }
   }
+  // A topology filled in from the configuration: its parts by their option
+  // names (`cluster.nodes`), as the topology's checks name them.
+  const nested: Record<string, string[]> = {
+    cluster: ["nodes"],
+    sentinel: ["name", "nodes", "password"],
+  };
+  for (const [section, parts] of Object.entries(nested)) {
+    if (fromConfig[section] === undefined) continue;
+    for (const part of parts) {
+      const found = findDeclared(config, {
+        keys: [`cache:redis:${section}:${part}`],
+        emptyIsUnset: true,
+      });
+      if (found !== undefined) sources.set(`${section}.${part}`, found.source);
+    }
+  }
   const result = merged as RemoteStoreCacheProviderOptions;
   configuredSources.set(result, sources);
   return result;

@@ -12,6 +12,7 @@ import {
 } from "./_redis_topology.ts";
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
 import { CacheSettingError } from "../cache_setting_error.ts";
+import { quoteValue } from "../../internal/quote_value.ts";
 
 /**
  * Where `fromConfiguration` found the options it filled in, by option name
@@ -23,8 +24,19 @@ export const configuredSources: WeakMap<
   ReadonlyMap<string, string>
 > = new WeakMap();
 
-// The options a `cache:redis:*` key sets: a bad one is named by its key.
-const CONFIGURED = new Set(["port", "database", "hashTag", "required"]);
+// The options a `cache:redis:*` key sets, by option name: a bad one is named
+// by its key.
+const CONFIGURED = new Map([
+  ["port", "cache:redis:port"],
+  ["database", "cache:redis:database"],
+  ["keyPrefix", "cache:redis:keyPrefix"],
+  ["hashTag", "cache:redis:hashTag"],
+  ["required", "cache:redis:required"],
+  ["cluster.nodes", "cache:redis:cluster:nodes"],
+  ["sentinel.name", "cache:redis:sentinel:name"],
+  ["sentinel.nodes", "cache:redis:sentinel:nodes"],
+  ["sentinel.password", "cache:redis:sentinel:password"],
+]);
 
 function settingError(
   options: RemoteStoreCacheProviderOptions,
@@ -32,7 +44,7 @@ function settingError(
   message: string,
 ): CacheSettingError {
   return new CacheSettingError(
-    CONFIGURED.has(name) ? `cache:redis:${name}` : undefined,
+    CONFIGURED.get(name),
     message,
     configuredSources.get(options)?.get(name),
   );
@@ -73,7 +85,7 @@ function checkNumber(
       name,
       `RemoteStoreCacheProvider ${name} must be ${
         integer ? "an integer" : "a number"
-      } from ${min} to ${max}: ${value}`,
+      } from ${min} to ${max}: ${quoteValue(value)}`,
     );
   }
   return value;
@@ -88,7 +100,9 @@ function checkBoolean(
     throw settingError(
       options,
       name,
-      `RemoteStoreCacheProvider ${name} must be a boolean: ${value}`,
+      `RemoteStoreCacheProvider ${name} must be a boolean: ${
+        quoteValue(value)
+      }`,
     );
   }
   return value;
@@ -122,7 +136,7 @@ export function remoteStoreSettings(
     keyPrefix,
     cluster: options.cluster,
     sentinel: options.sentinel,
-  });
+  }, (option, message) => settingError(options, option, message));
   const address = describeTopology(topology);
   const hashTag = checkBoolean(options, "hashTag", options.hashTag ?? false);
   const tagRetention = checkNumber(

@@ -110,6 +110,65 @@ describe("CacheSettingError", () => {
     assert.equal(timeout.source, undefined);
   });
 
+  it("names the key and variable of a bad cluster node, its password masked", async () => {
+    const config = await fromVariables({
+      REDIS_CLUSTER_NODES: "127.0.0.1:7000,redis://app:hunter2@cache-1:6379",
+    });
+    const error = caught(() =>
+      RemoteStoreCacheProvider.fromConfiguration(config)
+    );
+    assert.equal(error.key, "cache:redis:cluster:nodes");
+    assert.equal(error.source, "REDIS_CLUSTER_NODES");
+    assert.equal(
+      error.message,
+      'RemoteStoreCacheProvider cluster.nodes must be a list of host:port (an array, or comma-separated): bad entry "redis://app:***@cache-1:6379"',
+    );
+  });
+
+  it("names the key of a bad sentinel node list and bounds a long entry", async () => {
+    const config = await fromVariables({
+      REDIS_SENTINEL_NAME: "kitprimary",
+      REDIS_SENTINELS: "x".repeat(10_000),
+    });
+    const error = caught(() =>
+      RemoteStoreCacheProvider.fromConfiguration(config)
+    );
+    assert.equal(error.key, "cache:redis:sentinel:nodes");
+    assert.equal(error.source, "REDIS_SENTINELS");
+    assert.ok(error.message.endsWith(`bad entry "${"x".repeat(57)}..."`));
+  });
+
+  it("names the key of a cluster's database and key prefix passed in code", () => {
+    const database = caught(() =>
+      new RemoteStoreCacheProvider({
+        database: 2,
+        cluster: { nodes: "127.0.0.1:7000" },
+      })
+    );
+    assert.equal(database.key, "cache:redis:database");
+    assert.equal(database.source, undefined);
+    const prefix = caught(() =>
+      new RemoteStoreCacheProvider({
+        keyPrefix: "app:{users:",
+        cluster: { nodes: "127.0.0.1:7000" },
+      })
+    );
+    assert.equal(prefix.key, "cache:redis:keyPrefix");
+    assert.ok(prefix.message.endsWith(': "app:{users:"'), prefix.message);
+  });
+
+  it("quotes a constructor value that is no number masked", () => {
+    const error = caught(() =>
+      new RemoteStoreCacheProvider({
+        port: "redis://app:hunter2@cache:6379" as unknown as number,
+      })
+    );
+    assert.equal(
+      error.message,
+      'RemoteStoreCacheProvider port must be an integer from 1 to 65535: "redis://app:***@cache:6379"',
+    );
+  });
+
   it("names the missing half of a sentinel setting", () => {
     const error = caught(() =>
       RemoteStoreCacheProvider.fromConfiguration(

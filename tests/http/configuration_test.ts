@@ -238,3 +238,40 @@ test("HttpClient.fromConfiguration: an invalid base address is reported without 
     },
   );
 });
+
+test("HttpClient.fromConfiguration: a base address without a scheme is suggested without its query", async () => {
+  const config = await configOf({
+    "api:baseUrl": "localhost:4010/v1?apiKey=s3cret",
+  });
+  assert.throws(
+    () => HttpClient.fromConfiguration(config),
+    (error: unknown) => {
+      assert.ok(error instanceof HttpConfigurationError);
+      assert.ok(!error.message.includes("s3cret"), error.message);
+      assert.ok(
+        error.message.endsWith(
+          '(the scheme must be http or https, not localhost:; did you mean "http://localhost:4010/v1?…"?)',
+        ),
+        error.message,
+      );
+      return true;
+    },
+  );
+});
+
+test("HttpClient.fromConfiguration: the reason stays whole when the value holds a semicolon", async () => {
+  const config = await configOf({ "api:baseUrl": "a; b" });
+  assert.throws(
+    () => HttpClient.fromConfiguration(config),
+    (error: unknown) => {
+      assert.ok(error instanceof HttpConfigurationError);
+      assert.equal(
+        error.message,
+        'api:baseUrl must be an absolute http(s) URL or a path starting with "/", ' +
+          'without query or fragment: "a; b" ' +
+          '(expected an absolute http(s) URL or a path starting with "/")',
+      );
+      return true;
+    },
+  );
+});

@@ -304,6 +304,11 @@ test("new HttpClient() given a host without a scheme suggests the http:// addres
     message:
       'Invalid base URL: "api.example.com/v1"; expected an absolute http(s) URL or a path starting with "/"; did you mean "http://api.example.com/v1"?',
   });
+  // Neither the value nor the suggestion shows a query or credentials.
+  assert.throws(() => new HttpClient("localhost:4010/v1?apiKey=s3cret"), {
+    message:
+      'Invalid base URL: "localhost:4010/v1?…"; the scheme must be http or https, not localhost:; did you mean "http://localhost:4010/v1?…"?',
+  });
   // Nothing to suggest for what is not a host.
   assert.throws(() => new HttpClient("not a url"), {
     message:

@@ -15,10 +15,17 @@ const EXT = ENTRY.endsWith(".ts") ? ".ts" : ".js";
 // adapter imports. The kit-i18n command (cli/i18n/) is a program, not
 // part of the module: it may use node: modules, and no module file imports it.
 test("localization/ has no static node: import and no Deno global; node:fs only via dynamic import in the bounded file reader", async () => {
-  const files = (await readdir(MODULE_DIR)).filter((name) =>
-    name.endsWith(EXT) && !name.endsWith(".d.ts")
-  );
+  // Every file, in the module's concept folders too.
+  const files = (await readdir(MODULE_DIR, { recursive: true }))
+    .map((name) => name.replaceAll("\\", "/"))
+    .filter((name) => name.endsWith(EXT) && !name.endsWith(".d.ts"));
   assert.ok(files.includes("mod" + EXT));
+  if (EXT === ".ts") {
+    // The sources: the folders were read (the adapters live in them).
+    for (const name of ["loading/_fs_node.ts", "messages/_icu.ts"]) {
+      assert.ok(files.includes(name), `${name} was not read`);
+    }
+  }
   // The npm build may bundle the module into mod.js (and mod_browser.js):
   // then the reader's dynamic import is in mod.js. In the sources it is in
   // internal/bounded_file.ts, and no file of the module names node:.
