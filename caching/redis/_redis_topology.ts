@@ -13,6 +13,7 @@ import type {
 import { RedisSentinelConnection } from "./_redis_sentinel_connection.ts";
 import { hasUnclosedBrace } from "./_redis_slots.ts";
 import { quoteValue } from "../../internal/quote_value.ts";
+import { shownValue } from "./_shown_value.ts";
 
 /**
  * Makes the error for a topology option that cannot be used: `option` is
@@ -53,7 +54,7 @@ export function parseNodes(
     throw fail(
       option,
       `RemoteStoreCacheProvider ${option} must be a list of host:port (an array, or comma-separated): ${
-        quoteValue(value)
+        shownValue(value)
       }`,
     );
   }
@@ -115,7 +116,7 @@ export function checkTopology(
       throw fail(
         "database",
         `RemoteStoreCacheProvider database must be 0 on a Redis Cluster (a cluster has one database): ${
-          quoteValue(options.database)
+          shownValue(options.database)
         }`,
       );
     }
@@ -123,7 +124,7 @@ export function checkTopology(
       throw fail(
         "keyPrefix",
         `RemoteStoreCacheProvider keyPrefix must not hold an unclosed "{" on a Redis Cluster (it would change the slot of lock keys): ${
-          quoteValue(options.keyPrefix)
+          shownValue(options.keyPrefix)
         }`,
       );
     }
@@ -138,7 +139,7 @@ export function checkTopology(
       throw fail(
         "sentinel.name",
         `RemoteStoreCacheProvider sentinel.name must be the name the sentinels monitor the primary under: ${
-          quoteValue(name)
+          shownValue(name)
         }`,
       );
     }

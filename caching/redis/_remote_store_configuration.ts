@@ -13,15 +13,13 @@ import {
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
 import { CacheSettingError } from "../cache_setting_error.ts";
 import { configuredSources } from "./_remote_store_settings.ts";
+import { unquoted } from "./_shown_value.ts";
 
 // The value as these messages have always shown it, bare (`: abc`), but
-// masked and bounded as Kit quotes a setting (a URL's password is `***`,
-// a value read from a file `***` whole): a text's quotes are taken off.
+// masked and bounded as Kit quotes a setting (a value read from a file is
+// `***` whole).
 function shown(problem: SettingProblem): string {
-  const quoted = problem.quoted ?? "";
-  return quoted.length >= 2 && quoted.startsWith('"') && quoted.endsWith('"')
-    ? quoted.slice(1, -1)
-    : quoted;
+  return unquoted(problem.quoted ?? "");
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "./_redis_topology.ts";
 import type { RemoteStoreCacheProviderOptions } from "./remote_store_cache_provider.ts";
 import { CacheSettingError } from "../cache_setting_error.ts";
-import { quoteValue } from "../../internal/quote_value.ts";
+import { shownValue } from "./_shown_value.ts";
 
 /**
  * Where `fromConfiguration` found the options it filled in, by option name
@@ -85,7 +85,7 @@ function checkNumber(
       name,
       `RemoteStoreCacheProvider ${name} must be ${
         integer ? "an integer" : "a number"
-      } from ${min} to ${max}: ${quoteValue(value)}`,
+      } from ${min} to ${max}: ${shownValue(value)}`,
     );
   }
   return value;
@@ -101,7 +101,7 @@ function checkBoolean(
       options,
       name,
       `RemoteStoreCacheProvider ${name} must be a boolean: ${
-        quoteValue(value)
+        shownValue(value)
       }`,
     );
   }
