@@ -10,7 +10,6 @@ import {
   ExternalAnalyticsProvider,
 } from "../../analytics/mod.ts";
 import { ConfigurationManager, type IConfiguration } from "../../config/mod.ts";
-import process from "node:process";
 import {
   delay,
   errorSink,
@@ -22,6 +21,7 @@ import {
   trackEvent,
 } from "./_helpers.ts";
 import { waitFor } from "../_support/wait_for.ts";
+import { withVariables } from "../_support/variables.ts";
 
 function managerWith(provider: CustomAnalyticsProvider): AnalyticsManager {
   return new AnalyticsManager({ anonymousId: "anon-1" }).addProvider(provider);
@@ -463,21 +463,12 @@ test("fromConfiguration(): a bad number or switch names its key and variable, it
     APP_ANALYTICS__BATCH_SIZE: "redis://app:hunter2@cache:6379/0",
     APP_ANALYTICS__ANONYMIZE_IP: "x".repeat(1000),
   };
-  const saved = Object.fromEntries(
-    Object.keys(values).map((name) => [name, process.env[name]]),
-  );
-  Object.assign(process.env, values);
-  let config: ConfigurationManager;
-  try {
-    config = new ConfigurationManager();
+  const config = await withVariables(values, async () => {
+    const config = new ConfigurationManager();
     config.addEnvironmentVariables("APP");
     await config.loadConfiguration();
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+    return config;
+  });
   assert.throws(
     () => CustomAnalyticsProvider.fromConfiguration(config),
     (error: unknown) => {

@@ -3,7 +3,6 @@
 // value masked, and still RangeErrors as they always were.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import {
   CacheSettingError,
   RemoteStoreCacheProvider,
@@ -11,6 +10,7 @@ import {
 import { ConfigurationManager } from "../../config/mod.ts";
 import { isKitError, KitError, SettingError } from "../../core/mod.ts";
 import { configFrom } from "./_support.ts";
+import { withVariables } from "../_support/variables.ts";
 
 function caught(run: () => unknown): CacheSettingError {
   try {
@@ -31,21 +31,12 @@ function caught(run: () => unknown): CacheSettingError {
 async function fromVariables(
   values: Record<string, string>,
 ): Promise<ConfigurationManager> {
-  const saved = Object.fromEntries(
-    Object.keys(values).map((name) => [name, process.env[name]]),
-  );
-  Object.assign(process.env, values);
-  try {
+  return await withVariables(values, async () => {
     const config = new ConfigurationManager();
     config.addStandardVariables();
     await config.loadConfiguration();
     return config;
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+  });
 }
 
 describe("CacheSettingError", () => {

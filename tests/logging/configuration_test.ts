@@ -5,7 +5,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import process from "node:process";
 import {
   ConsoleLogProvider,
   FileLogProvider,
@@ -17,6 +16,7 @@ import {
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { startCollector } from "../_support/http_server.ts";
 import { memoryConfig, tempDir } from "./_helpers.ts";
+import { withVariables } from "../_support/variables.ts";
 
 function failure(run: () => unknown): LoggingConfigurationError {
   try {
@@ -290,22 +290,13 @@ test("LoggerManager.fromConfiguration(): an invalid level gives the one log leve
 async function configWith(
   values: Record<string, string>,
 ): Promise<ConfigurationManager> {
-  const saved = Object.fromEntries(
-    Object.keys(values).map((name) => [name, process.env[name]]),
-  );
-  Object.assign(process.env, values);
-  try {
+  return await withVariables(values, async () => {
     const config = new ConfigurationManager();
     config.addStandardVariables();
     config.addEnvironmentVariables("APP");
     await config.loadConfiguration();
     return config;
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+  });
 }
 
 test("LoggerManager.fromConfiguration(): a bad value names the variable it came from as its source", async () => {
