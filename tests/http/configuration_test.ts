@@ -4,11 +4,11 @@
 // configuration.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { ConfigurationManager, MemoryProvider } from "../../config/mod.ts";
 import { SettingError } from "../../core/mod.ts";
 import { HttpClient, HttpConfigurationError } from "../../http/mod.ts";
 import { sendJson, startTestServer } from "../_support/http_server.ts";
+import { withVariables } from "../_support/variables.ts";
 
 async function configOf(
   values: Record<string, string>,
@@ -67,15 +67,11 @@ test("HttpClient.fromConfiguration reads the API_* variables through addStandard
   await using server = await startTestServer((request, response) =>
     sendJson(response, 200, { path: request.url })
   );
-  const saved = {
-    API_BASE_URL: process.env.API_BASE_URL,
-    API_TIMEOUT: process.env.API_TIMEOUT,
-    API_RETRY_ATTEMPTS: process.env.API_RETRY_ATTEMPTS,
-  };
-  process.env.API_BASE_URL = `${server.url}/api`;
-  process.env.API_TIMEOUT = "2500";
-  process.env.API_RETRY_ATTEMPTS = "1";
-  try {
+  await withVariables({
+    API_BASE_URL: `${server.url}/api`,
+    API_TIMEOUT: "2500",
+    API_RETRY_ATTEMPTS: "1",
+  }, async () => {
     const config = new ConfigurationManager();
     config.addStandardVariables();
     await config.loadConfiguration();
@@ -84,22 +80,14 @@ test("HttpClient.fromConfiguration reads the API_* variables through addStandard
     assert.equal(client.options.timeout, 2_500);
     assert.equal(client.options.retryAttempts, 1);
     assert.deepEqual(await client.get("ping"), { path: "/api/ping" });
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+  });
 });
 
 test("HttpClient.fromConfiguration: a bad value from a variable is a SettingError naming the variable as its source", async () => {
-  const saved = {
-    API_BASE_URL: process.env.API_BASE_URL,
-    API_TIMEOUT: process.env.API_TIMEOUT,
-  };
-  process.env.API_BASE_URL = "https://api.example.com";
-  process.env.API_TIMEOUT = "5s";
-  try {
+  await withVariables({
+    API_BASE_URL: "https://api.example.com",
+    API_TIMEOUT: "5s",
+  }, async () => {
     const config = new ConfigurationManager();
     config.addStandardVariables();
     await config.loadConfiguration();
@@ -119,12 +107,7 @@ test("HttpClient.fromConfiguration: a bad value from a variable is a SettingErro
       error.message,
       'api:timeout must be a whole number of milliseconds from 1000 to 60000: "5s"',
     );
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+  });
 });
 
 test("HttpClient.fromConfiguration: a missing setting has no source", async () => {
