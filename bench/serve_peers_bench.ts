@@ -14,10 +14,12 @@
 //                    request)
 //   hono-ctx         Hono with its contextStorage() on @hono/node-server
 //   kit              Kit's `serve` with a plain handler
-//   kit-hono         Kit's `serve` with a Hono app using kit()
+//   kit-hono         Kit's `serve` with a Hono app through kit(hono), as
+//                    the generator writes it
 // and, by name in KIT_BENCH_MODES only (for the cost of kit() itself):
 //   hono             Hono on @hono/node-server, no middleware
 //   kit-hono-bare    Kit's `serve` with the Hono app without kit()
+//   kit-hono-mw      … with the older middleware form, hono.use(kit())
 //   kit-hono-pass    … with a middleware that only awaits next() in its place
 //
 // The NestJS app is plain JavaScript calling the decorators as functions
@@ -174,6 +176,9 @@ if (mode === "node-server") {
   const { LoggerManager } = await import("@vendor/kit-platform-logging");
   let serve = handler;
   if (mode === "kit-hono") {
+    const { kit } = await import("@vendor/kit-platform/hono");
+    serve = kit(await honoApp());
+  } else if (mode === "kit-hono-mw") {
     const { kit } = await import("@vendor/kit-platform/hono");
     serve = (await honoApp(kit())).fetch;
   } else if (mode === "kit-hono-bare") {

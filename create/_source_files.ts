@@ -265,9 +265,10 @@ interface Note {
 ${imports.join("\n")}${notes}
 
 /**
- * The routes. \`kit()\` comes first: a route that throws answers 500 with the
- * request id (the error goes to the log, not to the client), and the route
- * template names the request in the access line.
+ * The routes, a plain Hono app; \`serve\` below hands it to the host through
+ * \`kit()\`: a route that throws answers 500 with the request id (the error
+ * goes to the log, not to the client), and the route template names the
+ * request in the access line.
  */
 export function routes(${
     ctx.postgres
@@ -275,7 +276,6 @@ export function routes(${
       : "config: Configuration"
   }): Hono {
   const app = new Hono();
-  app.use(kit());
   app.get("/hello/:name", (c) =>
     c.json({
       message: \`\${config.getValue("greeting:text")}, \${c.req.param("name")}!\`,
@@ -322,11 +322,11 @@ ${
     //     .register("greeter", (s) => new Greeter(s.get("clock"))),`
   }
     // Served once start-up is done, on PORT (default 3000).
-    serve: (${
-    ctx.postgres ? "services" : "_services"
-  }, config) => routes(config${
-    ctx.postgres ? ', () => services.get("db")' : ""
-  }).fetch,
+    serve: ${
+    ctx.postgres
+      ? '(services, config) => kit(routes(config, () => services.get("db"))),'
+      : "(_services, config) => kit(routes(config)),"
+  }
   });
 }
 `;

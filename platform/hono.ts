@@ -1,9 +1,10 @@
 /**
- * Kit's middleware for [Hono](https://hono.dev): `hono.use(kit())`, with the
- * Hono app's `fetch` passed through the application's `app.handle()`.
+ * Kit for [Hono](https://hono.dev) apps: serve `kit(hono)`, the Hono app's
+ * `fetch` with Kit's error handling and route names, through the
+ * application's `app.handle()` or the host's `serve` option.
  *
- * - An error thrown by a route (or a middleware after `kit()`) is answered
- *   as `app.handle()` answers a thrown error: a 500 JSON
+ * - An error thrown by a route or a middleware is answered as `app.handle()`
+ *   answers a thrown error: a 500 JSON
  *   `{ message: "Internal Server Error", requestId }` that tells the client
  *   nothing about it, one error line in Kit's log with its stack (secrets
  *   masked) and the request id, and the request's span marked as an error.
@@ -12,16 +13,22 @@
  * - An `HTTPException` keeps its own response and status. An error whose
  *   `getResponse()` throws, or gives something other than a `Response`, is
  *   answered like any other error: Kit's JSON 500 and one error line.
- * - An error handler of your own (`hono.onError(...)`) still receives every
- *   error and its response is the one sent; Kit then logs nothing for it.
+ * - An error handler of your own (`hono.onError(...)`, before or after
+ *   `kit(hono)`) still receives every error and its response is the one
+ *   sent; Kit then logs nothing for it.
  * - The route template that matched (`/users/:id`) becomes `http.route` on
  *   the request's span (renamed `GET /users/:id`) and the `route` property
- *   of the access line (whose message keeps the real path).
+ *   of the access line (whose message keeps the real path). It is looked up
+ *   only when one of them is written, so it costs nothing when neither is.
  *
- * Register it first, before other middleware, so that it sees the errors of
- * all of them. This module loads nothing from Hono, not even its types (it
- * describes the little of Hono's `Context` it uses); Hono stays an optional
- * peer dependency of the package.
+ * `kit(hono)` adds no middleware: Hono answers a request that one handler
+ * serves without its middleware chain, which is most of what a middleware
+ * costs per request. The older form, `hono.use(kit())` first with
+ * `hono.fetch` served, works as it did.
+ *
+ * This module loads nothing from Hono, not even its types (it describes the
+ * little of Hono it uses); Hono stays an optional peer dependency of the
+ * package.
  *
  * @example Usage
  * ```ts ignore
@@ -32,14 +39,14 @@
  *
  * const app = await Application.start({ configuration: () => ({}) });
  * const hono = new Hono();
- * hono.use(kit());
  * hono.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
- * Deno.serve(app.handle(hono.fetch));
+ * Deno.serve(app.handle(kit(hono)));
  * ```
  *
  * @module
  */
 import { type ContextFrame, frames } from "./server/_async_context_frame.ts";
+import { type RouteOf, withRouteOf } from "./server/_route_of.ts";
 
 /**
  * What {@linkcode kit} uses of Hono's `Context` (`c`): Hono's own `Context`
@@ -132,10 +139,177 @@ function templateOf(route: MatchedRoute | undefined): string | undefined {
 }
 
 /**
- * Creates Kit's Hono middleware (see the module documentation): errors
- * become Kit's logged JSON 500, an `HTTPException` keeps its response, and
- * the matched route names the span and the access line. Outside
- * `app.handle()` it steps aside and Hono behaves as without it.
+ * What {@linkcode kit} uses of a Hono app (`new Hono()`): Hono's own `Hono`
+ * fits it, so `kit(hono)` type-checks without this module importing Hono's
+ * types.
+ *
+ * @example Usage
+ * ```ts
+ * import { Hono } from "hono";
+ * import type { HonoApp } from "@vendor/kit/platform/hono";
+ *
+ * const app: HonoApp = new Hono();
+ * ```
+ */
+export interface HonoApp {
+  /** Answers a request (with the runtime's further arguments). */
+  fetch(request: Request, ...args: never[]): Response | Promise<Response>;
+  /** The app's router: what matches a method and path. */
+  readonly router: { match(method: string, path: string): unknown };
+  /** The path the router matches for a request. */
+  getPath(request: Request): string;
+  /** Sets the app's error handler. */
+  onError(handler: HonoErrorHandler): unknown;
+}
+
+/**
+ * An error handler in Hono's shape, `(error, c)`, as {@linkcode kit}
+ * installs one with `hono.onError`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HonoErrorHandler } from "@vendor/kit/platform/hono";
+ *
+ * const handler: HonoErrorHandler = (error) =>
+ *   new Response(error.message, { status: 500 });
+ * ```
+ */
+export type HonoErrorHandler = (
+  error: Error,
+  c: object,
+) => Response | Promise<Response>;
+
+/**
+ * The request handler {@linkcode kit} returns for a Hono app: the app's
+ * `fetch`, the runtime's arguments passed on (Hono's `c.env`), to serve
+ * through `app.handle()` or return from the host's `serve` option.
+ *
+ * @example Usage
+ * ```ts
+ * import { Hono } from "hono";
+ * import { kit, type KitFetch } from "@vendor/kit/platform/hono";
+ *
+ * const handler: KitFetch = kit(new Hono());
+ * ```
+ */
+export type KitFetch = (
+  request: Request,
+  ...args: unknown[]
+) => Response | Promise<Response>;
+
+// Hono's router gives, for a method and path, the matched handlers in
+// order, each as [[handler, route], params]: `route` is what the app
+// registered ({ path, method }), `use()` as method "ALL".
+function routeOfMatch(matched: unknown): string | undefined {
+  if (!Array.isArray(matched)) return undefined;
+  for (let i = matched.length - 1; i >= 0; i--) {
+    const route: unknown = matched[i]?.[0]?.[1];
+    if (route === null || typeof route !== "object") continue;
+    const { path, method } = route as { path?: unknown; method?: unknown };
+    if (typeof path !== "string" || path === "*" || path === "/*") continue;
+    // A middleware's pattern (`use("/api/*")`) is not the route that
+    // answered; a handler's own, even a wildcard one, is.
+    if (method === "ALL" && path.endsWith("*")) continue;
+    return path;
+  }
+  return undefined;
+}
+
+// The route template of a request, matched again after the response (the
+// router caches its matcher; a static path is one lookup): the last route
+// registered for it that is not a middleware's pattern, as Hono ran them.
+function routeNamer(hono: HonoApp): RouteOf {
+  return (request) => {
+    try {
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const result = hono.router.match(method, hono.getPath(request));
+      return Array.isArray(result) ? routeOfMatch(result[0]) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+// Whether the app has an error handler of its own: Hono's default is one
+// function shared by every app, so a new app of the same class has it.
+// (Hono's types keep `errorHandler` private; the field is a plain one.)
+function hasOwnErrorHandler(hono: HonoApp): boolean {
+  const handler = (hono as { errorHandler?: unknown }).errorHandler;
+  try {
+    const App = hono.constructor as new () => { errorHandler?: unknown };
+    return new App().errorHandler !== handler;
+  } catch {
+    // A class whose constructor needs arguments: Hono names its default
+    // "errorHandler".
+    return typeof handler !== "function" || handler.name !== "errorHandler";
+  }
+}
+
+// The response an error carries, as Hono's default handler answers it: the
+// headers set on the context before the error are kept.
+function carriedAnswer(c: object, response: Response): Response {
+  const newResponse = (c as { newResponse?: unknown }).newResponse;
+  return typeof newResponse === "function"
+    ? newResponse.call(c, response.body, response) as Response
+    : response;
+}
+
+// Kit's error handler for kit(hono). Outside app.handle() it answers as
+// Hono's default does.
+const kitErrorHandler: HonoErrorHandler = (error, c) => {
+  const carried = carriedResponse(error);
+  if (carried !== undefined) return carriedAnswer(c, carried);
+  const frame = frames.get()?.owner;
+  if (frame === undefined || frame.values === undefined) {
+    console.error(error);
+    return new Response("Internal Server Error", {
+      status: 500,
+      headers: { "content-type": "text/plain; charset=UTF-8" },
+    });
+  }
+  frame.failure = error;
+  return internalError(frame);
+};
+
+/**
+ * Makes a Hono app's request handler Kit's (see the module documentation):
+ * errors become Kit's logged JSON 500 (through `hono.onError`, unless the
+ * app has an error handler of its own), an `HTTPException` keeps its
+ * response, and the matched route names the span and the access line. No
+ * middleware is added. Outside `app.handle()` errors are answered as Hono
+ * answers them.
+ *
+ * @param hono The Hono app, its routes registered before or after.
+ * @returns Its request handler, for `app.handle(kit(hono))` or the host's
+ * `serve: () => kit(hono)`.
+ * @throws {TypeError} When `hono` is not a Hono app.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Hono } from "hono";
+ * import { Application } from "@vendor/kit/platform";
+ * import { kit } from "@vendor/kit/platform/hono";
+ *
+ * await using app = await Application.start({ configuration: () => ({}) });
+ * const hono = new Hono();
+ * hono.get("/boom", () => {
+ *   throw new Error("database password rejected"); // the client sees none of it
+ * });
+ * const handle = app.handle(kit(hono));
+ * const response = await handle(new Request("http://localhost/boom"));
+ * assert.equal(response.status, 500);
+ * assert.equal((await response.json()).message, "Internal Server Error");
+ * ```
+ */
+export function kit(hono: HonoApp): KitFetch;
+/**
+ * Creates Kit's Hono middleware, the older form of {@linkcode kit}`(hono)`:
+ * errors become Kit's logged JSON 500, an `HTTPException` keeps its
+ * response, and the matched route names the span and the access line.
+ * Register it first; outside `app.handle()` it steps aside and Hono behaves
+ * as without it. It puts every request through Hono's middleware chain,
+ * which `kit(hono)` does not.
  *
  * @returns The middleware, for `hono.use(kit())`.
  *
@@ -151,7 +325,26 @@ function templateOf(route: MatchedRoute | undefined): string | undefined {
  * });
  * ```
  */
-export function kit(): KitMiddleware {
+export function kit(): KitMiddleware;
+export function kit(hono?: HonoApp): KitFetch | KitMiddleware {
+  if (hono === undefined) return middleware();
+  if (
+    hono === null || typeof hono !== "object" ||
+    typeof hono.fetch !== "function" || typeof hono.onError !== "function" ||
+    typeof hono.router?.match !== "function" ||
+    typeof hono.getPath !== "function"
+  ) {
+    throw new TypeError(
+      "kit(hono): pass a Hono app (new Hono() from the hono package); for the middleware, call kit() with no argument",
+    );
+  }
+  if (!hasOwnErrorHandler(hono)) hono.onError(kitErrorHandler);
+  // The app's own fetch, bound: no call in between per request.
+  const fetch = (hono.fetch as KitFetch).bind(hono);
+  return withRouteOf(fetch, routeNamer(hono));
+}
+
+function middleware(): KitMiddleware {
   return async function kit(
     c: HonoContext,
     next: () => Promise<void>,

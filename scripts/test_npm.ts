@@ -24,7 +24,8 @@
  * It prints one `<runtime>: N passed, N failed, N skipped` line per pass and
  * exits non-zero when a pass fails. `KIT_NPM_PASSES` picks passes
  * (`node-esm,node-cjs,bun,vitest`; all by default); `KIT_NPM_TESTS` limits the
- * test folders (`core,platform`, or `platform/database`; all by default); `KIT_NPM_OUT` builds and
+ * test folders or files (`core,platform`, `platform/database` or
+ * `platform/hono_test.ts`; all by default); `KIT_NPM_OUT` builds and
  * runs in another folder than `npm/` (so two runs need not share one).
  *
  * @module
@@ -240,9 +241,9 @@ async function main(): Promise<number> {
     const folder = path.split("/")[0];
     // Helpers are transpiled whatever the selection: a selected test may use
     // another folder's (tests/caching/_redis_server.ts). A selection may
-    // name a folder inside one (`platform/database`).
+    // name a folder inside one (`platform/database`), or one file.
     return only === undefined || folder.startsWith("_") ||
-      only.some((name) => path.startsWith(`${name}/`)) ||
+      only.some((name) => path === name || path.startsWith(`${name}/`)) ||
       !file.endsWith("_test.ts");
   });
   // The files of internal/ are not a package: their tests run against a

@@ -1,6 +1,5 @@
 // The service's routes, as a Hono app.
 import { Hono } from "hono";
-import { kit } from "@vendor/kit-platform/hono";
 import type { CacheManager } from "@vendor/kit-platform-caching";
 import type { EventAggregator } from "@vendor/kit-platform";
 import { Localizer } from "./localizer.ts";
@@ -37,16 +36,13 @@ export const USERS = "users";
  * Builds the Hono app of the service.
  *
  * @param services The services the routes use.
- * @returns The app; serve `app.fetch`.
+ * @returns The app; serve `kit(app)`.
  */
 export function createRoutes(services: RouteServices): Hono {
   const { localizer, cache, users, events } = services;
   const greetings = cache.area(GREETINGS);
   const userCache = cache.area(USERS);
   const app = new Hono();
-  // Errors in routes become Kit's 500 (logged with the request id), and
-  // each request's span and access line name its route.
-  app.use(kit());
 
   app.get("/api/localization/:file", (c) => {
     const file = c.req.param("file");

@@ -18,6 +18,7 @@ import {
   type ConfigurationManager,
   createConfiguration,
 } from "@vendor/kit-platform-configuration";
+import { kit } from "@vendor/kit-platform/hono";
 import { LoggerManager } from "@vendor/kit-platform-logging";
 import {
   CacheManager,
@@ -239,7 +240,9 @@ export function serviceOptions(
         analytics: services.get("analytics") as AnalyticsManager,
         logger,
       });
-      return routes.fetch;
+      // Errors in routes become Kit's 500 (logged with the request id), and
+      // each request's span and access line name its route.
+      return kit(routes);
     },
   };
 }

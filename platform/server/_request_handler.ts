@@ -20,6 +20,7 @@ import {
 } from "../host/_telemetry.ts";
 import type { ApplicationLogger } from "../host/application_logger.ts";
 import type { FetchHandler } from "./fetch_handler.ts";
+import { routeOfHandler } from "./_route_of.ts";
 
 // Letters, digits and . _ : + = / - ; at most 128 characters. Anything else
 // (spaces, quotes, line breaks, a 10 kB header) is replaced, so a client
@@ -274,6 +275,12 @@ function requestRunner<A extends unknown[]>(
   }
   // Before a server of Kit's own installs its Response (see above).
   standardResponse();
+  // How the handler names a request's route (kit(hono)), asked only when the
+  // access line or the span needs the name; a router that sets it itself
+  // (the Hono middleware) has set frame.route by then.
+  const routeOf = routeOfHandler(handler);
+  const routeFor = (request: Request, frame: ContextFrame) =>
+    frame.route ??= routeOf?.(request);
   const call = handler as (
     request: Request,
     ...args: unknown[]
@@ -345,7 +352,7 @@ function requestRunner<A extends unknown[]>(
       const durationMs = Math.round((performance.now() - started) * 100) /
         100;
       const path = pathOf(request.url);
-      const route = frame.route;
+      const route = routeFor(request, frame);
       log.info(
         `${request.method} ${path} ${response.status} ${durationMs} ms`,
         route === undefined
@@ -584,10 +591,12 @@ function requestRunner<A extends unknown[]>(
         outcome,
       );
     } finally {
-      // The route a router matched (the Hono middleware) names the span.
-      if (frame.route !== undefined && server.span !== undefined) {
-        server.span.setAttribute("http.route", frame.route);
-        server.span.updateName(`${request.method} ${frame.route}`);
+      // The route a router matched (kit() with Hono) names the span.
+      const span = server.span;
+      const route = span === undefined ? undefined : routeFor(request, frame);
+      if (span !== undefined && route !== undefined) {
+        span.setAttribute("http.route", route);
+        span.updateName(`${request.method} ${route}`);
       }
       // Ended even when a logger throws.
       endServerSpan(server, request, outcome.status, outcome.failure, started);

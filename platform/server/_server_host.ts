@@ -10,6 +10,7 @@ import type { Listener } from "./_server_common.ts";
 import { until } from "./_server_common.ts";
 import { unrefTimer } from "../../internal/unref_timer.ts";
 import type { HostHandler } from "./_request_handler.ts";
+import { routeOfHandler, withRouteOf } from "./_route_of.ts";
 
 /**
  * A handler as the runtime calls it: with one argument after the request
@@ -187,8 +188,8 @@ export function limitBody(
     return response!;
   };
   // The handler gets what the runtime passed after the request (nothing in
-  // memory).
-  return (request: Request, argument?: unknown) => {
+  // memory); the route namer it carries (kit(hono)) passes to the wrapper.
+  return withRouteOf((request: Request, argument?: unknown) => {
     // GET and HEAD carry no body: the common case adds no promise and no
     // body access.
     const method = request.method;
@@ -205,7 +206,7 @@ export function limitBody(
     return argument === undefined
       ? handler(request)
       : handler(request, argument);
-  };
+  }, routeOfHandler(handler));
 }
 
 /** A server of the application: listening, or in memory only. */

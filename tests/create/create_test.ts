@@ -447,7 +447,11 @@ describe("deno task create: the files written", () => {
         assert.match(config, /from "@vendor\/kit\/config"/);
         const app = await read(dir, "app.ts");
         assert.match(app, /createConfiguration\(\{ schema \}\)/);
-        assert.match(app, /app\.use\(kit\(\)\)/);
+        assert.match(
+          app,
+          /serve: \(_services, config\) => kit\(routes\(config\)\),/,
+        );
+        assert.doesNotMatch(app, /app\.use\(kit\(\)\)/);
         assert.match(
           app,
           /serve: \(_services, config\) => routes\(config\)\.fetch/,
