@@ -143,7 +143,9 @@ function run(
   return new Promise((resolvePromise) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, ...env },
+      // KIT_TEST_REPO: where the tests find the checkout's fixtures, wherever
+      // KIT_NPM_OUT put the build (tests/_support/module_url.ts).
+      env: { ...process.env, KIT_TEST_REPO: ROOT, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

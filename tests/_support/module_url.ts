@@ -31,3 +31,22 @@ export function moduleUrl(folder: string): string {
 export function isNpmPass(): boolean {
   return /\/npm[^/]*\/tests\/(esm|cjs)\//.test(import.meta.url);
 }
+
+/**
+ * The file URL of a path in the checkout (`tests/localization/fixtures/`):
+ * beside this file under `deno test`; in the npm passes, under the checkout
+ * scripts/test_npm.ts names in KIT_TEST_REPO, since the build (KIT_NPM_OUT)
+ * may be anywhere.
+ */
+export function repoUrl(path: string): URL {
+  const repo = isNpmPass()
+    ? (globalThis as { process?: { env: Record<string, string | undefined> } })
+      .process?.env.KIT_TEST_REPO
+    : undefined;
+  return repo === undefined
+    ? new URL(`../../${path}`, import.meta.url)
+    : new URL(
+      path,
+      new URL(`file://${repo.endsWith("/") ? repo : `${repo}/`}`),
+    );
+}

@@ -12,12 +12,9 @@ import {
   LocalizationManager,
   LocalizationMessageError,
 } from "../../localization/mod.ts";
-import { isNpmPass } from "../_support/module_url.ts";
+import { repoUrl } from "../_support/module_url.ts";
 
-// In the npm passes the fixtures are found beside the sources of the repo.
-const FIXTURES = isNpmPass()
-  ? new URL("../../../../tests/localization/fixtures/", import.meta.url)
-  : new URL("./fixtures/", import.meta.url);
+const FIXTURES = repoUrl("tests/localization/fixtures/");
 const TEMPLATE = fileURLToPath(
   new URL("./reference_expansion/", FIXTURES),
 ) + "{culture}.json";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { isNpmPass, moduleUrl } from "../../_support/module_url.ts";
+import { isNpmPass, moduleUrl, repoUrl } from "../../_support/module_url.ts";
 import { denoExecutable } from "../../_support/runtimes.ts";
 import { CHILD_PROCESS_LIMIT } from "../../_support/limits.ts";
 
@@ -22,10 +22,8 @@ const LONG = CHILD_PROCESS_LIMIT;
 const FIXTURES = NPM
   ? undefined
   : fileURLToPath(new URL("./fixtures/", import.meta.url));
-// In the npm passes the fixtures are found beside the sources of the repo.
-const REPO = NPM
-  ? fileURLToPath(new URL("../../../../../", import.meta.url))
-  : fileURLToPath(new URL("../../../", import.meta.url));
+// The checkout (its fixtures and scripts), wherever the npm build is.
+const REPO = fileURLToPath(repoUrl(""));
 const FIXTURE_DIR = FIXTURES ?? join(REPO, "tests/cli/i18n/fixtures/");
 
 function packageDir(): string | undefined {
