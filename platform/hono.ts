@@ -197,50 +197,68 @@ export type KitFetch = (
   ...args: unknown[]
 ) => Response | Promise<Response>;
 
-// Hono's router gives, for a method and path, the matched handlers in
-// order, each as [[handler, route], params]: `route` is what the app
-// registered ({ path, method }), `use()` as method "ALL".
-function routeOfMatch(matched: unknown): string | undefined {
+// Hono's router gives, for a method and path, the matched handlers in the
+// order Hono runs them, each as [[handler, route], params]: `route` is what
+// the app registered ({ path, method }); `use()` and `mount()` register
+// method "ALL" with a pattern ending in `*`. Hono answers with the first
+// handler that gives a response, so the route named is the first that
+// names one path; else the first handler's own pattern (`get("/files/*")`);
+// else, unless nothing answered (404), the pattern of a middleware or a
+// mounted app that answered. The catch-alls `*` and `/*` name nothing.
+function routeOfMatch(matched: unknown, status: number): string | undefined {
   if (!Array.isArray(matched)) return undefined;
-  for (let i = matched.length - 1; i >= 0; i--) {
-    const route: unknown = matched[i]?.[0]?.[1];
+  let pattern: string | undefined;
+  let middleware: string | undefined;
+  for (const entry of matched) {
+    const route: unknown = entry?.[0]?.[1];
     if (route === null || typeof route !== "object") continue;
     const { path, method } = route as { path?: unknown; method?: unknown };
     if (typeof path !== "string" || path === "*" || path === "/*") continue;
-    // A middleware's pattern (`use("/api/*")`) is not the route that
-    // answered; a handler's own, even a wildcard one, is.
-    if (method === "ALL" && path.endsWith("*")) continue;
-    return path;
+    if (!path.endsWith("*")) return path;
+    if (method !== "ALL") pattern ??= path;
+    else middleware ??= path;
   }
-  return undefined;
+  return pattern ?? (status === 404 ? undefined : middleware);
 }
 
 // The route template of a request, matched again after the response (the
-// router caches its matcher; a static path is one lookup): the last route
-// registered for it that is not a middleware's pattern, as Hono ran them.
+// router keeps its matcher; a static path is one lookup).
 function routeNamer(hono: HonoApp): RouteOf {
-  return (request) => {
+  return (request, status) => {
     try {
       const method = request.method === "HEAD" ? "GET" : request.method;
       const result = hono.router.match(method, hono.getPath(request));
-      return Array.isArray(result) ? routeOfMatch(result[0]) : undefined;
+      return Array.isArray(result)
+        ? routeOfMatch(result[0], status)
+        : undefined;
     } catch {
       return undefined;
     }
   };
 }
 
-// Whether the app has an error handler of its own: Hono's default is one
-// function shared by every app, so a new app of the same class has it.
-// (Hono's types keep `errorHandler` private; the field is a plain one.)
+// Whether the app has an error handler of its own. Hono's default is one
+// function shared by every app, so a new instance of Hono's own base class
+// (the end of the app's class chain; it takes no arguments) has it, where a
+// subclass of the app's may set its own in its constructor.
+const defaultHandlers = new WeakMap<object, unknown>();
+
 function hasOwnErrorHandler(hono: HonoApp): boolean {
+  // (Hono's types keep `errorHandler` private; the field is a plain one.)
   const handler = (hono as { errorHandler?: unknown }).errorHandler;
   try {
-    const App = hono.constructor as new () => { errorHandler?: unknown };
-    return new App().errorHandler !== handler;
+    let base = hono.constructor as new () => { errorHandler?: unknown };
+    for (;;) {
+      const parent: unknown = Object.getPrototypeOf(base);
+      if (typeof parent !== "function" || parent === Function.prototype) break;
+      base = parent as typeof base;
+    }
+    if (!defaultHandlers.has(base)) {
+      defaultHandlers.set(base, new base().errorHandler);
+    }
+    return defaultHandlers.get(base) !== handler;
   } catch {
-    // A class whose constructor needs arguments: Hono names its default
-    // "errorHandler".
+    // Not constructible as expected: Hono names its default "errorHandler".
     return typeof handler !== "function" || handler.name !== "errorHandler";
   }
 }
@@ -261,11 +279,15 @@ const kitErrorHandler: HonoErrorHandler = (error, c) => {
   if (carried !== undefined) return carriedAnswer(c, carried);
   const frame = frames.get()?.owner;
   if (frame === undefined || frame.values === undefined) {
+    // As Hono's default: the headers set on the context are kept.
     console.error(error);
-    return new Response("Internal Server Error", {
-      status: 500,
-      headers: { "content-type": "text/plain; charset=UTF-8" },
-    });
+    const text = (c as { text?: unknown }).text;
+    return typeof text === "function"
+      ? text.call(c, "Internal Server Error", 500) as Response
+      : new Response("Internal Server Error", {
+        status: 500,
+        headers: { "content-type": "text/plain; charset=UTF-8" },
+      });
   }
   frame.failure = error;
   return internalError(frame);

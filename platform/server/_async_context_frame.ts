@@ -31,7 +31,8 @@ export class ContextFrame {
   closed: "ended" | "fixed" | undefined = undefined;
   /**
    * For a request's frame: the route template a router matched (the Hono
-   * middleware sets it), for the span and the access line.
+   * middleware sets it; a handler's route namer fills it when first asked,
+   * `""` for none), for the span and the access line.
    */
   route: string | undefined = undefined;
   /**

@@ -278,9 +278,19 @@ function requestRunner<A extends unknown[]>(
   // How the handler names a request's route (kit(hono)), asked only when the
   // access line or the span needs the name; a router that sets it itself
   // (the Hono middleware) has set frame.route by then.
+  // "": asked, and none (a 404), so that it is asked once.
   const routeOf = routeOfHandler(handler);
-  const routeFor = (request: Request, frame: ContextFrame) =>
-    frame.route ??= routeOf?.(request);
+  const routeFor = (
+    request: Request,
+    frame: ContextFrame,
+    status: number,
+  ): string | undefined => {
+    let route = frame.route;
+    if (route === undefined && routeOf !== undefined) {
+      route = frame.route = routeOf(request, status) ?? "";
+    }
+    return route === "" ? undefined : route;
+  };
   const call = handler as (
     request: Request,
     ...args: unknown[]
@@ -352,7 +362,7 @@ function requestRunner<A extends unknown[]>(
       const durationMs = Math.round((performance.now() - started) * 100) /
         100;
       const path = pathOf(request.url);
-      const route = routeFor(request, frame);
+      const route = routeFor(request, frame, response.status);
       log.info(
         `${request.method} ${path} ${response.status} ${durationMs} ms`,
         route === undefined
@@ -593,7 +603,9 @@ function requestRunner<A extends unknown[]>(
     } finally {
       // The route a router matched (kit() with Hono) names the span.
       const span = server.span;
-      const route = span === undefined ? undefined : routeFor(request, frame);
+      const route = span === undefined
+        ? undefined
+        : routeFor(request, frame, outcome.status);
       if (span !== undefined && route !== undefined) {
         span.setAttribute("http.route", route);
         span.updateName(`${request.method} ${route}`);

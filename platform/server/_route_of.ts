@@ -7,8 +7,11 @@
 // too.
 const KEY = Symbol.for("@vendor/kit-platform/route-of");
 
-/** Names the route template that answered `request`, if one did. */
-export type RouteOf = (request: Request) => string | undefined;
+/**
+ * Names the route template that answered `request` with `status`, if one
+ * did.
+ */
+export type RouteOf = (request: Request, status: number) => string | undefined;
 
 /** The route namer a handler carries, if any. */
 export function routeOfHandler(handler: unknown): RouteOf | undefined {

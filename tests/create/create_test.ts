@@ -452,10 +452,6 @@ describe("deno task create: the files written", () => {
           /serve: \(_services, config\) => kit\(routes\(config\)\),/,
         );
         assert.doesNotMatch(app, /app\.use\(kit\(\)\)/);
-        assert.match(
-          app,
-          /serve: \(_services, config\) => routes\(config\)\.fetch/,
-        );
         assert.doesNotMatch(app, /caching|Database/);
         assert.match(
           await read(dir, "main.ts"),
@@ -541,7 +537,7 @@ describe("deno task create: the files written", () => {
         assert.match(app, /await db\(\)\.query<Note>\(/);
         assert.match(
           app,
-          /serve: \(services, config\) => routes\(config, \(\) => services\.get\("db"\)\)\.fetch/,
+          /serve: \(services, config\) => kit\(routes\(config, \(\) => services\.get\("db"\)\)\),/,
         );
         assert.match(app, /return defineApplication\(\{/);
         assert.doesNotMatch(app, /Record<string, unknown>|get<\w+>\("/);

@@ -1,16 +1,18 @@
 // kit(hono): what the handler form adds to tests/platform/hono_test.ts (which
 // runs every behaviour for both forms): the route named from Hono's router
-// after the response (middleware patterns, sub-apps, HEAD, a 404 under a
-// middleware's pattern), looked up only when the access line or a span is
-// written; served by the host's own server on loopback; no middleware added;
-// an error handler of the app's own set after it; the runtime's arguments
-// reaching Hono; a wrong argument refused.
+// after the response (overlapping routes, middleware patterns, sub-apps,
+// mounted apps, HEAD, a 404 under a middleware's pattern), looked up only
+// when the access line or a span is written, and once; served by the host's
+// own server on loopback; no middleware added; an error handler of the
+// app's own, set after it or by a subclass; errors outside app.handle(); the
+// runtime's arguments reaching Hono; a wrong argument refused.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { Application, type ApplicationLogger } from "../../platform/mod.ts";
 import { kit } from "@vendor/kit-platform/hono";
 import { send } from "./_serve_support.ts";
+import { installOtelSdk } from "../_support/otel_sdk.ts";
 
 interface Line {
   level: string;
@@ -53,7 +55,7 @@ function countMatches(hono: Hono): { count: number } {
 }
 
 describe("kit(hono)", () => {
-  it("names the route that answered: not a middleware's pattern, sub-apps by their full path, HEAD as GET, none for a 404", async () => {
+  it("names the route that answered: the first that names one path, not a middleware's pattern, sub-apps by their full path, HEAD as GET, none for a 404", async () => {
     const lines: Line[] = [];
     await using app = await Application.start({
       configuration: () => ({}),
@@ -66,36 +68,67 @@ describe("kit(hono)", () => {
     hono.use("/api/*", async (_c, next) => {
       await next();
     });
-    hono.get("/api/users/:id", (c) => c.json({ id: c.req.param("id") }));
+    // Hono answers /users/me with the first of these, and /api/users
+    // before its fallback.
+    hono.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
+    hono.get("/users/me", (c) => c.text("never reached"));
+    hono.get("/api/users", (c) => c.json([]));
+    hono.get("/api/*", (c) => c.text("fallback"));
     hono.get("/files/*", (c) => c.text("file"));
     const admin = new Hono();
     admin.get("/reports/:year", (c) => c.text(c.req.param("year")));
     hono.route("/admin", admin);
+    hono.use("/secure/*", async (c) => c.text("sign in", 401));
+    hono.mount("/legacy", () => new Response("legacy"));
     const handle = app.handle(kit(hono));
-    const paths = [
-      ["GET", "/api/users/7"],
-      ["HEAD", "/api/users/8"],
-      ["GET", "/files/a/b.txt"],
-      ["GET", "/admin/reports/2026"],
-      ["GET", "/api/nothing"],
+    const requests: [string, string, number, string | undefined][] = [
+      ["GET", "/users/7", 200, "/users/:id"],
+      ["GET", "/users/me", 200, "/users/:id"],
+      ["HEAD", "/users/8", 200, "/users/:id"],
+      ["GET", "/api/users", 200, "/api/users"],
+      ["GET", "/api/other", 200, "/api/*"],
+      ["GET", "/files/a/b.txt", 200, "/files/*"],
+      ["GET", "/admin/reports/2026", 200, "/admin/reports/:year"],
+      ["GET", "/secure/data", 401, "/secure/*"],
+      ["GET", "/legacy/x", 200, "/legacy/*"],
+      ["GET", "/nothing", 404, undefined],
     ];
-    for (const [method, path] of paths) {
+    for (const [method, path] of requests) {
       const response = await handle(
         new Request(`http://localhost${path}`, { method }),
       );
       await response.body?.cancel();
     }
-    const access = lines.filter((line) => line.level === "info").slice(-5);
-    assert.deepEqual(
-      access.map((line) => [line.properties?.status, line.properties?.route]),
-      [
-        [200, "/api/users/:id"],
-        [200, "/api/users/:id"],
-        [200, "/files/*"],
-        [200, "/admin/reports/:year"],
-        [404, undefined],
-      ],
+    const access = lines.filter((line) => line.level === "info").slice(
+      -requests.length,
     );
+    assert.deepEqual(
+      access.map((line) => [
+        line.properties?.method,
+        line.properties?.path,
+        line.properties?.status,
+        line.properties?.route,
+      ]),
+      requests,
+    );
+  });
+
+  it("names the route under a middleware's pattern only when something answered", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    const hono = new Hono();
+    hono.use("/api/*", async (_c, next) => {
+      await next();
+    });
+    hono.get("/api/users", (c) => c.json([]));
+    const handle = app.handle(kit(hono));
+    await (await handle(new Request("http://localhost/api/nothing"))).text();
+    const [access] = lines.filter((line) => line.level === "info").slice(-1);
+    assert.equal(access.properties?.status, 404);
+    assert.equal("route" in (access.properties ?? {}), false);
   });
 
   it("looks the route up only when the access line or a span is written", async () => {
@@ -124,6 +157,82 @@ describe("kit(hono)", () => {
         info ? 4 : 0,
       );
     }
+  });
+
+  it("names the span without an access line, looking the route up once", async () => {
+    const sdk = installOtelSdk();
+    try {
+      await using app = await Application.start({
+        configuration: () => ({}),
+        logging: () => recording([], false),
+      });
+      const hono = new Hono();
+      hono.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
+      const handle = app.handle(kit(hono));
+      await (await handle(new Request("http://localhost/users/0"))).text();
+      const matches = countMatches(hono);
+      await (await handle(new Request("http://localhost/users/5"))).text();
+      await (await handle(new Request("http://localhost/nothing"))).text();
+      // Hono's own lookup and Kit's, a 404's too (asked once, found none).
+      assert.equal(matches.count, 4);
+      const [span] = sdk.spansNamed("GET /users/:id").slice(-1);
+      assert.ok(span, sdk.spans().map((each) => each.name).join(", "));
+      assert.equal(span.attributes["http.route"], "/users/:id");
+      assert.equal(span.attributes["url.path"], "/users/5");
+    } finally {
+      await sdk.uninstall();
+    }
+  });
+
+  it("keeps an error handler a subclass sets in its constructor", async () => {
+    const lines: Line[] = [];
+    await using app = await Application.start({
+      configuration: () => ({}),
+      logging: () => recording(lines),
+    });
+    let made = 0;
+    // One handler shared by every instance, as a module's function is.
+    const problem = (error: Error, c: Context): Response =>
+      c.json({ problem: error.message }, 422);
+    class ApiApp extends Hono {
+      constructor() {
+        super();
+        made++;
+        this.onError(problem);
+      }
+    }
+    const hono = new ApiApp();
+    hono.get("/boom", () => {
+      throw new Error("invalid");
+    });
+    const response = await app.handle(kit(hono))(
+      new Request("http://localhost/boom"),
+    );
+    assert.equal(response.status, 422);
+    assert.deepEqual(await response.json(), { problem: "invalid" });
+    assert.equal(made, 1, "the app's class is not constructed again");
+    assert.deepEqual(lines.filter((line) => line.level === "error"), []);
+  });
+
+  it("outside app.handle(), answers an error as Hono does, headers set before it kept", async () => {
+    const hono = new Hono();
+    hono.get("/boom", (c) => {
+      c.header("x-trace", "t1");
+      throw new Error("outside");
+    });
+    const original = console.error;
+    const printed: unknown[] = [];
+    console.error = (...args: unknown[]) => void printed.push(...args);
+    let response: Response;
+    try {
+      response = await kit(hono)(new Request("http://localhost/boom"));
+    } finally {
+      console.error = original;
+    }
+    assert.equal(response.status, 500);
+    assert.equal(await response.text(), "Internal Server Error");
+    assert.equal(response.headers.get("x-trace"), "t1");
+    assert.equal(printed.length, 1);
   });
 
   it("adds no middleware: the app's routes are the ones it registered", () => {
