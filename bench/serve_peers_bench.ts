@@ -39,6 +39,9 @@
 //                              npm install --prefix /tmp/node24 node@24, then
 //                              KIT_BENCH_NODE=/tmp/node24/node_modules/.bin/node
 //   KIT_BENCH_ROUNDS=5         more rounds on a busy machine (default 3)
+//   KIT_BENCH_ACCESS=1         Kit's servers build their access line (level
+//                              info, no provider): with kit(hono), the route
+//                              is looked up for it
 //   KIT_BENCH_MODES=kit,fastify-ctx   only these servers (the first is the
 //                              one the others are compared with)
 //   KIT_BENCH_VALGRIND=5000    instead of requests per second, the
@@ -188,8 +191,12 @@ if (mode === "node-server") {
   } else if (mode !== "kit") throw new Error("no server " + mode);
   const app = await Application.start({
     configuration: () => ({}),
-    // The access line is below the level.
-    logging: () => new LoggerManager().configure({ level: "warning", providers: [] }),
+    // The access line is below the level (built, and sent nowhere, with
+    // KIT_BENCH_ACCESS=1).
+    logging: () => new LoggerManager().configure({
+      level: process.env.KIT_BENCH_ACCESS === "1" ? "info" : "warning",
+      providers: [],
+    }),
     serve: () => serve,
     server: { port: 0, hostname: "127.0.0.1" },
   });
