@@ -163,6 +163,11 @@ async function builtPackages(options: PackOptions): Promise<string[]> {
     note(
       `Kit's npm packages: building into ${out}, since the build there cannot be reused: ${stale}.`,
     );
+  } else {
+    // The build takes a minute or so: say so before it starts.
+    note(
+      `Kit's npm packages: building into ${out} (KIT_NPM_OUT to build elsewhere; KIT_NPM_REUSE=1 to pack a build there that is up to date)…`,
+    );
   }
   buildPackages();
   return dirs;

@@ -444,7 +444,9 @@ function readme(ctx: ProjectContext): string {
       ["file", "what it holds"],
       [
         `\`${src}main.ts\``,
-        "starts the service with `Application.run`; SIGTERM or Ctrl+C stops it (exit 0)",
+        deno
+          ? "starts the service with `Application.run`; SIGTERM or Ctrl+C stops it (exit 0)"
+          : "starts the service with `Application.run`; SIGTERM or Ctrl+C stops it (exit 0). Under a process manager, start `node dist/main.js` itself (as the Dockerfile does): `npm start` does not pass SIGTERM on to it",
       ],
       [
         `\`${src}app.ts\``,
