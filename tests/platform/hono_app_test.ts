@@ -78,7 +78,7 @@ describe("kit(hono)", () => {
     const admin = new Hono();
     admin.get("/reports/:year", (c) => c.text(c.req.param("year")));
     hono.route("/admin", admin);
-    hono.use("/secure/*", async (c) => c.text("sign in", 401));
+    hono.use("/secure/*", (c) => Promise.resolve(c.text("sign in", 401)));
     hono.mount("/legacy", () => new Response("legacy"));
     const handle = app.handle(kit(hono));
     const requests: [string, string, number, string | undefined][] = [
